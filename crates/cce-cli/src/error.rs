@@ -1,0 +1,55 @@
+//! The CLI's error and exit-code policy.
+
+use std::process::ExitCode;
+
+/// Everything a command can fail with.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// Bad input: exit 2.
+    #[error("{0}")]
+    Input(String),
+    /// A format-layer rule: exit 2.
+    #[error(transparent)]
+    Format(#[from] cce_format::FormatError),
+    /// Help text that a command produced instead of a result: stdout, exit 0.
+    #[error("{0}")]
+    Help(String),
+    /// A sub-command's own argument parser (help included).
+    #[error("{}", one_line(&.0.to_string()))]
+    Clap(clap::Error),
+}
+
+impl CliError {
+    pub(crate) fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Help(_) => 0,
+            CliError::Input(_) | CliError::Format(_) | CliError::Clap(_) => 2,
+        }
+    }
+}
+
+/// Turns a clap error into the CLI's policy: help and version print as usual and exit 0;
+/// anything else is one line on stderr and exit 2.
+pub(crate) fn clap_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            eprintln!("cce: {}", one_line(&e.to_string()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The first line of a clap message, without its `error: ` prefix.
+pub(crate) fn one_line(msg: &str) -> String {
+    let first = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+    first.trim_start_matches("error: ").trim().to_string()
+}

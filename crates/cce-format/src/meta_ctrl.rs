@@ -1,0 +1,435 @@
+//! The meta-control words (study §2.5, §2.6; GAPS.md §5).
+//!
+//! [`raw`] holds the runtime's pure bit-packs exactly as disassembled, masking included, for any
+//! `u32` arguments. The typed words on top refuse values that do not fit (checked when a
+//! [`UInt`](crate::bits::UInt) or [`SdmaDtype`] is made) and round-trip: `parse(emit(x)) == x`.
+//!
+//! ADD and MIN/MAX share the base `0x2000000` and MIN/MAX writes its constant dtype on top of
+//! the op-type field `[22:20]`, so a word cannot always be attributed to one encoder;
+//! [`readings`] lists every encoder a word is an exact encoding of.
+
+use alloc::vec::Vec;
+
+use crate::bits::{U3, U16};
+use crate::dtype::SdmaDtype;
+use crate::error::FormatError;
+use crate::layout::{self, FieldDef, Layout};
+
+/// The runtime's encoders, formula for formula (study §2.5, §2.6; all HIGH except the
+/// replication composition, see [`replication_meta_ctrl`](raw::replication_meta_ctrl)).
+pub mod raw {
+    /// `al_sdma_m2s_build_fma_meta_ctrl` @0x451bd0.
+    pub const fn fma_meta_ctrl(sub: u32, in_dt: u32, scale_dt: u32, accum_dt: u32, f4: u32, f5: u32, f6: u32) -> u32 {
+        (sub & 7)
+            | ((in_dt & 0xF) << 8)
+            | ((scale_dt & 0xF) << 12)
+            | ((accum_dt & 0xF) << 16)
+            | (f5 << 6)
+            | (f6 << 4)
+            | (f4 << 7)
+            | 0x0210_0000
+    }
+
+    /// `al_sdma_m2s_build_min_max_meta_ctrl` @0x451ca0. The out-dtype nibble is written only
+    /// when `use_const` is set ("use_const FORCES out_dt; else out_dt=0").
+    #[allow(clippy::too_many_arguments)]
+    pub const fn min_max_meta_ctrl(
+        sub: u32,
+        const_dt: u32,
+        in_dt: u32,
+        out_dt: u32,
+        accum_dt: u32,
+        notif: u32,
+        wrbar: u32,
+        use_const: u32,
+        last: u32,
+    ) -> u32 {
+        let out = if use_const != 0 { (out_dt & 0xF) << 12 } else { 0 };
+        (sub & 7)
+            | ((const_dt & 7) << 20)
+            | ((in_dt & 0xF) << 8)
+            | out
+            | ((accum_dt & 0xF) << 16)
+            | (notif << 7)
+            | (wrbar << 6)
+            | (use_const << 5)
+            | (last << 4)
+            | 0x0200_0000
+    }
+
+    /// `al_sdma_m2s_build_add_meta_ctrl` @0x451b80 (no in-dtype nibble).
+    pub const fn add_meta_ctrl(sub: u32, out_dt: u32, accum_dt: u32, last: u32, wrbar: u32, f: u32) -> u32 {
+        (sub & 7)
+            | ((out_dt & 0xF) << 12)
+            | ((accum_dt & 0xF) << 16)
+            | (last << 7)
+            | (wrbar << 6)
+            | (f << 4)
+            | 0x0200_0000
+    }
+
+    /// `al_sdma_m2s_build_gradient_meta_ctrl` @0x451d70.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn gradient_meta_ctrl(
+        sub: u32,
+        in_dt: u32,
+        scale_dt: u32,
+        accum_dt: u32,
+        wrbar: u32,
+        f: u32,
+        last: u32,
+    ) -> u32 {
+        (sub & 7)
+            | ((in_dt & 0xF) << 8)
+            | ((scale_dt & 0xF) << 12)
+            | ((accum_dt & 0xF) << 16)
+            | (wrbar << 6)
+            | (f << 4)
+            | (last << 7)
+            | 0x0250_0000
+    }
+
+    /// `al_sdma_m2s_build_cce_ext_meta_ctrl` @0x451dc0.
+    pub const fn ext_meta_ctrl(sub: u32, mid_dt: u32, accum_dt: u32) -> u32 {
+        (sub & 7) | ((mid_dt & 0xF) << 12) | ((accum_dt & 0xF) << 16) | 0x0240_0000
+    }
+
+    /// `al_sdma_m2s_build_replication_meta_ctrl` @0x451b00: the study gives "when its mode arg
+    /// is set, ORs 0x4a00000 | (mode << 29)" (HIGH); the companion chapter gives the base
+    /// `0xA00000` with the count in `[15:0]` (MED). Their composition is MODEL: base | count,
+    /// plus `0x4A00000 | mode << 29` when mode is non-zero.
+    pub const fn replication_meta_ctrl(mode: u32, count: u32) -> u32 {
+        let ext = if mode != 0 { 0x04A0_0000 | (mode << 29) } else { 0 };
+        0x00A0_0000 | (count & 0xFFFF) | ext
+    }
+}
+
+/// Checks that `words` are an exact encoding of `layout`: fixed bits set, nothing unexplained,
+/// and every [`Pattern`](layout::FieldKind::Pattern) field either clear or full.
+pub(crate) fn check_fit(layout: &Layout, words: &[u32]) -> Result<(), FormatError> {
+    let missing = layout.missing_fixed(words);
+    let extra = layout.unexplained(words);
+    for w in 0..layout.words as usize {
+        if missing[w] != 0 {
+            return Err(mismatch(layout, w as u8, "lacks the fixed bits", missing[w]));
+        }
+        if extra[w] != 0 {
+            return Err(mismatch(layout, w as u8, "has bits no field explains", extra[w]));
+        }
+    }
+    for f in layout.fields.iter().filter(|f| f.kind == layout::FieldKind::Pattern) {
+        let v = f.get(words);
+        if v != 0 && v != f.span.max() {
+            return Err(mismatch(layout, f.word, "has a partial sub-descriptor pattern", f.place(v)));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn mismatch(layout: &Layout, word: u8, problem: &'static str, bits: u32) -> FormatError {
+    FormatError::NotThisLayout { layout: layout.name, word, problem, bits }
+}
+
+pub(crate) fn flag(def: &FieldDef, words: &[u32]) -> bool {
+    def.get(words) != 0
+}
+
+pub(crate) fn dtype(def: &FieldDef, words: &[u32]) -> SdmaDtype {
+    SdmaDtype::from_nibble(def.get(words))
+}
+
+/// A typed meta-control word.
+pub trait MetaCtrl: Sized {
+    /// The word's layout.
+    const LAYOUT: &'static Layout;
+    /// The 32-bit word, through the runtime's formula.
+    fn emit(&self) -> u32;
+    /// Reads a word that is an exact encoding; anything else is an error naming the problem.
+    fn parse(word: u32) -> Result<Self, FormatError>;
+}
+
+/// FMA meta-control (base `0x2100000`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct FmaMetaCtrl {
+    pub sub: U3,
+    pub in_dt: SdmaDtype,
+    pub scale_dt: SdmaDtype,
+    pub accum_dt: SdmaDtype,
+    pub f4: bool,
+    pub f5: bool,
+    pub f6: bool,
+}
+
+impl MetaCtrl for FmaMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::FMA_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::fma_meta_ctrl(
+            self.sub.get(),
+            self.in_dt.value(),
+            self.scale_dt.value(),
+            self.accum_dt.value(),
+            self.f4 as u32,
+            self.f5 as u32,
+            self.f6 as u32,
+        )
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        Ok(FmaMetaCtrl {
+            sub: U3::masked(layout::MC_SUB.get(&w)),
+            in_dt: dtype(&layout::MC_IN_DT, &w),
+            scale_dt: dtype(&layout::MC_SCALE_DT, &w),
+            accum_dt: dtype(&layout::MC_ACCUM_DT, &w),
+            f4: flag(&layout::FMA_MC_F4, &w),
+            f5: flag(&layout::FMA_MC_F5, &w),
+            f6: flag(&layout::FMA_MC_F6, &w),
+        })
+    }
+}
+
+/// MIN/MAX meta-control (base `0x2000000`). `out_dt` is written only when `use_const` is set;
+/// with `use_const == false` a non-`Invalid` `out_dt` is dropped by [`emit`](MetaCtrl::emit),
+/// exactly as the runtime drops it, so only values with `out_dt == Invalid` round-trip there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct MinMaxMetaCtrl {
+    pub sub: U3,
+    pub const_dt: U3,
+    pub in_dt: SdmaDtype,
+    pub out_dt: SdmaDtype,
+    pub accum_dt: SdmaDtype,
+    pub notif: bool,
+    pub wrbar: bool,
+    pub use_const: bool,
+    pub last: bool,
+}
+
+impl MetaCtrl for MinMaxMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::MIN_MAX_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::min_max_meta_ctrl(
+            self.sub.get(),
+            self.const_dt.get(),
+            self.in_dt.value(),
+            self.out_dt.value(),
+            self.accum_dt.value(),
+            self.notif as u32,
+            self.wrbar as u32,
+            self.use_const as u32,
+            self.last as u32,
+        )
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        let use_const = flag(&layout::MM_MC_USE_CONST, &w);
+        let out = layout::MM_MC_OUT_DT.get(&w);
+        if !use_const && out != 0 {
+            return Err(mismatch(Self::LAYOUT, 0, "has an out-dt without use-const", layout::MM_MC_OUT_DT.place(out)));
+        }
+        Ok(MinMaxMetaCtrl {
+            sub: U3::masked(layout::MC_SUB.get(&w)),
+            const_dt: U3::masked(layout::MM_MC_CONST_DT.get(&w)),
+            in_dt: dtype(&layout::MC_IN_DT, &w),
+            out_dt: SdmaDtype::from_nibble(out),
+            accum_dt: dtype(&layout::MC_ACCUM_DT, &w),
+            notif: flag(&layout::MM_MC_NOTIF, &w),
+            wrbar: flag(&layout::MM_MC_WRBAR, &w),
+            use_const,
+            last: flag(&layout::MM_MC_LAST, &w),
+        })
+    }
+}
+
+/// ADD meta-control (base `0x2000000`; carries no in dtype).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct AddMetaCtrl {
+    pub sub: U3,
+    pub out_dt: SdmaDtype,
+    pub accum_dt: SdmaDtype,
+    pub last: bool,
+    pub wrbar: bool,
+    pub f: bool,
+}
+
+impl MetaCtrl for AddMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::ADD_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::add_meta_ctrl(
+            self.sub.get(),
+            self.out_dt.value(),
+            self.accum_dt.value(),
+            self.last as u32,
+            self.wrbar as u32,
+            self.f as u32,
+        )
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        Ok(AddMetaCtrl {
+            sub: U3::masked(layout::MC_SUB.get(&w)),
+            out_dt: dtype(&layout::MC_OUT_DT, &w),
+            accum_dt: dtype(&layout::MC_ACCUM_DT, &w),
+            last: flag(&layout::ADD_MC_LAST, &w),
+            wrbar: flag(&layout::ADD_MC_WRBAR, &w),
+            f: flag(&layout::ADD_MC_F, &w),
+        })
+    }
+}
+
+/// GCE / gradient meta-control (base `0x2500000`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct GradientMetaCtrl {
+    pub sub: U3,
+    pub in_dt: SdmaDtype,
+    pub scale_dt: SdmaDtype,
+    pub accum_dt: SdmaDtype,
+    pub wrbar: bool,
+    pub f: bool,
+    pub last: bool,
+}
+
+impl MetaCtrl for GradientMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::GRADIENT_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::gradient_meta_ctrl(
+            self.sub.get(),
+            self.in_dt.value(),
+            self.scale_dt.value(),
+            self.accum_dt.value(),
+            self.wrbar as u32,
+            self.f as u32,
+            self.last as u32,
+        )
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        Ok(GradientMetaCtrl {
+            sub: U3::masked(layout::MC_SUB.get(&w)),
+            in_dt: dtype(&layout::MC_IN_DT, &w),
+            scale_dt: dtype(&layout::MC_SCALE_DT, &w),
+            accum_dt: dtype(&layout::MC_ACCUM_DT, &w),
+            wrbar: flag(&layout::GCE_MC_WRBAR, &w),
+            f: flag(&layout::GCE_MC_F, &w),
+            last: flag(&layout::GCE_MC_LAST, &w),
+        })
+    }
+}
+
+/// EXT (combo) meta-control (base `0x2400000`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ExtMetaCtrl {
+    pub sub: U3,
+    pub mid_dt: SdmaDtype,
+    pub accum_dt: SdmaDtype,
+}
+
+impl MetaCtrl for ExtMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::EXT_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::ext_meta_ctrl(self.sub.get(), self.mid_dt.value(), self.accum_dt.value())
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        Ok(ExtMetaCtrl {
+            sub: U3::masked(layout::MC_SUB.get(&w)),
+            mid_dt: dtype(&layout::MC_MID_DT, &w),
+            accum_dt: dtype(&layout::MC_ACCUM_DT, &w),
+        })
+    }
+}
+
+/// Replication meta-control (base `0xA00000`; see [`raw::replication_meta_ctrl`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ReplicationMetaCtrl {
+    pub mode: U3,
+    pub count: U16,
+}
+
+impl ReplicationMetaCtrl {
+    pub(crate) fn from_fields(
+        defs: [&FieldDef; 3],
+        layout: &'static Layout,
+        words: &[u32],
+    ) -> Result<Self, FormatError> {
+        let [count, ext, mode] = defs;
+        let m = mode.get(words);
+        if (m != 0) != flag(ext, words) {
+            return Err(mismatch(layout, ext.word, "has the 0x4000000 bit disagreeing with the mode", ext.place(1)));
+        }
+        Ok(ReplicationMetaCtrl { mode: U3::masked(m), count: U16::masked(count.get(words)) })
+    }
+}
+
+impl MetaCtrl for ReplicationMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::REPLICATION_META_CTRL;
+    fn emit(&self) -> u32 {
+        raw::replication_meta_ctrl(self.mode.get(), self.count.get())
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        Self::from_fields([&layout::REP_MC_COUNT, &layout::REP_MC_EXT, &layout::REP_MC_MODE], Self::LAYOUT, &w)
+    }
+}
+
+/// One encoder a meta-control word is an exact encoding of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Reading {
+    Fma(FmaMetaCtrl),
+    MinMax(MinMaxMetaCtrl),
+    Add(AddMetaCtrl),
+    Gradient(GradientMetaCtrl),
+    Ext(ExtMetaCtrl),
+    Replication(ReplicationMetaCtrl),
+}
+
+impl Reading {
+    /// The encoder's layout.
+    pub fn layout(&self) -> &'static Layout {
+        match self {
+            Reading::Fma(_) => FmaMetaCtrl::LAYOUT,
+            Reading::MinMax(_) => MinMaxMetaCtrl::LAYOUT,
+            Reading::Add(_) => AddMetaCtrl::LAYOUT,
+            Reading::Gradient(_) => GradientMetaCtrl::LAYOUT,
+            Reading::Ext(_) => ExtMetaCtrl::LAYOUT,
+            Reading::Replication(_) => ReplicationMetaCtrl::LAYOUT,
+        }
+    }
+}
+
+/// Every encoder that could have produced `word`, in the order FMA, MIN/MAX, ADD, GCE, EXT,
+/// replication. A MIN/MAX word with const-dt 1, 4 or 5 also reads as FMA, EXT or GCE; an ADD
+/// word also reads as MIN/MAX: the caller that does not know the encoder must show them all.
+pub fn readings(word: u32) -> Vec<Reading> {
+    let mut out = Vec::new();
+    if let Ok(v) = FmaMetaCtrl::parse(word) {
+        out.push(Reading::Fma(v));
+    }
+    if let Ok(v) = MinMaxMetaCtrl::parse(word) {
+        out.push(Reading::MinMax(v));
+    }
+    if let Ok(v) = AddMetaCtrl::parse(word) {
+        out.push(Reading::Add(v));
+    }
+    if let Ok(v) = GradientMetaCtrl::parse(word) {
+        out.push(Reading::Gradient(v));
+    }
+    if let Ok(v) = ExtMetaCtrl::parse(word) {
+        out.push(Reading::Ext(v));
+    }
+    if let Ok(v) = ReplicationMetaCtrl::parse(word) {
+        out.push(Reading::Replication(v));
+    }
+    out
+}
