@@ -32,6 +32,103 @@ pub(crate) enum Command {
     PacketSize(PacketSizeArgs),
     /// The NC-v1 in/out dtype validity gate of study §7.2.
     DtypeGate(DtypeGateArgs),
+    /// Build the tx/rx rings of one reduce, as the host runtime would.
+    ///
+    /// `--out` names the output dtype when its value is a dtype, else the ring dump file to
+    /// write (`--out-dtype` and `-o/--output` say which unambiguously).
+    Build(Box<BuildArgs>),
+    /// Disassemble a ring dump: every descriptor, its packet, fields and tags.
+    Disasm(DisasmArgs),
+    /// Benchmarks: `cce bench [encode] [--json]`; bare, every benchmark.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Which benchmark (`encode`); omitted: all.
+    pub(crate) which: Option<String>,
+    /// One JSON object instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// NeuronCore arch (2, 3 or 4).
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) arch: u64,
+    /// add, fma, min, max (copy and transpose reach the dispatcher and are refused).
+    #[arg(long)]
+    pub(crate) op: String,
+    /// Source dtype.
+    #[arg(long = "in", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) in_dt: cce_format::SdmaDtype,
+    /// Accumulate dtype.
+    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) accum: cce_format::SdmaDtype,
+    /// Output dtype, and/or the ring dump file to write (see above).
+    #[arg(long = "out", action = clap::ArgAction::Append)]
+    pub(crate) out: Vec<String>,
+    /// Output dtype (unambiguous form of `--out D`).
+    #[arg(long = "out-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) out_dtype: Option<cce_format::SdmaDtype>,
+    /// Ring dump file to write (unambiguous form of `--out FILE`).
+    #[arg(short = 'o', long = "output")]
+    pub(crate) output: Option<std::path::PathBuf>,
+    /// Elements per source.
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) elems: u64,
+    /// Source addresses (repeat, or several after one flag).
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    pub(crate) src: Vec<u64>,
+    /// Destination addresses; more than one replicates (arch ≥ 3).
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    pub(crate) dst: Vec<u64>,
+    /// FMA scales, one per source (or one for all); default 1.0.
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
+    pub(crate) scale: Vec<f32>,
+    /// MIN/MAX clamp constant, in --const-dtype (a number, or 0x-bits).
+    #[arg(long = "const", allow_negative_numbers = true)]
+    pub(crate) constant: Option<String>,
+    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
+    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
+    /// rne (default) or sr.
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// Stochastic-rounding seed (32 bits; default 0).
+    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) seed: Option<u64>,
+    /// QoS priority class (0..=4).
+    #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
+    pub(crate) prio: u64,
+    /// Cap in bytes for this priority class (0 = none); default 65536 (MODEL).
+    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) cap: Option<u64>,
+    /// Build without a cce_info (an FMA then fails as the runtime's assert does).
+    #[arg(long)]
+    pub(crate) no_cce_info: bool,
+    /// FMA operand selectors a,b,c (stored / input / scale); default input,scale,stored.
+    #[arg(long)]
+    pub(crate) selectors: Option<String>,
+    /// Ring size in descriptors (a multiple of 16, at least 32); default fits the program.
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) ring_size: Option<u64>,
+    /// Queue id written to the dump (0..=15).
+    #[arg(long, default_value = "0", value_parser = |s: &str| crate::values::parse_max(s, 15, 4))]
+    pub(crate) queue: u64,
+    /// Print every descriptor as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DisasmArgs {
+    /// The ring dump.
+    pub(crate) file: std::path::PathBuf,
+    /// One JSON object instead of the listing.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,12 +7,13 @@ use cce_format::layout::{FieldDef, FieldKind, Layout};
 use cce_format::limits::{self, PrioCaps};
 use cce_format::meta_ctrl;
 use cce_format::op::{self, CSWTCH_21};
-use cce_format::{KbinOp, SdmaCceType, SdmaDtype, Tag};
+use cce_format::{KbinOp, SdmaCceType, Tag};
 use clap::{Arg, ArgAction, Command};
 use serde_json::{Map, Value, json};
 
 use crate::args::{DecodeArgs, DtypeGateArgs, EncodeArgs, PacketSizeArgs};
 use crate::error::CliError;
+use crate::render::field_json;
 use crate::values;
 
 fn find_layout(name: &str) -> Result<&'static Layout, CliError> {
@@ -90,36 +91,6 @@ pub(crate) fn encode(a: &EncodeArgs) -> Result<Value, CliError> {
 
 fn words_hex(words: &[u32]) -> Vec<String> {
     words.iter().map(|w| format!("0x{w:08x}")).collect()
-}
-
-fn field_json(def: &FieldDef, value: u32, words: u8) -> Value {
-    let mut o = Map::new();
-    o.insert("value".into(), json!(value));
-    match def.kind {
-        FieldKind::Dtype => {
-            o.insert("dtype".into(), json!(SdmaDtype::from_nibble(value).name()));
-        }
-        FieldKind::Dtype3 => {
-            // The 3-bit constant dtype read as an SDMA value is a guess (LOW).
-            o.insert("dtype".into(), json!(SdmaDtype::from_nibble(value).name()));
-            o.insert("dtype_tag".into(), json!(Tag::Low.as_str()));
-        }
-        FieldKind::Selector => {
-            o.insert("operand".into(), json!(cce_format::descriptor::FmaOperand::from_bits(value).name()));
-        }
-        FieldKind::F32Bits => {
-            let f = f32::from_bits(value);
-            o.insert("float".into(), if f.is_finite() { json!(f) } else { json!(f.to_string()) });
-        }
-        FieldKind::Pattern => {
-            o.insert("set".into(), json!(value == def.span.max()));
-        }
-        _ => {}
-    }
-    o.insert("bits".into(), json!(def.location(words)));
-    o.insert("tag".into(), json!(def.tag.as_str()));
-    o.insert("note".into(), json!(def.note));
-    Value::Object(o)
 }
 
 fn fields_json(layout: &Layout, words: &[u32]) -> Value {

@@ -14,6 +14,20 @@ pub(crate) enum CliError {
     /// Help text that a command produced instead of a result: stdout, exit 0.
     #[error("{0}")]
     Help(String),
+    /// A host rule (the dispatcher's asserts): exit 2.
+    #[error(transparent)]
+    Host(#[from] cce_host::HostError),
+    /// A ring dump that cannot be read: exit 2.
+    #[error(transparent)]
+    RingFile(#[from] cce_format::ringfile::RingFileError),
+    /// A file that cannot be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A sub-command's own argument parser (help included).
     #[error("{}", one_line(&.0.to_string()))]
     Clap(clap::Error),
@@ -23,7 +37,12 @@ impl CliError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             CliError::Help(_) => 0,
-            CliError::Input(_) | CliError::Format(_) | CliError::Clap(_) => 2,
+            CliError::Input(_)
+            | CliError::Format(_)
+            | CliError::Clap(_)
+            | CliError::Host(_)
+            | CliError::RingFile(_)
+            | CliError::Io { .. } => 2,
         }
     }
 }

@@ -5,8 +5,11 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod bench_cmd;
 mod bits_cmd;
 mod error;
+mod render;
+mod ring_cmd;
 mod values;
 
 use std::process::ExitCode;
@@ -42,13 +45,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tables => bits_cmd::tables(),
         Command::PacketSize(a) => bits_cmd::packet_size(&a)?,
         Command::DtypeGate(a) => bits_cmd::dtype_gate(&a),
+        Command::Build(a) => return ring_cmd::build(&a),
+        Command::Disasm(a) => return ring_cmd::disasm(&a),
+        Command::Bench(a) => return bench_cmd::bench(&a),
     };
     print_json(&out);
     Ok(())
 }
 
 /// Prints one JSON object on stdout.
-fn print_json(v: &serde_json::Value) {
+pub(crate) fn print_json(v: &serde_json::Value) {
     // serde_json cannot fail on a Value with string keys.
     println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }

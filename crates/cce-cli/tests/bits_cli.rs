@@ -1,29 +1,8 @@
 //! The bit commands' CLI contract: JSON shapes, exit codes, one-line errors, no panics.
 
-use std::process::{Command, Output};
+mod common;
 
-use serde_json::Value;
-
-fn cce(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cce")).args(args).output().expect("run cce")
-}
-
-/// Runs a command that must succeed and returns its JSON.
-fn ok(args: &[&str]) -> Value {
-    let out = cce(args);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
-}
-
-/// Runs a command that must be refused: exit 2, nothing on stdout, one line on stderr.
-fn bad(args: &[&str]) -> String {
-    let out = cce(args);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
-    err
-}
+use common::{bad, cce, ok};
 
 #[test]
 fn encode_fma_meta_ctrl() {

@@ -154,6 +154,7 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
             mode: g.uint(&l::REP_D_MODE)?,
             count: g.uint(&l::REP_D_COUNT)?,
             more: g.flag(&l::D_MORE)?,
+            ext_meta: g.u32(&l::REP_D_EXT_META)?,
         }
         .emit(),
         "gradient-descriptor" => GradientDescriptor {

@@ -296,7 +296,8 @@ impl Descriptor for SeedInitDescriptor {
 }
 
 /// The replication descriptor: W1 is the replication meta-control word (study §2.5 and the
-/// companion chapter); W0 (FMA frame), W2 (more-bit) and W3 (zero) are MODEL.
+/// companion chapter); W0 (FMA frame), W2 (more-bit) and W3 (the EXT meta-control word that
+/// tags the combo packet) are MODEL.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub struct ReplicationDescriptor {
@@ -305,6 +306,8 @@ pub struct ReplicationDescriptor {
     pub mode: U3,
     pub count: U16,
     pub more: bool,
+    /// MODEL: the EXT meta-control word tagging the combo (W3).
+    pub ext_meta: u32,
 }
 
 impl Descriptor for ReplicationDescriptor {
@@ -314,7 +317,7 @@ impl Descriptor for ReplicationDescriptor {
             0x0080_0000 | layout::D_WB_MODEL.place(self.wb.get()) | layout::D_META_IDX_MODEL.place(self.meta_idx.get()),
             meta_ctrl::raw::replication_meta_ctrl(self.mode.get(), self.count.get()),
             layout::D_MORE.place(self.more as u32),
-            0,
+            self.ext_meta,
         ]
     }
     fn parse(words: [u32; 4]) -> Result<Self, FormatError> {
@@ -330,6 +333,7 @@ impl Descriptor for ReplicationDescriptor {
             mode: rep.mode,
             count: rep.count,
             more: flag(&layout::D_MORE, &words),
+            ext_meta: words[3],
         })
     }
 }
@@ -431,6 +435,16 @@ impl LenCtrl {
             strong_order: flag(&layout::LC_SOW, words),
             dmb: flag(&layout::LC_DMB, words),
             concat: flag(&layout::LC_CONCAT, words),
+        }
+    }
+}
+
+impl M2sDataDescriptor {
+    /// The byte count a len_ctrl word stands for (its `[15:0]`, 0 = 65536).
+    pub const fn parse_len(len_ctrl: u32) -> u32 {
+        match len_ctrl & 0xFFFF {
+            0 => MAX_DATA_DESC_BYTES,
+            n => n,
         }
     }
 }

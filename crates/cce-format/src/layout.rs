@@ -451,13 +451,23 @@ pub const REP_D_EXT: FieldDef =
     FieldDef::new("ext", 1, 26, 1, Implied, High, "W1 0x4000000 of 0x4A00000, set iff mode != 0 (study §2.5)");
 /// Replication descriptor W1 `[31:29]`.
 pub const REP_D_MODE: FieldDef = FieldDef::new("mode", 1, 29, 3, Uint, High, "W1 mode << 29 (study §2.5)");
+/// Replication descriptor W3: the EXT meta-control word that tags a combo packet.
+pub const REP_D_EXT_META: FieldDef = FieldDef::new(
+    "ext-meta",
+    3,
+    0,
+    32,
+    Uint,
+    Model,
+    "W3: the EXT (0x2400000) meta-control word tagging the combo packet (MODEL; study §5.1)",
+);
 /// The replication descriptor.
 pub const REPLICATION_DESCRIPTOR: Layout = Layout {
     name: "replication-descriptor",
     words: 4,
     fixed: [0x0080_0000, 0x00A0_0000, 0, 0],
     fixed_tag: Model,
-    fields: &[D_WB_MODEL, D_META_IDX_MODEL, REP_D_COUNT, REP_D_EXT, REP_D_MODE, D_MORE],
+    fields: &[D_WB_MODEL, D_META_IDX_MODEL, REP_D_COUNT, REP_D_EXT, REP_D_MODE, D_MORE, REP_D_EXT_META],
     source: "al_sdma_m2s_build_replication_descriptor @0x451b10 (study §2.5; W1 = replication meta-control, W0/W2/W3 MODEL)",
 };
 

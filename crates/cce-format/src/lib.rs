@@ -14,6 +14,8 @@
 //! - [`layout`]: every field of every word as a table, for generic decoding and display;
 //! - [`codec`]: encode and decode any layout by name from named field values;
 //! - [`cce_info`]: the 140-byte `kbin_dma_desc_cce_info_t` C layout;
+//! - [`packet`]: the packet convention (MODEL): a reduce as ring descriptors, both ways;
+//! - [`ringfile`]: the versioned ring dump file (MODEL);
 //! - [`limits`]: per-arch limits, the reduce packet-size rule and the NC-v1 dtype gate.
 //!
 //! ## Guarantees
@@ -38,6 +40,8 @@ pub mod layout;
 pub mod limits;
 pub mod meta_ctrl;
 pub mod op;
+pub mod packet;
+pub mod ringfile;
 pub mod tag;
 
 pub use bits::{BitSpan, UInt};

@@ -130,8 +130,8 @@ proptest! {
     }
 
     #[test]
-    fn replication_descriptor_round_trips(meta_idx in u::<8>(), wb in u::<23>(), mode in u::<3>(), count in u::<16>(), more: bool) {
-        let x = ReplicationDescriptor { meta_idx, wb, mode, count, more };
+    fn replication_descriptor_round_trips(meta_idx in u::<8>(), wb in u::<23>(), mode in u::<3>(), count in u::<16>(), more: bool, ext_meta: u32) {
+        let x = ReplicationDescriptor { meta_idx, wb, mode, count, more, ext_meta };
         prop_assert_eq!(ReplicationDescriptor::parse(x.emit()), Ok(x));
         prop_assert_eq!(x.emit()[1], raw::replication_meta_ctrl(mode.get(), count.get()));
     }

@@ -1,0 +1,214 @@
+//! The packet convention round-trips: emit(packet) parses back to the same packet, with the
+//! right kinds, for every op and shape; and parsing any words never panics.
+
+use cce_format::bits::UInt;
+use cce_format::descriptor::FmaOperand;
+use cce_format::packet::{self, Clamp, DataFlags, DescKind, FmaOperands, Packet, PacketOp, Source};
+use cce_format::{SdmaCceType, SdmaDtype};
+use proptest::prelude::*;
+
+fn sized_dtype() -> impl Strategy<Value = SdmaDtype> {
+    prop::sample::select(SdmaDtype::ALL.iter().copied().filter(|d| d.bytes() > 0).collect::<Vec<_>>())
+}
+
+fn accum_dtype() -> impl Strategy<Value = SdmaDtype> {
+    prop::sample::select(SdmaDtype::ALL[1..].to_vec())
+}
+
+fn op() -> impl Strategy<Value = PacketOp> {
+    prop_oneof![
+        Just(PacketOp::Copy),
+        Just(PacketOp::Cce(SdmaCceType::Add)),
+        Just(PacketOp::Cce(SdmaCceType::Fma)),
+        Just(PacketOp::Cce(SdmaCceType::Min)),
+        Just(PacketOp::Cce(SdmaCceType::Max)),
+    ]
+}
+
+prop_compose! {
+    fn any_packet()(op in op(), in_dt in sized_dtype(), accum_dt in accum_dtype(), out_dt in sized_dtype(),
+                    elems in 1u32..=2048, n in 1usize..=32, m in 1usize..=4,
+                    addrs in prop::collection::vec(any::<u64>(), 36), sels in prop::collection::vec((0u32..4, 0u32..4, 0u32..4, any::<u32>()), 32),
+                    clamp in prop::option::of((0u32..8, any::<u32>())), seed in prop::option::of(any::<u32>()),
+                    dmb: bool, int_en: bool, strong_order: bool) -> Packet {
+        let copy = op == PacketOp::Copy;
+        let fma = op == PacketOp::Cce(SdmaCceType::Fma);
+        let minmax = matches!(op, PacketOp::Cce(SdmaCceType::Min | SdmaCceType::Max));
+        let (in_dt, accum_dt, out_dt) = if copy { (SdmaDtype::U8, SdmaDtype::U8, SdmaDtype::U8) } else { (in_dt, accum_dt, out_dt) };
+        let n = if copy { 1 } else { n };
+        let m = if copy { 1 } else { m };
+        let elems = if copy { elems * 32 } else { elems };
+        let sources = (0..n).map(|i| Source {
+            addr: addrs[i],
+            fma: fma.then(|| FmaOperands { a: FmaOperand::from_bits(sels[i].0), b: FmaOperand::from_bits(sels[i].1), c: FmaOperand::from_bits(sels[i].2), scale_bits: sels[i].3 }),
+            meta_aux: sels[i].3 & packet::aux_mask(op),
+        }).collect();
+        Packet {
+            op, in_dt, accum_dt, out_dt, elems, sources,
+            dests: addrs[32..32 + m].to_vec(),
+            clamp: clamp.filter(|_| minmax).map(|(d, bits)| Clamp { const_dt: UInt::new("c", d as u64).unwrap(), bits }),
+            seed: seed.filter(|_| !copy),
+            flags: DataFlags { dmb, int_en, strong_order },
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn emit_then_parse_is_identity(p in any_packet()) {
+        let (mut tx, mut rx) = (Vec::new(), Vec::new());
+        p.emit(&mut tx, &mut rx);
+        prop_assert_eq!(tx.len(), p.tx_count());
+        prop_assert_eq!(rx.len(), p.dests.len());
+        let parsed = packet::parse_packet(&tx, &rx).map_err(|e| TestCaseError::fail(format!("{e}: {p:?}")))?;
+        prop_assert_eq!(&parsed.packet, &p);
+        prop_assert_eq!(parsed.tx_kinds.len(), tx.len());
+        prop_assert_eq!(parsed.rx_used, rx.len());
+        let data = parsed.tx_kinds.iter().filter(|k| **k == DescKind::M2sData).count();
+        prop_assert_eq!(data, p.sources.len());
+        // Each descriptor's own kinds include the one the packet gave it.
+        for (w, k) in tx.iter().zip(&parsed.tx_kinds) {
+            prop_assert!(packet::tx_kinds(*w).contains(k));
+        }
+    }
+
+    /// Two packets back to back parse one after the other.
+    #[test]
+    fn packets_parse_in_sequence(a in any_packet(), b in any_packet()) {
+        let (mut tx, mut rx) = (Vec::new(), Vec::new());
+        a.emit(&mut tx, &mut rx);
+        b.emit(&mut tx, &mut rx);
+        let pa = packet::parse_packet(&tx, &rx).unwrap();
+        let pb = packet::parse_packet(&tx[pa.tx_kinds.len()..], &rx[pa.rx_used..]).unwrap();
+        prop_assert_eq!(pa.packet, a);
+        prop_assert_eq!(pb.packet, b);
+    }
+
+    /// Any words: parse never panics, and a packet it accepts re-emits to the same words.
+    #[test]
+    fn parse_any_words_never_panics(tx in prop::collection::vec(prop::array::uniform4(any::<u32>()), 0..40),
+                                    rx in prop::collection::vec(prop::array::uniform4(any::<u32>()), 0..6)) {
+        if let Ok(p) = packet::parse_packet(&tx, &rx) {
+            let (mut t2, mut r2) = (Vec::new(), Vec::new());
+            p.packet.emit(&mut t2, &mut r2);
+            prop_assert_eq!(t2.len(), p.tx_kinds.len());
+        }
+    }
+
+    /// A corrupted word of an emitted packet is either refused or parses to a packet that
+    /// re-emits to exactly the corrupted words (no bit is silently ignored).
+    #[test]
+    fn corruption_is_never_ignored(p in any_packet(), pick: usize, bit in (0u32..128).prop_filter("ring-id bits are the engine's to check", |b| !(24..26).contains(b))) {
+        let (mut tx, mut rx) = (Vec::new(), Vec::new());
+        p.emit(&mut tx, &mut rx);
+        let total = tx.len() + rx.len();
+        let at = pick % total;
+        let w = (bit / 32) as usize;
+        if at < tx.len() { tx[at][w] ^= 1 << (bit % 32); } else { rx[at - tx.len()][w] ^= 1 << (bit % 32); }
+        if let Ok(q) = packet::parse_packet(&tx, &rx) {
+            let (mut t2, mut r2) = (Vec::new(), Vec::new());
+            q.packet.emit(&mut t2, &mut r2);
+            prop_assert_eq!(&t2[..], &tx[..q.tx_kinds.len()]);
+            prop_assert_eq!(&r2[..], &rx[..q.rx_used]);
+        }
+    }
+}
+
+#[test]
+fn faults_are_named() {
+    let p = Packet::copy(0x1000, 0x2000, 64);
+    let (mut tx, mut rx) = (Vec::new(), Vec::new());
+    p.emit(&mut tx, &mut rx);
+    // No rx descriptor.
+    assert!(matches!(packet::parse_packet(&tx, &[]), Err(packet::PacketError::NoRx(0))));
+    // No LAST before the ring ends.
+    let mut t = tx.clone();
+    t[0][0] &= !(1 << 27);
+    assert!(matches!(packet::parse_packet(&t, &rx), Err(packet::PacketError::NoLast(1))));
+    // Lengths that disagree.
+    let mut r = rx.clone();
+    r[0][0] = (r[0][0] & !0xFFFF) | 63;
+    assert!(matches!(packet::parse_packet(&tx, &r), Err(packet::PacketError::Length { .. })));
+    // An unknown op.
+    let mut t = tx.clone();
+    t[0][1] = 0x0200_0005;
+    assert!(matches!(packet::parse_packet(&t, &rx), Err(packet::PacketError::UnknownOp { .. })));
+}
+
+#[test]
+fn ring_phase_advances_on_wrap() {
+    assert_eq!(packet::phase(0, 32, 1), 1);
+    assert_eq!(packet::phase(31, 32, 1), 1);
+    assert_eq!(packet::phase(32, 32, 1), 2);
+    assert_eq!(packet::phase(96, 32, 1), 0);
+    let w = packet::with_phase([0x0C00_0040, 0, 0, 0], 3);
+    assert_eq!(w[0], 0x0F00_0040);
+}
+
+mod ringfile {
+    use cce_format::ringfile::{self, QueueRings, RingFile, RingFileError};
+    use proptest::prelude::*;
+
+    fn sample(tx: &[u8], rx: &[u8]) -> Vec<u8> {
+        RingFile {
+            arch: 3,
+            queues: vec![QueueRings {
+                queue: 2,
+                ring_size: 64,
+                initial_phase: 1,
+                tx_doorbell: (tx.len() / 16) as u32,
+                rx_doorbell: (rx.len() / 16) as u32,
+                tx,
+                rx,
+            }],
+        }
+        .to_bytes()
+    }
+
+    #[test]
+    fn round_trip_and_every_refusal() {
+        let tx = [7u8; 48];
+        let rx = [9u8; 16];
+        let bytes = sample(&tx, &rx);
+        let f = RingFile::parse(&bytes).unwrap();
+        assert_eq!((f.arch, f.queues.len(), f.queues[0].tx, f.queues[0].rx), (3, 1, &tx[..], &rx[..]));
+        assert_eq!(f.to_bytes(), bytes);
+        assert_eq!(RingFile::parse(b"ELF\x7f....................................."), Err(RingFileError::Magic));
+        assert!(matches!(RingFile::parse(&bytes[..bytes.len() - 1]), Err(RingFileError::Truncated { .. })));
+        assert!(matches!(RingFile::parse(&bytes[..5]), Err(RingFileError::Truncated { .. })));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(RingFile::parse(&longer), Err(RingFileError::Trailing(1)));
+        let mut v2 = bytes.clone();
+        v2[8] = 2;
+        assert_eq!(RingFile::parse(&v2), Err(RingFileError::Version(2)));
+        let mut corrupt = bytes.clone();
+        corrupt[40 + 32] ^= 1;
+        assert_eq!(RingFile::parse(&corrupt), Err(RingFileError::Checksum));
+        for bad in [16u32, 40, 0] {
+            let mut b = bytes.clone();
+            b[36..40].copy_from_slice(&bad.to_le_bytes());
+            assert!(matches!(RingFile::parse(&b), Err(RingFileError::RingSize { .. })), "{bad}");
+        }
+        // A huge descriptor count is a truncation, not an allocation.
+        let mut huge = bytes.clone();
+        huge[40..44].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(RingFile::parse(&huge), Err(RingFileError::Truncated { .. })));
+        assert_eq!(ringfile::ring_size_for(1), 32);
+        assert_eq!(ringfile::ring_size_for(33), 48);
+    }
+
+    proptest! {
+        #[test]
+        fn parse_any_bytes_never_panics(b in prop::collection::vec(any::<u8>(), 0..200), keep in 0usize..64) {
+            let _ = RingFile::parse(&b);
+            // And with a valid header prefix spliced in, too.
+            let mut s = sample(&[1u8; 32], &[2u8; 16]);
+            s.truncate(keep.min(s.len()));
+            s.extend_from_slice(&b);
+            let _ = RingFile::parse(&s);
+        }
+    }
+}

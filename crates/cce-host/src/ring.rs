@@ -1,0 +1,265 @@
+//! Programs (the packets of one request) and their layout on a queue's rings.
+
+use cce_format::dtype::SdmaDtype;
+use cce_format::packet::{self, DescSink, Packet, PacketOp};
+use cce_format::ringfile::{self, QueueRings, RingFile};
+
+use crate::error::HostError;
+
+/// Most descriptors (tx + rx) one program may hold: 2^27, i.e. 2 GiB of ring bytes.
+pub const MAX_PROGRAM_DESCRIPTORS: u64 = 1 << 27;
+
+/// The packets of one request: a template for every full packet, repeated with addresses
+/// advanced by a stride, and the last packet (which carries the remainder and, for copies on
+/// v2, the DMB).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    template: Packet,
+    promote: bool,
+    arch: u32,
+    total: u64,
+    per_packet: u64,
+    packets: u64,
+}
+
+impl Program {
+    pub(crate) fn new(template: Packet, total: u64, promote: bool, arch: u32) -> Program {
+        let per_packet = template.elems as u64;
+        Program { packets: total.div_ceil(per_packet), template, promote, arch, total, per_packet }
+    }
+
+    /// Number of packets.
+    pub fn packet_count(&self) -> u64 {
+        self.packets
+    }
+
+    /// The arch the program was planned for.
+    pub fn arch(&self) -> u32 {
+        self.arch
+    }
+
+    /// Packet `k` (0-based), or `None` past the end.
+    pub fn packet(&self, k: u64) -> Option<Packet> {
+        if k >= self.packets {
+            return None;
+        }
+        let t = &self.template;
+        let first = k * self.per_packet;
+        let elems = self.per_packet.min(self.total - first);
+        let (src_step, dst_step) = (first * t.in_dt.bytes() as u64, first * t.out_dt.bytes() as u64);
+        let mut p = t.clone();
+        p.elems = elems as u32;
+        for s in &mut p.sources {
+            s.addr += src_step;
+        }
+        for d in &mut p.dests {
+            *d += dst_step;
+        }
+        if let Some(c) = &mut p.clamp {
+            let _ = c; // the constant does not change per packet
+        }
+        let last = k + 1 == self.packets;
+        if p.op == PacketOp::Copy {
+            // v2: DMB on the final chunk; v3+: strong-ordered writes (set on the template).
+            p.flags.dmb = last && !p.flags.strong_order;
+        }
+        if self.promote && elems % 2 == 0 {
+            p.in_dt = SdmaDtype::U16;
+            p.out_dt = SdmaDtype::U16;
+            p.accum_dt = SdmaDtype::U16;
+            p.elems = (elems / 2) as u32;
+        }
+        Some(p)
+    }
+
+    /// Every packet, in order.
+    pub fn packets(&self) -> impl Iterator<Item = Packet> + '_ {
+        (0..self.packets).filter_map(|k| self.packet(k))
+    }
+
+    /// Tx descriptors of the whole program.
+    pub fn tx_descriptors(&self) -> u64 {
+        self.packets * self.template.tx_count() as u64
+    }
+
+    /// Rx descriptors of the whole program.
+    pub fn rx_descriptors(&self) -> u64 {
+        self.packets * self.template.dests.len() as u64
+    }
+
+    /// Lays the program out on one queue's rings (see [`Rings::builder`]).
+    pub fn to_rings(&self, ring_size: Option<u64>) -> Result<Rings, HostError> {
+        let mut b = Rings::builder(ring_size, self.tx_descriptors().max(self.rx_descriptors()))?;
+        b.push(self);
+        Ok(b.finish())
+    }
+}
+
+/// One queue's rings: descriptors in program order as ring bytes, with their ring-id phases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rings {
+    /// Tx (M2S) descriptor bytes.
+    pub tx: Vec<u8>,
+    /// Rx (S2M) descriptor bytes.
+    pub rx: Vec<u8>,
+    /// Descriptors per lap.
+    pub ring_size: u32,
+    /// Ring-id phase of the first lap (1: the runtime's alloc callback forces ring id 1).
+    pub initial_phase: u8,
+    /// Packets written.
+    pub packets: u64,
+}
+
+/// The ring-id phase the first lap uses.
+pub const INITIAL_PHASE: u8 = 1;
+
+impl Rings {
+    /// A builder for a queue whose programs need about `descs` descriptors per ring. The ring
+    /// size defaults to the smallest valid size holding them, at most 65,536 descriptors
+    /// (MODEL); a given size must be a multiple of 16 of at least 32.
+    pub fn builder(ring_size: Option<u64>, descs: u64) -> Result<RingBuilder, HostError> {
+        let size = match ring_size {
+            Some(s) if s <= u32::MAX as u64 && ringfile::valid_ring_size(s as u32) => s as u32,
+            Some(s) => return Err(HostError::RingSize(s)),
+            None => ringfile::ring_size_for(descs).min(65_536) as u32,
+        };
+        Ok(RingBuilder {
+            tx: Sink { bytes: Vec::new(), count: 0, size, phase: INITIAL_PHASE },
+            rx: Sink { bytes: Vec::new(), count: 0, size, phase: INITIAL_PHASE },
+            packets: 0,
+        })
+    }
+
+    /// Tx descriptor count (the tx doorbell).
+    pub fn tx_doorbell(&self) -> u32 {
+        (self.tx.len() / 16) as u32
+    }
+
+    /// Rx descriptor count (the rx doorbell; rung before tx).
+    pub fn rx_doorbell(&self) -> u32 {
+        (self.rx.len() / 16) as u32
+    }
+
+    /// This queue as a ring-file entry.
+    pub fn queue(&self, queue: u32) -> QueueRings<'_> {
+        QueueRings {
+            queue,
+            ring_size: self.ring_size,
+            initial_phase: self.initial_phase,
+            tx_doorbell: self.tx_doorbell(),
+            rx_doorbell: self.rx_doorbell(),
+            tx: &self.tx,
+            rx: &self.rx,
+        }
+    }
+
+    /// A one-queue ring dump file.
+    pub fn to_file_bytes(&self, queue: u32, arch: u32) -> Vec<u8> {
+        RingFile { arch, queues: vec![self.queue(queue)] }.to_bytes()
+    }
+}
+
+struct Sink {
+    bytes: Vec<u8>,
+    count: u64,
+    size: u32,
+    phase: u8,
+}
+
+impl Sink {
+    /// Appends `times` copies of `packet`, copy `k` with every data descriptor's address
+    /// advanced by `k · stride` and its ring-id set to its slot's phase.
+    fn repeat(&mut self, packet: &[[u32; 4]], times: u64, stride: u64) {
+        let templates: Vec<([u8; 16], bool, u64)> = packet
+            .iter()
+            .map(|w| {
+                let data = w[0] & packet::META_BIT == 0;
+                (cce_format::descriptor::words_to_bytes(*w), data, (w[3] as u64) << 32 | w[2] as u64)
+            })
+            .collect();
+        let start = self.bytes.len();
+        let total = templates.len() * 16 * times as usize;
+        self.bytes.resize(start + total, 0);
+        let out = &mut self.bytes[start..];
+        let size = self.size as u64;
+        let mut lap = self.count / size;
+        let mut slot = self.count % size;
+        let mut pos = 0;
+        for k in 0..times {
+            let step = k.wrapping_mul(stride);
+            for (tmpl, data, addr) in &templates {
+                let mut b = *tmpl;
+                if *data {
+                    b[8..16].copy_from_slice(&addr.wrapping_add(step).to_le_bytes());
+                    b[3] = (b[3] & !3) | ((self.phase as u64 + lap) & 3) as u8;
+                }
+                out[pos..pos + 16].copy_from_slice(&b);
+                pos += 16;
+                slot += 1;
+                if slot == size {
+                    slot = 0;
+                    lap += 1;
+                }
+            }
+        }
+        self.count += templates.len() as u64 * times;
+    }
+}
+
+impl DescSink for Sink {
+    fn push(&mut self, words: [u32; 4], data: bool) {
+        let words =
+            if data { packet::with_phase(words, packet::phase(self.count, self.size, self.phase)) } else { words };
+        for w in words {
+            self.bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        self.count += 1;
+    }
+}
+
+/// Appends programs to one queue's rings.
+pub struct RingBuilder {
+    tx: Sink,
+    rx: Sink,
+    packets: u64,
+}
+
+impl RingBuilder {
+    /// Appends every packet of `program`. Full packets are emitted once and then copied with
+    /// their addresses and phases patched, so building costs a copy per descriptor.
+    pub fn push(&mut self, program: &Program) {
+        let n = program.packet_count();
+        self.tx.bytes.reserve((program.tx_descriptors() * 16) as usize);
+        self.rx.bytes.reserve((program.rx_descriptors() * 16) as usize);
+        if n > 2 {
+            // Packet 0 as the template for packets 0 .. n-1, written as bytes with only the
+            // addresses and ring-id phases patched.
+            let p0 = program.packet(0).unwrap_or_else(|| program.template.clone());
+            let (mut t0, mut r0) = (Vec::new(), Vec::new());
+            p0.emit(&mut t0, &mut r0);
+            let src_stride = program.per_packet * program.template.in_dt.bytes() as u64;
+            let dst_stride = program.per_packet * program.template.out_dt.bytes() as u64;
+            self.tx.repeat(&t0, n - 1, src_stride);
+            self.rx.repeat(&r0, n - 1, dst_stride);
+            if let Some(last) = program.packet(n - 1) {
+                last.emit(&mut self.tx, &mut self.rx);
+            }
+        } else {
+            for p in program.packets() {
+                p.emit(&mut self.tx, &mut self.rx);
+            }
+        }
+        self.packets += n;
+    }
+
+    /// The rings.
+    pub fn finish(self) -> Rings {
+        Rings {
+            ring_size: self.tx.size,
+            initial_phase: self.tx.phase,
+            tx: self.tx.bytes,
+            rx: self.rx.bytes,
+            packets: self.packets,
+        }
+    }
+}
