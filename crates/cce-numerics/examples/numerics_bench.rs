@@ -1,0 +1,23 @@
+//! Runs the `cce bench numerics` jobs: `cargo run --release -p cce-numerics --example
+//! numerics_bench -- [MiB per source | NK (KiB)] [--json]`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut bytes: usize = 64 << 20;
+    for a in &args {
+        if let Some(k) = a.strip_suffix('K') {
+            bytes = k.parse::<usize>().unwrap_or(64) << 10;
+        } else if let Ok(m) = a.parse::<usize>() {
+            bytes = m << 20;
+        }
+    }
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
+    let reps = if bytes < (1 << 20) { 200 } else { 5 };
+    let report = cce_numerics::bench::run_numerics_bench_reps(bytes, &threads, reps);
+    if args.iter().any(|a| a == "--json") {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_table());
+    }
+}

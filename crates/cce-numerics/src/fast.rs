@@ -1,0 +1,439 @@
+//! The hot path: ADD, MIN, MAX (and FMA with `std`) of float sources into an fp32
+//! accumulator, written out to a float type.
+//!
+//! Works tile by tile ([`TILE`] elements whose fp32 partials stay in registers): decode source
+//! 0 into the tile, combine each further source in order, encode into output 0; the other
+//! outputs are copies of output 0. Every loop is plain element-wise integer / f32 code that
+//! the compiler vectorises; [`crate::simd`] compiles it again per CPU feature level and picks
+//! at run time. fp32 arithmetic is exact IEEE (no contraction; FMA only through `mul_add`,
+//! which is correctly rounded everywhere), so every level gives the same bits as the generic
+//! path.
+
+use crate::float::{canon_f32, narrow_bf16_rne, narrow_bf16_sr, narrow_f32, narrow_f32_rne_small, widen_to_f32};
+use crate::rng::{fmix32, run_key};
+use crate::simd::Caps;
+use crate::types::FloatFormat;
+
+/// The hot operations.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FastOp<'s> {
+    Add,
+    /// MIN (`false`) or MAX (`true`), with the clamp constant already in fp32.
+    MinMax(bool, Option<f32>),
+    /// FMA with one operand set per source.
+    #[cfg(feature = "std")]
+    Fma(&'s [crate::spec::FmaSource]),
+    #[cfg(not(feature = "std"))]
+    #[allow(dead_code, reason = "keeps the lifetime used without std")]
+    Never(&'s ()),
+}
+
+/// The resolved parameters of a hot reduce.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastAdd<'s> {
+    pub(crate) op: FastOp<'s>,
+    pub(crate) in_fmt: FloatFormat,
+    pub(crate) out_fmt: FloatFormat,
+    /// SR key of site 0, when stochastic and the output is narrower than fp32.
+    pub(crate) sr_key: Option<u64>,
+    pub(crate) saturate: bool,
+    /// A NaN keeps its sign only when no operation touched it (one source, no clamp, not FMA).
+    pub(crate) keep_sign: bool,
+}
+
+/// Element decoders: raw little-endian bits → f32 bits.
+trait Dec {
+    const W: usize;
+    fn dec(&self, raw: u32) -> u32;
+    /// For one-byte formats: bf16 bits of every magnitude (for [`Caps::fp8_tile`]).
+    fn fp8_table(&self) -> Option<&[u16; 128]> {
+        None
+    }
+}
+
+struct DecF32;
+impl Dec for DecF32 {
+    const W: usize = 4;
+    #[inline(always)]
+    fn dec(&self, raw: u32) -> u32 {
+        raw
+    }
+}
+
+struct DecBf16;
+impl Dec for DecBf16 {
+    const W: usize = 2;
+    #[inline(always)]
+    fn dec(&self, raw: u32) -> u32 {
+        raw << 16
+    }
+}
+
+struct DecFmt<const W: usize>(FloatFormat);
+impl<const W: usize> Dec for DecFmt<W> {
+    const W: usize = W;
+    #[inline(always)]
+    fn dec(&self, raw: u32) -> u32 {
+        widen_to_f32(raw, self.0)
+    }
+}
+
+/// A one-byte float format with its magnitude table: `table[m] = widen_to_f32(m) >> 16`
+/// (every fp8 value is exactly a bf16, so the low half is always zero).
+struct DecFp8 {
+    fmt: FloatFormat,
+    table: [u16; 128],
+}
+impl DecFp8 {
+    fn new(fmt: FloatFormat) -> DecFp8 {
+        let mut table = [0u16; 128];
+        for (m, t) in table.iter_mut().enumerate() {
+            *t = (widen_to_f32(m as u32, fmt) >> 16) as u16;
+        }
+        DecFp8 { fmt, table }
+    }
+}
+impl Dec for DecFp8 {
+    const W: usize = 1;
+    #[inline(always)]
+    fn dec(&self, raw: u32) -> u32 {
+        widen_to_f32(raw, self.fmt)
+    }
+    #[inline(always)]
+    fn fp8_table(&self) -> Option<&[u16; 128]> {
+        Some(&self.table)
+    }
+}
+
+/// Element encoders: f32 bits → raw bits. `lo` is the low half of the global element index
+/// and `rk` the [`run_key`] of its high half (used only when stochastic).
+trait Enc {
+    const W: usize;
+    /// The 64-bit SR key, if stochastic.
+    fn key(&self) -> Option<u64>;
+    fn enc(&self, x: u32, lo: u32, rk: u32) -> u32;
+}
+
+struct EncBf16Rne {
+    sat: bool,
+    keep: bool,
+}
+impl Enc for EncBf16Rne {
+    const W: usize = 2;
+    #[inline(always)]
+    fn key(&self) -> Option<u64> {
+        None
+    }
+    #[inline(always)]
+    fn enc(&self, x: u32, _: u32, _: u32) -> u32 {
+        u32::from(narrow_bf16_rne(x, self.sat, self.keep))
+    }
+}
+
+struct EncBf16Sr {
+    key: u64,
+    sat: bool,
+    keep: bool,
+}
+impl Enc for EncBf16Sr {
+    const W: usize = 2;
+    #[inline(always)]
+    fn key(&self) -> Option<u64> {
+        Some(self.key)
+    }
+    #[inline(always)]
+    fn enc(&self, x: u32, lo: u32, rk: u32) -> u32 {
+        u32::from(narrow_bf16_sr(x, fmix32(lo ^ rk), self.sat, self.keep))
+    }
+}
+
+struct EncFmt<const W: usize, const SR: bool> {
+    fmt: FloatFormat,
+    key: u64,
+    sat: bool,
+    keep: bool,
+}
+impl<const W: usize, const SR: bool> Enc for EncFmt<W, SR> {
+    const W: usize = W;
+    #[inline(always)]
+    fn key(&self) -> Option<u64> {
+        if SR { Some(self.key) } else { None }
+    }
+    #[inline(always)]
+    fn enc(&self, x: u32, lo: u32, rk: u32) -> u32 {
+        if SR {
+            narrow_f32::<true>(x, fmix32(lo ^ rk), self.fmt, self.sat, self.keep)
+        } else if self.fmt == FloatFormat::F32 {
+            canon_f32(x, self.sat, self.keep)
+        } else if self.fmt.ebits < 8 {
+            narrow_f32_rne_small(x, self.fmt, self.sat, self.keep)
+        } else {
+            narrow_f32::<false>(x, 0, self.fmt, self.sat, self.keep)
+        }
+    }
+}
+
+#[inline(always)]
+fn load<const W: usize>(c: &[u8]) -> u32 {
+    match W {
+        1 => u32::from(c[0]),
+        2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+        _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+    }
+}
+
+/// Elements per tile: the fp32 partial sums of one tile live in eight 256-bit registers.
+pub(crate) const TILE: usize = 64;
+
+/// The hot ADD over whole (validated) buffers; element `j` has global index `first + j`.
+#[inline(always)]
+pub(crate) fn run<C: Caps>(p: &FastAdd<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
+    match p.in_fmt {
+        FloatFormat::F32 => run_d::<C, _>(DecF32, p, sources, outputs, first),
+        FloatFormat::BF16 => run_d::<C, _>(DecBf16, p, sources, outputs, first),
+        FloatFormat::F16 => run_d::<C, _>(DecFmt::<2>(FloatFormat::F16), p, sources, outputs, first),
+        FloatFormat::E3M4 => run_d::<C, _>(DecFp8::new(FloatFormat::E3M4), p, sources, outputs, first),
+        FloatFormat::E4M3 => run_d::<C, _>(DecFp8::new(FloatFormat::E4M3), p, sources, outputs, first),
+        FloatFormat::E5M2 => run_d::<C, _>(DecFp8::new(FloatFormat::E5M2), p, sources, outputs, first),
+        FloatFormat::E4M3FN => run_d::<C, _>(DecFp8::new(FloatFormat::E4M3FN), p, sources, outputs, first),
+        // Not reachable: `fast_plan` admits only the formats above.
+        _ => {}
+    }
+}
+
+#[inline(always)]
+fn run_d<C: Caps, D: Dec>(d: D, p: &FastAdd<'_>, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
+    let (sat, keep) = (p.saturate, p.keep_sign);
+    macro_rules! fmt_enc {
+        ($w:literal, $fmt:expr) => {
+            match p.sr_key {
+                Some(key) => {
+                    run_de::<C, _, _>(p.op, &d, &EncFmt::<$w, true> { fmt: $fmt, key, sat, keep }, srcs, outs, first)
+                }
+                None => run_de::<C, _, _>(
+                    p.op,
+                    &d,
+                    &EncFmt::<$w, false> { fmt: $fmt, key: 0, sat, keep },
+                    srcs,
+                    outs,
+                    first,
+                ),
+            }
+        };
+    }
+    match p.out_fmt {
+        FloatFormat::BF16 => match p.sr_key {
+            Some(key) => run_de::<C, _, _>(p.op, &d, &EncBf16Sr { key, sat, keep }, srcs, outs, first),
+            None => run_de::<C, _, _>(p.op, &d, &EncBf16Rne { sat, keep }, srcs, outs, first),
+        },
+        // Rounding into fp32 is never stochastic.
+        FloatFormat::F32 => run_de::<C, _, _>(
+            p.op,
+            &d,
+            &EncFmt::<4, false> { fmt: FloatFormat::F32, key: 0, sat, keep },
+            srcs,
+            outs,
+            first,
+        ),
+        FloatFormat::F16 => fmt_enc!(2, FloatFormat::F16),
+        FloatFormat::E3M4 => fmt_enc!(1, FloatFormat::E3M4),
+        FloatFormat::E4M3 => fmt_enc!(1, FloatFormat::E4M3),
+        FloatFormat::E5M2 => fmt_enc!(1, FloatFormat::E5M2),
+        FloatFormat::E4M3FN => fmt_enc!(1, FloatFormat::E4M3FN),
+        _ => {}
+    }
+}
+
+/// Decodes `len` elements of `src` starting at element `base` into `acc` (or adds them).
+#[inline(always)]
+fn dec_into<D: Dec, const ADD: bool>(d: &D, src: &[u8], base: usize, acc: &mut [f32]) {
+    let w = D::W;
+    let src = &src[base * w..(base + acc.len()) * w];
+    match w {
+        1 => dec_w::<D, 1, ADD>(d, src, acc),
+        2 => dec_w::<D, 2, ADD>(d, src, acc),
+        _ => dec_w::<D, 4, ADD>(d, src, acc),
+    }
+}
+
+#[inline(always)]
+fn dec_w<D: Dec, const W: usize, const ADD: bool>(d: &D, src: &[u8], acc: &mut [f32]) {
+    for (a, c) in acc.iter_mut().zip(src.chunks_exact(W)) {
+        let v = f32::from_bits(d.dec(load::<W>(c)));
+        if ADD {
+            *a += v;
+        } else {
+            *a = v;
+        }
+    }
+}
+
+#[inline(always)]
+fn enc_from<E: Enc>(e: &E, acc: &[f32], out: &mut [u8], base: usize, first: u64) {
+    let w = E::W;
+    let out = &mut out[base * w..(base + acc.len()) * w];
+    let f = first.wrapping_add(base as u64);
+    let last = f.wrapping_add(acc.len() as u64).wrapping_sub(1);
+    if e.key().is_some() && f >> 32 != last >> 32 {
+        // The tile crosses a 2^32 boundary of the element index (or wraps): split it there.
+        let cut = (f.wrapping_neg() & 0xffff_ffff) as usize;
+        let (a0, a1) = acc.split_at(cut.min(acc.len()));
+        let (o0, o1) = out.split_at_mut(a0.len() * w);
+        enc_part(e, a0, o0, f);
+        enc_part(e, a1, o1, f.wrapping_add(a0.len() as u64));
+    } else {
+        enc_part(e, acc, out, f);
+    }
+}
+
+/// Encodes elements whose indices `f..f + acc.len()` share their high half.
+#[inline(always)]
+fn enc_part<E: Enc>(e: &E, acc: &[f32], out: &mut [u8], f: u64) {
+    let rk = e.key().map_or(0, |k| run_key(k, (f >> 32) as u32));
+    match E::W {
+        1 => enc_w::<E, 1>(e, acc, out, f as u32, rk),
+        2 => enc_w::<E, 2>(e, acc, out, f as u32, rk),
+        _ => enc_w::<E, 4>(e, acc, out, f as u32, rk),
+    }
+}
+
+#[inline(always)]
+fn enc_w<E: Enc, const W: usize>(e: &E, acc: &[f32], out: &mut [u8], lo: u32, rk: u32) {
+    for ((k, a), o) in acc.iter().enumerate().zip(out.chunks_exact_mut(W)) {
+        let v = e.enc(a.to_bits(), lo.wrapping_add(k as u32), rk);
+        o.copy_from_slice(&v.to_le_bytes()[..W]);
+    }
+}
+
+/// One tile (or the final partial tile) of `acc.len()` elements at `base`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "one inlined hot loop body")]
+fn tile<C: Caps, D: Dec, E: Enc>(
+    op: FastOp<'_>,
+    d: &D,
+    e: &E,
+    srcs: &[&[u8]],
+    out: &mut [u8],
+    base: usize,
+    acc: &mut [f32],
+    first: u64,
+) {
+    match op {
+        FastOp::Add => {
+            if !fp8_full_tile::<C, D>(d, srcs, base, acc) {
+                dec_into::<D, false>(d, srcs[0], base, acc);
+                for s in &srcs[1..] {
+                    dec_into::<D, true>(d, s, base, acc);
+                }
+            }
+        }
+        FastOp::MinMax(max, clamp) => {
+            dec_into::<D, false>(d, srcs[0], base, acc);
+            let mut x = [0f32; TILE];
+            let x = &mut x[..acc.len()];
+            for s in &srcs[1..] {
+                dec_into::<D, false>(d, s, base, x);
+                for (a, b) in acc.iter_mut().zip(x.iter()) {
+                    *a = minmax32(*a, *b, max);
+                }
+            }
+            if let Some(c) = clamp {
+                for a in acc.iter_mut() {
+                    *a = minmax32(*a, c, max);
+                }
+            }
+        }
+        #[cfg(feature = "std")]
+        FastOp::Fma(ops) => {
+            use crate::spec::Operand;
+            acc.fill(0.0);
+            let mut x = [0f32; TILE];
+            let x = &mut x[..acc.len()];
+            for (s, o) in srcs.iter().zip(ops) {
+                dec_into::<D, false>(d, s, base, x);
+                let sc = o.scale;
+                let pick = |sel: Operand, a: f32, x: f32| match sel {
+                    Operand::Stored => a,
+                    Operand::Input => x,
+                    Operand::Scale => sc,
+                };
+                for (a, xv) in acc.iter_mut().zip(x.iter()) {
+                    *a = pick(o.a, *a, *xv).mul_add(pick(o.b, *a, *xv), pick(o.c, *a, *xv));
+                }
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        FastOp::Never(_) => {}
+    }
+    enc_from(e, acc, out, base, first);
+}
+
+/// MIN / MAX on fp32 with the model's rules: NaN propagates, −0 < +0.
+#[inline(always)]
+fn minmax32(a: f32, b: f32, max: bool) -> f32 {
+    let (ab, bb) = (a.to_bits(), b.to_bits());
+    let eq = if max { f32::from_bits(ab & bb) } else { f32::from_bits(ab | bb) };
+    let pick = if max {
+        if a > b { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    };
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a == b {
+        eq
+    } else {
+        pick
+    }
+}
+
+/// A full tile of a one-byte input through the level's explicit-SIMD table decoder, if any.
+#[inline(always)]
+fn fp8_full_tile<C: Caps, D: Dec>(d: &D, srcs: &[&[u8]], base: usize, acc: &mut [f32]) -> bool {
+    let (Some(table), Ok(acc)) = (d.fp8_table(), <&mut [f32; TILE]>::try_from(acc)) else { return false };
+    let mut add = false;
+    for s in srcs {
+        let Some(Ok(src)) = s.get(base..base + TILE).map(<&[u8; TILE]>::try_from) else { return false };
+        if !C::fp8_tile(table, src, acc, add) {
+            return false;
+        }
+        add = true;
+    }
+    true
+}
+
+#[inline(always)]
+fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
+    let Some((out0, rest)) = outs.split_first_mut() else { return };
+    let n = srcs[0].len() / D::W;
+    let mut acc = [0f32; TILE];
+    let full = n / TILE * TILE;
+    let mut base = 0;
+    while base < full {
+        tile::<C, D, E>(op, d, e, srcs, out0, base, &mut acc, first);
+        base += TILE;
+    }
+    if full < n {
+        tile::<C, D, E>(op, d, e, srcs, out0, full, &mut acc[..n - full], first);
+    }
+    for o in rest {
+        o.copy_from_slice(out0);
+    }
+}
+
+/// The hot path as a [`crate::simd::Kernel`].
+pub(crate) struct FastAddJob<'a, 'b, 'c, 's> {
+    pub(crate) plan: FastAdd<'s>,
+    pub(crate) sources: &'a [&'b [u8]],
+    pub(crate) outputs: &'a mut [&'c mut [u8]],
+    pub(crate) first: u64,
+}
+
+impl crate::simd::Kernel for FastAddJob<'_, '_, '_, '_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        run::<C>(&self.plan, self.sources, self.outputs, self.first);
+    }
+}

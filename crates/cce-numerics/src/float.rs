@@ -1,0 +1,396 @@
+//! The pure conversion core: decode any float format exactly, and round an exact value into any
+//! float format with RNE or stochastic rounding.
+//!
+//! Two implementations of the same rounding rule live here: `round_exact` for an exact value
+//! `mant · 2^exp` (used by the generic path, any source), and `narrow_f32`, a branch-free
+//! version for an f32 source that the compiler vectorises (used by the hot kernels). Both
+//! implement exactly this rule, so they agree bit for bit (tested):
+//!
+//! - RNE: round to nearest, ties to even mantissa.
+//! - SR with a 32-bit random `r`: let `frac ∈ [0, 1)` be the discarded part in units of the
+//!   result's ulp and `f32 = ⌊frac · 2³²⌋`; round away from zero iff `f32 + r ≥ 2³²`.
+//!   So `P(up) = f32 / 2³²`, which is exactly `frac` when at most 32 bits are discarded and
+//!   below it by less than `2⁻³²` otherwise.
+//! - A finite result whose magnitude exceeds the format's max finite value becomes ±inf
+//!   (IEEE-like formats) or NaN (`fn` formats), or ±max finite when saturating.
+
+use crate::types::FloatFormat;
+
+/// `2^k` as an f64, for `-1022 ≤ k ≤ 1023`.
+pub(crate) fn pow2(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
+}
+
+/// The exact value of the encoding `enc` (low bits; higher bits ignored) as an f64. NaNs come
+/// back as an f64 NaN with the same sign.
+pub fn decode(fmt: FloatFormat, enc: u32) -> f64 {
+    let total = fmt.ebits + fmt.mbits;
+    let enc = (u64::from(enc) & ((u64::from(fmt.sign_bit()) << 1) - 1)) as u32;
+    let neg = enc >> total != 0;
+    let mag = enc & (fmt.sign_bit() - 1);
+    let v = if fmt.is_nan_mag(mag) {
+        f64::NAN
+    } else if fmt.has_inf && mag == fmt.exp_mask() {
+        f64::INFINITY
+    } else {
+        let e = (mag >> fmt.mbits) as i32;
+        let m = mag & fmt.mant_mask();
+        if e == 0 {
+            f64::from(m) * pow2(1 - fmt.bias - fmt.mbits as i32)
+        } else {
+            f64::from(m | (1 << fmt.mbits)) * pow2(e - fmt.bias - fmt.mbits as i32)
+        }
+    };
+    if neg { -v } else { v }
+}
+
+/// Rounds the exact value `(-1)^neg · mant · 2^exp` into `fmt`. `sr` is `None` for RNE or the
+/// 32 random bits for stochastic rounding. Never produces NaN from a finite value except on a
+/// `fn` format's overflow.
+pub(crate) fn round_exact(neg: bool, mant: u64, exp: i32, fmt: FloatFormat, sr: Option<u32>, saturate: bool) -> u32 {
+    let sign = if neg { fmt.sign_bit() } else { 0 };
+    if mant == 0 {
+        return sign;
+    }
+    let mbits = fmt.mbits as i32;
+    let top = 63 - mant.leading_zeros() as i32;
+    let e_unb = top + exp;
+    let emin = 1 - fmt.bias;
+    let e_eff = e_unb.max(emin);
+    let q = e_eff - mbits;
+    let s = q - exp;
+    let n: u128 = if s <= 0 {
+        // Exact: at most mbits + 1 significant bits.
+        u128::from(mant) << (-s).min(127)
+    } else {
+        let s = s.min(127) as u32;
+        let m = u128::from(mant);
+        let n = m >> s;
+        let rem = m & ((1u128 << s) - 1);
+        let up = match sr {
+            None => {
+                let half = 1u128 << (s - 1);
+                rem > half || (rem == half && n & 1 == 1)
+            }
+            Some(r) => {
+                let f32_ = if s <= 32 { rem << (32 - s) } else { rem >> (s - 32) };
+                f32_ + u128::from(r) >= 1u128 << 32
+            }
+        };
+        n + u128::from(up)
+    };
+    let base = ((e_eff + fmt.bias - 1) as u128) << fmt.mbits;
+    let enc = base + n;
+    let max = u128::from(fmt.max_finite());
+    let mag = if enc > max { if saturate { fmt.max_finite() } else { fmt.overflow() } } else { enc as u32 };
+    mag | sign
+}
+
+/// Rounds an f64 into `fmt` (see `round_exact`); NaN → the canonical NaN with the same sign;
+/// ±inf → ±inf (NaN for `fn` formats), or ±max finite when saturating.
+pub(crate) fn round_f64(v: f64, fmt: FloatFormat, sr: Option<u32>, saturate: bool) -> u32 {
+    let bits = v.to_bits();
+    let neg = bits >> 63 != 0;
+    let sign = if neg { fmt.sign_bit() } else { 0 };
+    if v.is_nan() {
+        return fmt.nan() | sign;
+    }
+    if v.is_infinite() {
+        return sign | if saturate { fmt.max_finite() } else { fmt.overflow() };
+    }
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let m = bits & ((1 << 52) - 1);
+    let (mant, exp) = if e == 0 { (m, -1074) } else { (m | (1 << 52), e - 1075) };
+    round_exact(neg, mant, exp, fmt, sr, saturate)
+}
+
+/// `a + b` rounded to odd at 53 bits: the f64 nearest `a + b` with the sticky information kept
+/// in its last bit. Rounding this once more to any format of ≤ 51 bits of precision gives the
+/// correctly rounded `a + b` (round-to-odd property). Exact when `a + b` is an f64.
+pub(crate) fn add_round_odd(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return s;
+    }
+    // TwoSum (Knuth): s + e == a + b exactly.
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    if e == 0.0 {
+        return s;
+    }
+    let bits = s.to_bits();
+    if bits & 1 == 1 {
+        return s;
+    }
+    // s is even and inexact: move one ulp toward the exact value.
+    let toward_larger_mag = (e > 0.0) == (s > 0.0);
+    let nb = if toward_larger_mag { bits + 1 } else { bits - 1 };
+    f64::from_bits(nb)
+}
+
+/// `a · b + c` for f32-representable `a`, `b`, `c` (as f64): the product is exact in f64, the
+/// sum rounded to odd (see [`add_round_odd`]), so one more rounding to ≤ 24 bits is the
+/// correctly rounded fused result.
+pub(crate) fn fma_round_odd(a: f64, b: f64, c: f64) -> f64 {
+    add_round_odd(a * b, c)
+}
+
+/// Branch-free narrowing of f32 bits `x` into `fmt` (`fmt` ≤ 32 bits wide), the same rule as
+/// `round_exact`. `SR` selects stochastic rounding with the random bits `r`. `keep_sign`:
+/// a NaN keeps its sign (else it becomes the positive canonical NaN).
+#[inline(always)]
+pub(crate) fn narrow_f32<const SR: bool>(x: u32, r: u32, fmt: FloatFormat, saturate: bool, keep_sign: bool) -> u32 {
+    let mbits = fmt.mbits as i32;
+    let sign_shift = 31 - (fmt.ebits + fmt.mbits);
+    let sign = (x & 0x8000_0000) >> sign_shift;
+    let a = x & 0x7fff_ffff;
+    let ef = (a >> 23) as i32;
+    let mant = (a & 0x7f_ffff) | (u32::from(ef != 0) << 23);
+    let ee = ef.max(1) - 127;
+    let emin = 1 - fmt.bias;
+    let e_eff = ee.max(emin);
+    // Bits to drop. mant < 2^24, so capping at 31 keeps n = 0 and rem = mant for larger shifts.
+    let s_true = (23 - mbits) + (e_eff - ee);
+    let s = s_true.min(31) as u32;
+    let n = mant >> s;
+    let rem = mant & ((1u32 << s) - 1);
+    let up = if SR {
+        // ⌊rem · 2^32 / 2^s_true⌋, exact for any shift (0 once s_true ≥ 56).
+        let frac32 = (u64::from(rem) << 32) >> s_true.min(63) as u32;
+        ((frac32 + u64::from(r)) >> 32) as u32
+    } else {
+        let half = (1u32 << s) >> 1;
+        u32::from(s != 0 && (rem > half || (rem == half && n & 1 == 1)))
+    };
+    let enc = (((e_eff + fmt.bias - 1) as u32) << fmt.mbits) + n + up;
+    let over = if saturate { fmt.max_finite() } else { fmt.overflow() };
+    let mag = if enc > fmt.max_finite() { over } else { enc };
+    let mag = if a == 0x7f80_0000 { over } else { mag };
+    let is_nan = a > 0x7f80_0000;
+    let nan_sign = if keep_sign { sign } else { 0 };
+    if is_nan { fmt.nan() | nan_sign } else { mag | sign }
+}
+
+/// f32 → bf16, RNE: the classic bit trick; equal to `narrow_f32::<false>` with the BF16 format
+/// (tested exhaustively on f32 patterns).
+#[inline(always)]
+pub(crate) fn narrow_bf16_rne(x: u32, saturate: bool, keep_sign: bool) -> u16 {
+    let a = x & 0x7fff_ffff;
+    let sign = (x >> 16) & 0x8000;
+    let lsb = (x >> 16) & 1;
+    let r = (a + 0x7fff + lsb) >> 16;
+    let r = if saturate && r >= 0x7f80 { 0x7f7f } else { r };
+    let nan = if keep_sign { 0x7fc0 | sign } else { 0x7fc0 };
+    (if a > 0x7f80_0000 { nan } else { r | sign }) as u16
+}
+
+/// f32 → bf16, stochastic: add 16 random bits below the kept bits, truncate.
+#[inline(always)]
+pub(crate) fn narrow_bf16_sr(x: u32, rnd: u32, saturate: bool, keep_sign: bool) -> u16 {
+    let a = x & 0x7fff_ffff;
+    let sign = (x >> 16) & 0x8000;
+    // inf (0x7f800000) stays inf: its low 16 bits are 0 and adding < 2^16 cannot carry.
+    let r = (a + (rnd >> 16)) >> 16;
+    let r = if saturate && r >= 0x7f80 { 0x7f7f } else { r };
+    let nan = if keep_sign { 0x7fc0 | sign } else { 0x7fc0 };
+    (if a > 0x7f80_0000 { nan } else { r | sign }) as u16
+}
+
+/// Exact widening of an f16 or fp8 encoding (formats whose subnormals are normal f32s) to f32
+/// bits, without touching f32 subnormals (slow on many CPUs): the magnitude bits are moved into
+/// f32 position and re-biased; a subnormal gets the exponent of the smallest normal and that
+/// normal's value is subtracted again (exact). A NaN becomes the positive-payload quiet NaN
+/// with its sign (payloads do not survive a reduce anyway).
+#[inline(always)]
+pub(crate) fn widen_to_f32(enc: u32, fmt: FloatFormat) -> u32 {
+    let total = fmt.ebits + fmt.mbits;
+    let sign = (enc << (31 - total)) & 0x8000_0000;
+    let mag = enc & (fmt.sign_bit() - 1);
+    let x = mag << (23 - fmt.mbits);
+    let is_sub = mag <= fmt.mant_mask();
+    let rebias = (127 - fmt.bias) as u32;
+    let min_normal = f32::from_bits((rebias + 1) << 23);
+    let v = f32::from_bits(x + ((rebias + u32::from(is_sub)) << 23));
+    let v = (v - if is_sub { min_normal } else { 0.0 }).to_bits();
+    let special = if fmt.has_inf { mag >= fmt.exp_mask() } else { mag == fmt.exp_mask() | fmt.mant_mask() };
+    let patched = if fmt.has_inf && mag == fmt.exp_mask() { 0x7f80_0000 } else { 0x7fc0_0000 };
+    (if special { patched } else { v }) | sign
+}
+
+/// f32 → f16 / fp8 with RNE, branch-free and cheaper than [`narrow_f32`] (same results,
+/// tested): normal results round in the integer domain (add half-ulp − 1 + lsb, shift), subnormal
+/// results through one fp32 addition of a power of two whose ulp is the target's subnormal
+/// quantum (IEEE RNE does the rounding).
+#[inline(always)]
+pub(crate) fn narrow_f32_rne_small(x: u32, fmt: FloatFormat, saturate: bool, keep_sign: bool) -> u32 {
+    let s0 = 23 - fmt.mbits;
+    let sign_shift = 31 - (fmt.ebits + fmt.mbits);
+    let sign = (x & 0x8000_0000) >> sign_shift;
+    let a = x & 0x7fff_ffff;
+    let rebias = ((127 - fmt.bias) as u32) << 23;
+    let lsb = (a >> s0) & 1;
+    let norm = a.wrapping_sub(rebias).wrapping_add((1 << (s0 - 1)) - 1 + lsb) >> s0;
+    let magic = ((127 - fmt.bias) as u32 + s0 + 1) << 23;
+    let sub = (f32::from_bits(a) + f32::from_bits(magic)).to_bits().wrapping_sub(magic);
+    let enc = if a < rebias + (1 << 23) { sub } else { norm };
+    let over = if saturate { fmt.max_finite() } else { fmt.overflow() };
+    let mag = if enc > fmt.max_finite() || a >= 0x7f80_0000 { over } else { enc };
+    let nan_sign = if keep_sign { sign } else { 0 };
+    if a > 0x7f80_0000 { fmt.nan() | nan_sign } else { mag | sign }
+}
+
+/// f32 → f32: NaN → the canonical quiet NaN (sign kept when `keep_sign`), ±inf → ±max when
+/// saturating; everything else unchanged.
+#[inline(always)]
+pub(crate) fn canon_f32(x: u32, saturate: bool, keep_sign: bool) -> u32 {
+    let a = x & 0x7fff_ffff;
+    let sign = x & 0x8000_0000;
+    let nan = if keep_sign { 0x7fc0_0000 | sign } else { 0x7fc0_0000 };
+    if a > 0x7f80_0000 {
+        nan
+    } else if saturate && a == 0x7f80_0000 {
+        0x7f7f_ffff | sign
+    } else {
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::bits32;
+
+    const FMTS: [FloatFormat; 7] = [
+        FloatFormat::F32,
+        FloatFormat::F16,
+        FloatFormat::BF16,
+        FloatFormat::E3M4,
+        FloatFormat::E4M3,
+        FloatFormat::E5M2,
+        FloatFormat::E4M3FN,
+    ];
+
+    /// f32 patterns: a stride over all 2^32 plus the neighbourhood of every power of two.
+    fn patterns() -> impl Iterator<Item = u32> {
+        (0..(1u64 << 32)).step_by(65_521).map(|x| x as u32).chain((0..512u32).flat_map(|e| {
+            let b = (e & 0xff) << 23 | (e >> 8) << 31;
+            [b, b.wrapping_add(1), b.wrapping_sub(1), b | 0x8000, b | 0x7fff, b | 0x1_0000, b | 0x4_0000]
+        }))
+    }
+
+    #[test]
+    fn branch_free_narrowing_equals_the_exact_rounder() {
+        for fmt in FMTS {
+            for x in patterns() {
+                let v = f32::from_bits(x) as f64;
+                let r = bits32(7, u64::from(x));
+                for sat in [false, true] {
+                    let a = narrow_f32::<false>(x, 0, fmt, sat, true);
+                    let b = round_f64(if v.is_nan() { f64::from_bits(v.to_bits()) } else { v }, fmt, None, sat);
+                    let nan = fmt.is_nan_mag(a & (fmt.sign_bit() - 1));
+                    assert!(
+                        a == b || (nan && fmt.is_nan_mag(b & (fmt.sign_bit() - 1))),
+                        "{fmt:?} {x:#x} sat {sat}: {a:#x} {b:#x}"
+                    );
+                    let a = narrow_f32::<true>(x, r, fmt, sat, true);
+                    let b = round_f64(v, fmt, Some(r), sat);
+                    assert!(
+                        a == b || (nan && fmt.is_nan_mag(b & (fmt.sign_bit() - 1))),
+                        "SR {fmt:?} {x:#x}: {a:#x} {b:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_format_and_f32_tricks_equal_the_general_narrowing() {
+        for fmt in FMTS.iter().filter(|f| f.ebits < 8) {
+            for x in patterns().chain((0..1u32 << 20).map(|i| i.wrapping_mul(4093))) {
+                for sat in [false, true] {
+                    for keep in [false, true] {
+                        let g = narrow_f32::<false>(x, 0, *fmt, sat, keep);
+                        assert_eq!(narrow_f32_rne_small(x, *fmt, sat, keep), g, "{fmt:?} {x:#x} sat {sat}");
+                    }
+                }
+            }
+        }
+        for x in patterns() {
+            for sat in [false, true] {
+                for keep in [false, true] {
+                    assert_eq!(
+                        canon_f32(x, sat, keep),
+                        narrow_f32::<false>(x, 0, FloatFormat::F32, sat, keep),
+                        "{x:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bf16_bit_tricks_equal_the_general_narrowing() {
+        for x in patterns().chain((0..1u32 << 20).map(|i| i.wrapping_mul(4093))) {
+            for sat in [false, true] {
+                for keep in [false, true] {
+                    let g = narrow_f32::<false>(x, 0, FloatFormat::BF16, sat, keep);
+                    assert_eq!(u32::from(narrow_bf16_rne(x, sat, keep)), g, "{x:#x}");
+                    let r = bits32(3, u64::from(x));
+                    let g = narrow_f32::<true>(x, r, FloatFormat::BF16, sat, keep);
+                    assert_eq!(u32::from(narrow_bf16_sr(x, r, sat, keep)), g, "SR {x:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn widen_equals_decode_for_every_pattern() {
+        // widen_to_f32 serves f16 and the fp8 formats (bf16 widens by a shift).
+        for fmt in FMTS.iter().filter(|f| f.ebits < 8) {
+            for p in 0..(fmt.sign_bit() << 1) {
+                let a = widen_to_f32(p, *fmt);
+                let d = decode(*fmt, p);
+                assert!(
+                    if d.is_nan() { f32::from_bits(a).is_nan() } else { a == (d as f32).to_bits() },
+                    "{fmt:?} {p:#x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn hand_checked_values() {
+        // 1 + 2^-8 is a tie between bf16 1.0 and 1.0078125: even (1.0) wins.
+        assert_eq!(round_f64(1.0 + 1.0 / 256.0, FloatFormat::BF16, None, false), 0x3f80);
+        // 1 + 3·2^-8 ties between 1.0078125 (odd) and 1.015625 (even).
+        assert_eq!(round_f64(1.0 + 3.0 / 256.0, FloatFormat::BF16, None, false), 0x3f82);
+        // e4m3: max 240 (0x77); 248 is the tie to the would-be 256 → inf (0x78).
+        assert_eq!(round_f64(240.0, FloatFormat::E4M3, None, false), 0x77);
+        assert_eq!(round_f64(247.9, FloatFormat::E4M3, None, false), 0x77);
+        assert_eq!(round_f64(248.0, FloatFormat::E4M3, None, false), 0x78);
+        assert_eq!(round_f64(1e9, FloatFormat::E4M3, None, true), 0x77);
+        assert_eq!(round_f64(f64::NEG_INFINITY, FloatFormat::E4M3, None, true), 0xf7);
+        // e4m3fn: max 448 (0x7e); 464 ties to even (448); beyond → NaN (0x7f).
+        assert_eq!(round_f64(464.0, FloatFormat::E4M3FN, None, false), 0x7e);
+        assert_eq!(round_f64(465.0, FloatFormat::E4M3FN, None, false), 0x7f);
+        assert_eq!(round_f64(-1e6, FloatFormat::E4M3FN, None, true), 0xfe);
+        assert_eq!(round_f64(f64::INFINITY, FloatFormat::E4M3FN, None, false), 0x7f);
+        // NaN keeps its sign.
+        assert_eq!(round_f64(-f64::NAN, FloatFormat::F16, None, false), 0xfe00);
+        // Smallest e5m2 subnormal 2^-16; half of it ties to 0, just above rounds up.
+        assert_eq!(round_f64(2f64.powi(-17), FloatFormat::E5M2, None, false), 0);
+        assert_eq!(round_f64(2f64.powi(-17) * 1.0001, FloatFormat::E5M2, None, false), 1);
+        // SR: r = 0 never rounds up, r = u32::MAX rounds up anything inexact.
+        assert_eq!(round_f64(1.0 + 1.0 / 1024.0, FloatFormat::BF16, Some(0), false), 0x3f80);
+        assert_eq!(round_f64(1.0 + 1.0 / 1024.0, FloatFormat::BF16, Some(u32::MAX), false), 0x3f81);
+        assert_eq!(round_f64(1.0, FloatFormat::BF16, Some(u32::MAX), false), 0x3f80);
+    }
+
+    #[test]
+    fn round_to_odd_sum_is_exactly_rounded() {
+        // 1 + 2^-60 is not an f64; rounded to odd it must stay above 1 so bf16 SR/RNE see it.
+        let s = add_round_odd(1.0, 2f64.powi(-60));
+        assert!(s > 1.0 && s < 1.0 + 2f64.powi(-51));
+        assert_eq!(add_round_odd(1.0, 2.0), 3.0);
+    }
+}

@@ -1,0 +1,417 @@
+//! The entry points: [`reduce`], [`reduce_par`], [`reduce_with`], [`convert`], [`convert_par`].
+
+use crate::error::NumericsError;
+use crate::fast::{FastAdd, FastAddJob, FastOp};
+use crate::generic::Plan;
+use crate::rng::site_key;
+use crate::simd::{Kernel, dispatch};
+use crate::spec::{MAX_SOURCES, Op, ReduceSpec, Rounding};
+use crate::types::{FloatFormat, NumType};
+
+/// How a reduce is executed. The bits never depend on these settings (tested); they only
+/// change speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exec {
+    /// Worker threads (≥ 1). Above 1 needs the `std` feature; without it the work runs on the
+    /// calling thread.
+    pub threads: usize,
+    /// Elements per chunk handed to a kernel at a time (0 = whole range).
+    pub chunk_elements: usize,
+    /// The highest code path allowed (`Isa::Portable` pins the portable copy; the default
+    /// allows the best one the CPU has).
+    pub max_isa: crate::simd::Isa,
+}
+
+impl Default for Exec {
+    fn default() -> Self {
+        Exec { threads: 1, chunk_elements: 1 << 16, max_isa: crate::simd::Isa::Avx512 }
+    }
+}
+
+/// Reduces `sources` element-wise into every buffer of `outputs` (raw little-endian arrays),
+/// on the calling thread. `first_element_index` is the global index of element 0: the
+/// stochastic-rounding counter, so chunked calls give the same bits as one call.
+///
+/// # Errors
+/// Any shape or dtype problem, see [`NumericsError`]. Nothing is written on error.
+pub fn reduce(
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+    first_element_index: u64,
+) -> Result<(), NumericsError> {
+    reduce_with(spec, sources, outputs, first_element_index, &Exec::default())
+}
+
+/// [`reduce`] on `threads` threads; identical bits for any thread count.
+///
+/// # Errors
+/// As [`reduce`], plus [`NumericsError::ZeroThreads`].
+#[cfg(feature = "std")]
+pub fn reduce_par(
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+    first_element_index: u64,
+    threads: usize,
+) -> Result<(), NumericsError> {
+    reduce_with(spec, sources, outputs, first_element_index, &Exec { threads, ..Exec::default() })
+}
+
+/// What [`validate`] resolved.
+struct Checked {
+    elements: usize,
+}
+
+fn validate(spec: &ReduceSpec, sources: &[&[u8]], outputs: &[&mut [u8]], first: u64) -> Result<Checked, NumericsError> {
+    if sources.is_empty() || sources.len() > MAX_SOURCES {
+        return Err(NumericsError::SourceCount(sources.len()));
+    }
+    if outputs.is_empty() {
+        return Err(NumericsError::NoOutputs);
+    }
+    let isz = spec.in_type.size();
+    let len0 = sources[0].len();
+    if len0 % isz != 0 {
+        return Err(NumericsError::NotElementMultiple {
+            role: "source",
+            index: 0,
+            len: len0,
+            dtype: spec.in_type,
+            size: isz,
+        });
+    }
+    for (index, s) in sources.iter().enumerate().skip(1) {
+        if s.len() != len0 {
+            return Err(NumericsError::SourceLengthMismatch { index, len: s.len(), expected: len0 });
+        }
+    }
+    let elements = len0 / isz;
+    let expected = elements * spec.out_type.size();
+    for (index, o) in outputs.iter().enumerate() {
+        if o.len() != expected {
+            return Err(NumericsError::OutputLength { index, len: o.len(), expected });
+        }
+    }
+    if let Op::Fma(ops) = &spec.op {
+        if ops.len() != sources.len() {
+            return Err(NumericsError::FmaSourceMismatch { operand_sets: ops.len(), sources: sources.len() });
+        }
+        if !spec.accum_type.num_type().is_float() {
+            return Err(NumericsError::Unsupported("fma needs a floating-point accumulate dtype"));
+        }
+    }
+    if first.checked_add(elements as u64).is_none() {
+        return Err(NumericsError::IndexOverflow { first, count: elements as u64 });
+    }
+    Ok(Checked { elements })
+}
+
+/// The hot-path parameters, when the spec qualifies: fp32 (or fp32r) accumulate, float in
+/// and out, and ADD, MIN, MAX or (with `std`) FMA.
+fn fast_plan(spec: &ReduceSpec, n_sources: usize) -> Option<FastAdd<'_>> {
+    if spec.accum_type.num_type() != NumType::F32 {
+        return None;
+    }
+    let in_fmt = spec.in_type.float_format()?;
+    let out_fmt = spec.out_type.float_format()?;
+    let sr_key = match spec.rounding {
+        Rounding::Stochastic { seed, stream } if out_fmt != FloatFormat::F32 => Some(site_key(seed, stream, 0)),
+        _ => None,
+    };
+    let clamp32 = |c: &Option<crate::spec::Scalar>| c.map(crate::generic::scalar_to_f32);
+    let (op, keep_sign) = match &spec.op {
+        Op::Add => (FastOp::Add, n_sources == 1),
+        Op::Min { clamp } => (FastOp::MinMax(false, clamp32(clamp)), n_sources == 1 && clamp.is_none()),
+        Op::Max { clamp } => (FastOp::MinMax(true, clamp32(clamp)), n_sources == 1 && clamp.is_none()),
+        #[cfg(feature = "std")]
+        Op::Fma(ops) => (FastOp::Fma(ops), false),
+        #[cfg(not(feature = "std"))]
+        Op::Fma(_) => return None,
+    };
+    Some(FastAdd { op, in_fmt, out_fmt, sr_key, saturate: spec.saturate, keep_sign })
+}
+
+enum Path<'p> {
+    Fast(FastAdd<'p>),
+    Generic(alloc::boxed::Box<Plan<'p>>),
+}
+
+struct GenericJob<'a, 'b, 'c, 'p> {
+    plan: &'a Plan<'p>,
+    sources: &'a [&'b [u8]],
+    outputs: &'a mut [&'c mut [u8]],
+    first: u64,
+}
+
+impl Kernel for GenericJob<'_, '_, '_, '_> {
+    #[inline(always)]
+    fn run<C: crate::simd::Caps>(&mut self) {
+        crate::generic::run(self.plan, self.sources, self.outputs, self.first);
+    }
+}
+
+/// Runs elements `[0, n)` of the given (sub)buffers, chunk by chunk.
+fn run_range(
+    path: &Path<'_>,
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+    first: u64,
+    exec: &Exec,
+) {
+    let isz = spec.in_type.size();
+    let osz = spec.out_type.size();
+    let n = sources[0].len() / isz;
+    let chunk = if exec.chunk_elements == 0 { n.max(1) } else { exec.chunk_elements };
+    let mut srcs: [&[u8]; MAX_SOURCES] = [&[]; MAX_SOURCES];
+    let srcs = &mut srcs[..sources.len()];
+    let mut start = 0;
+    while start < n {
+        let len = chunk.min(n - start);
+        for (d, s) in srcs.iter_mut().zip(sources) {
+            *d = &s[start * isz..(start + len) * isz];
+        }
+        let mut outs: alloc::vec::Vec<&mut [u8]> =
+            outputs.iter_mut().map(|o| &mut o[start * osz..(start + len) * osz]).collect();
+        let f = first.wrapping_add(start as u64);
+        match path {
+            Path::Fast(plan) => {
+                dispatch(&mut FastAddJob { plan: *plan, sources: srcs, outputs: &mut outs, first: f }, exec.max_isa)
+            }
+            Path::Generic(plan) => {
+                dispatch(&mut GenericJob { plan, sources: srcs, outputs: &mut outs, first: f }, exec.max_isa)
+            }
+        }
+        start += len;
+    }
+}
+
+/// [`reduce`] with explicit execution settings.
+///
+/// # Errors
+/// As [`reduce`], plus [`NumericsError::ZeroThreads`].
+pub fn reduce_with(
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+    first_element_index: u64,
+    exec: &Exec,
+) -> Result<(), NumericsError> {
+    if exec.threads == 0 {
+        return Err(NumericsError::ZeroThreads(0));
+    }
+    let checked = validate(spec, sources, outputs, first_element_index)?;
+    let path = match fast_plan(spec, sources.len()) {
+        Some(f) => Path::Fast(f),
+        None => Path::Generic(alloc::boxed::Box::new(Plan::new(
+            &spec.op,
+            spec.in_type,
+            spec.accum_type.num_type(),
+            spec.out_type,
+            spec.rounding,
+            spec.saturate,
+        ))),
+    };
+    #[cfg(feature = "std")]
+    if exec.threads > 1 && checked.elements > 1 {
+        run_threads(&path, spec, sources, outputs, first_element_index, exec, checked.elements);
+        return Ok(());
+    }
+    let _ = checked.elements;
+    run_range(&path, spec, sources, outputs, first_element_index, exec);
+    Ok(())
+}
+
+#[cfg(feature = "std")]
+fn run_threads(
+    path: &Path<'_>,
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+    first: u64,
+    exec: &Exec,
+    n: usize,
+) {
+    use alloc::vec::Vec;
+    let t = exec.threads.min(n);
+    // Contiguous parts of whole 4096-element runs (whole tiles, whole cache lines).
+    let per = n.div_ceil(t).next_multiple_of(4096);
+    let (isz, osz) = (spec.in_type.size(), spec.out_type.size());
+    let mut ranges = Vec::new();
+    let mut s = 0;
+    while s < n {
+        let e = (s + per).min(n);
+        ranges.push((s, e));
+        s = e;
+    }
+    let mut out_parts: Vec<Vec<&mut [u8]>> = ranges.iter().map(|_| Vec::with_capacity(outputs.len())).collect();
+    for o in outputs.iter_mut() {
+        let mut rest: &mut [u8] = o;
+        for (part, &(a, b)) in out_parts.iter_mut().zip(&ranges) {
+            let (head, tail) = core::mem::take(&mut rest).split_at_mut((b - a) * osz);
+            part.push(head);
+            rest = tail;
+        }
+    }
+    std::thread::scope(|scope| {
+        for (mut outs, &(a, b)) in out_parts.into_iter().zip(&ranges) {
+            let srcs: Vec<&[u8]> = sources.iter().map(|s| &s[a * isz..b * isz]).collect();
+            scope.spawn(move || {
+                run_range(path, spec, &srcs, &mut outs, first.wrapping_add(a as u64), exec);
+            });
+        }
+    });
+}
+
+/// The spec [`convert`] runs: a one-source ADD whose accumulator holds the input exactly
+/// (fp32 for float inputs, the input type for integers), so the only rounding is the final one.
+pub fn convert_spec(from: NumType, to: NumType, rounding: Rounding, saturate: bool) -> ReduceSpec {
+    let accum = if from.is_float() { NumType::F32 } else { from };
+    ReduceSpec { saturate, ..ReduceSpec::add(from, accum, to).with_rounding(rounding) }
+}
+
+fn check_convert(from: NumType, to: NumType, input: &[u8], output: &[u8]) -> Result<(), NumericsError> {
+    if input.len() % from.size() != 0 {
+        return Err(NumericsError::NotElementMultiple {
+            role: "input",
+            index: 0,
+            len: input.len(),
+            dtype: from,
+            size: from.size(),
+        });
+    }
+    let expected = input.len() / from.size() * to.size();
+    if output.len() != expected {
+        return Err(NumericsError::OutputLength { index: 0, len: output.len(), expected });
+    }
+    Ok(())
+}
+
+/// Converts a raw little-endian array of `from` into `to` (one rounding; element `i` uses SR
+/// counter `i`).
+///
+/// # Errors
+/// [`NumericsError::NotElementMultiple`] if `input` is not whole elements,
+/// [`NumericsError::OutputLength`] if `output` is not `elements × to.size()` bytes.
+pub fn convert(
+    from: NumType,
+    to: NumType,
+    input: &[u8],
+    output: &mut [u8],
+    rounding: Rounding,
+    saturate: bool,
+) -> Result<(), NumericsError> {
+    check_convert(from, to, input, output)?;
+    reduce(&convert_spec(from, to, rounding, saturate), &[input], &mut [output], 0)
+}
+
+/// [`convert`] on `threads` threads (same bits).
+///
+/// # Errors
+/// As [`convert`], plus [`NumericsError::ZeroThreads`].
+#[cfg(feature = "std")]
+pub fn convert_par(
+    from: NumType,
+    to: NumType,
+    input: &[u8],
+    output: &mut [u8],
+    rounding: Rounding,
+    saturate: bool,
+    threads: usize,
+) -> Result<(), NumericsError> {
+    check_convert(from, to, input, output)?;
+    reduce_par(&convert_spec(from, to, rounding, saturate), &[input], &mut [output], 0, threads)
+}
+
+/// [`convert`] into a new vector.
+///
+/// # Errors
+/// As [`convert`].
+pub fn convert_to_vec(
+    from: NumType,
+    to: NumType,
+    input: &[u8],
+    rounding: Rounding,
+    saturate: bool,
+) -> Result<alloc::vec::Vec<u8>, NumericsError> {
+    let n = input.len() / from.size();
+    let mut out = alloc::vec![0u8; n * to.size()];
+    convert(from, to, input, &mut out, rounding, saturate)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{FmaSource, Operand, Scalar};
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    fn bytes(seed: u64, n: usize) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = crate::rng::mix64(x.wrapping_add(0x9e37_79b9_7f4a_7c15));
+                // Mostly small exponents, some zeros of both signs, some random patterns.
+                match i % 7 {
+                    0 => x as u8,
+                    1 => (x as u8) & 0x80,
+                    _ => (x as u8) & 0xbf,
+                }
+            })
+            .collect()
+    }
+
+    /// The hot path (checked against numpy and exact rationals elsewhere) and the generic
+    /// exact path agree bit for bit on every op with an fp32 accumulator.
+    #[test]
+    fn hot_and_generic_paths_agree() {
+        use Operand::*;
+        let types = [NumType::F32, NumType::Bf16, NumType::F16, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn];
+        let fma_sets = [
+            vec![FmaSource::scaled(0.75), FmaSource::scaled(-3.5), FmaSource::scaled(1e-3)],
+            vec![
+                FmaSource { scale: 2.0, a: Stored, b: Input, c: Scale },
+                FmaSource { scale: -0.0, a: Input, b: Input, c: Stored },
+                FmaSource { scale: 1e30, a: Scale, b: Stored, c: Input },
+            ],
+        ];
+        let mut ops = vec![
+            Op::Add,
+            Op::Min { clamp: None },
+            Op::Max { clamp: None },
+            Op::Min { clamp: Some(Scalar::F64(0.25)) },
+            Op::Max { clamp: Some(Scalar::I64(-2)) },
+            Op::Max { clamp: Some(Scalar::F64(f64::NAN)) },
+        ];
+        ops.extend(fma_sets.into_iter().map(Op::Fma));
+        for tin in types {
+            for tout in types {
+                for op in &ops {
+                    for nsrc in [1usize, 3] {
+                        for rounding in [Rounding::Rne, Rounding::Stochastic { seed: 5, stream: 1 }] {
+                            let op = match op {
+                                Op::Fma(v) => Op::Fma(v[..nsrc].to_vec()),
+                                o => o.clone(),
+                            };
+                            let spec = ReduceSpec { saturate: nsrc == 3, ..ReduceSpec::add(tin, NumType::F32, tout) }
+                                .with_op(op)
+                                .with_rounding(rounding);
+                            let n = 333;
+                            let srcs: Vec<Vec<u8>> = (0..nsrc).map(|i| bytes(i as u64 + 1, n * tin.size())).collect();
+                            let refs: Vec<&[u8]> = srcs.iter().map(|v| &v[..]).collect();
+                            let mut hot = vec![0u8; n * tout.size()];
+                            reduce(&spec, &refs, &mut [&mut hot], 77).unwrap();
+                            assert!(fast_plan(&spec, nsrc).is_some());
+                            let plan = Plan::new(&spec.op, tin, NumType::F32, tout, spec.rounding, spec.saturate);
+                            let mut gen_out = vec![0u8; n * tout.size()];
+                            crate::generic::run(&plan, &refs, &mut [&mut gen_out], 77);
+                            assert!(hot == gen_out, "{spec:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Runtime CPU dispatch: the only module with `unsafe`.
+//!
+//! A [`Kernel`]'s body is plain portable Rust marked `#[inline(always)]`. On x86-64 with `std`
+//! it is compiled again inside functions with `#[target_feature(enable = …)]` (AVX2 + FMA +
+//! F16C + BMI, and AVX-512 F/BW/DQ/VL where the compiler supports those features), so the
+//! compiler vectorises it for that level; a copy runs only after `is_x86_feature_detected!`
+//! confirms every feature it was compiled for. All copies are the same source, and Rust never
+//! contracts `a * b + c` into an FMA or reorders float operations, so they give identical bits
+//! (tested). Everywhere else the portable copy runs.
+#![allow(unsafe_code)]
+
+/// A block of work whose body is compiled per CPU feature level.
+pub(crate) trait Kernel {
+    /// The body, given the explicit-SIMD helpers `C` of the level it runs at.
+    /// Implementations mark it `#[inline(always)]`.
+    fn run<C: Caps>(&mut self);
+}
+
+/// Explicit-SIMD helpers available at a feature level. Each returns `false` when the level has
+/// no such helper, and the caller then runs its portable loop (same bits).
+pub(crate) trait Caps {
+    /// Decodes 64 one-byte float elements through `table` (bf16 bits of every magnitude
+    /// 0..=127, sign from bit 7) into `acc`, or adds them to `acc` when `add`.
+    fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool;
+}
+
+/// No helpers: the portable and AVX2 levels.
+struct NoCaps;
+
+impl Caps for NoCaps {
+    #[inline(always)]
+    fn fp8_tile(_: &[u16; 128], _: &[u8; 64], _: &mut [f32; 64], _: bool) -> bool {
+        false
+    }
+}
+
+/// AVX-512 BW helpers. Private: only `run_avx512` names this type, and `run_avx512` runs
+/// only after the CPU has been checked for every feature the helpers use.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+struct Avx512Caps;
+
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+impl Caps for Avx512Caps {
+    #[inline(always)]
+    fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
+        // SAFETY: `Avx512Caps` is private to this module and used only as the type argument
+        // of `k.run::<Avx512Caps>()` inside `run_avx512`, which `dispatch` calls only after
+        // `is_x86_feature_detected!` confirmed avx512f and avx512bw (the features
+        // `fp8_tile_avx512` needs). The function reads and writes only through the given
+        // fixed-size references.
+        unsafe { fp8_tile_avx512(table, src, acc, add) };
+        true
+    }
+}
+
+/// The AVX-512 BW fp8 tile decoder: 32 bytes at a time, zero-extended to 16-bit indices,
+/// looked up in the 128-entry bf16 table with two `vpermi2w` and a blend on bit 6, the sign
+/// ORed in, widened to f32 (bf16 bits in the high half), then stored or added with IEEE fp32
+/// addition — the same operation, in the same order, as the portable loop.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[allow(
+    clippy::incompatible_msrv,
+    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
+)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn fp8_tile_avx512(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) {
+    use core::arch::x86_64::*;
+    let tp = table.as_ptr();
+    // SAFETY (whole body): every pointer comes from a fixed-size array reference and every
+    // offset stays inside it (table: 4 × 32 u16; src: 2 × 32 bytes; acc: 4 × 16 f32); the
+    // loads and stores are the unaligned forms.
+    let (t0, t1, t2, t3) = unsafe {
+        (
+            _mm512_loadu_si512(tp.cast()),
+            _mm512_loadu_si512(tp.add(32).cast()),
+            _mm512_loadu_si512(tp.add(64).cast()),
+            _mm512_loadu_si512(tp.add(96).cast()),
+        )
+    };
+    for half in 0..2 {
+        // SAFETY: see above; `half * 32 + 32 <= 64`.
+        let bytes = unsafe { _mm256_loadu_si256(src.as_ptr().add(32 * half).cast()) };
+        let w = _mm512_cvtepu8_epi16(bytes);
+        let lo = _mm512_permutex2var_epi16(t0, w, t1);
+        let hi = _mm512_permutex2var_epi16(t2, w, t3);
+        let upper = _mm512_test_epi16_mask(w, _mm512_set1_epi16(0x40));
+        let v = _mm512_mask_blend_epi16(upper, lo, hi);
+        let sign = _mm512_slli_epi16::<8>(_mm512_and_si512(w, _mm512_set1_epi16(0x80)));
+        let v = _mm512_or_si512(v, sign);
+        let parts = [_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v)];
+        for (q, h) in parts.into_iter().enumerate() {
+            let f = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(h)));
+            // SAFETY: see above; `32 * half + 16 * q + 16 <= 64`.
+            unsafe {
+                let p = acc.as_mut_ptr().add(32 * half + 16 * q);
+                let r = if add { _mm512_add_ps(_mm512_loadu_ps(p), f) } else { f };
+                _mm512_storeu_ps(p, r);
+            }
+        }
+    }
+}
+
+/// Which code path the kernels take (see [`detected_isa`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// Portable code (the baseline target features).
+    Portable,
+    /// x86-64 with AVX2, FMA, F16C, BMI1 and BMI2.
+    Avx2,
+    /// The AVX2 set plus AVX-512 F, BW, DQ and VL.
+    Avx512,
+}
+
+/// The best code path this machine (and this build) supports.
+pub fn detected_isa() -> Isa {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let avx2 = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("f16c")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2");
+        #[cfg(cce_avx512)]
+        {
+            if avx2
+                && std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512dq")
+                && std::is_x86_feature_detected!("avx512vl")
+            {
+                return Isa::Avx512;
+            }
+        }
+        if avx2 {
+            return Isa::Avx2;
+        }
+    }
+    Isa::Portable
+}
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2")]
+unsafe fn run_avx2<K: Kernel>(k: &mut K) {
+    k.run::<NoCaps>();
+}
+
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl")]
+unsafe fn run_avx512<K: Kernel>(k: &mut K) {
+    k.run::<Avx512Caps>();
+}
+
+/// Runs `k` on the best path for this machine; `isa` caps the level (`Portable` pins the
+/// portable copy).
+pub(crate) fn dispatch<K: Kernel>(k: &mut K, cap: Isa) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let isa = detected_isa();
+        #[cfg(cce_avx512)]
+        if isa == Isa::Avx512 && cap == Isa::Avx512 {
+            // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
+            // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl
+            // on this CPU — every feature `run_avx512` is compiled for; it has no other
+            // safety requirement.
+            unsafe { run_avx512(k) };
+            return;
+        }
+        if isa != Isa::Portable && cap != Isa::Portable {
+            // SAFETY: `detected_isa` returned `Avx2` or `Avx512` only after
+            // `is_x86_feature_detected!` confirmed avx2, fma, f16c, bmi1 and bmi2 on this CPU,
+            // exactly the features `run_avx2` is compiled for; it has no other safety
+            // requirement.
+            unsafe { run_avx2(k) };
+            return;
+        }
+    }
+    let _ = cap;
+    k.run::<NoCaps>();
+}
