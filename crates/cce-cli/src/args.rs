@@ -39,8 +39,188 @@ pub(crate) enum Command {
     Build(Box<BuildArgs>),
     /// Disassemble a ring dump: every descriptor, its packet, fields and tags.
     Disasm(DisasmArgs),
-    /// Benchmarks: `cce bench [encode] [--json]`; bare, every benchmark.
+    /// Benchmarks: `cce bench [numerics|encode|reduce] [--json]`; bare, every benchmark.
     Bench(BenchArgs),
+    /// Reduce files through the whole path: host rings, the engine, memory.
+    Reduce(Box<ReduceArgs>),
+    /// Execute a ring dump against memory loaded from files, then dump memory ranges.
+    Run(RunArgs),
+    /// Convert a raw little-endian array between dtypes (ml_dtypes semantics by default).
+    Convert(ConvertArgs),
+    /// All-reduce over R simulated ranks, lowered to CCE packets and executed on the engine.
+    Allreduce(Box<AllreduceArgs>),
+    /// The main job: the study's worked examples end to end, then an 8-rank all-reduce.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AllreduceArgs {
+    /// Ranks (2..=64).
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) ranks: u64,
+    /// ring, ring-2r2w, kangaring or mesh.
+    #[arg(long)]
+    pub(crate) algo: String,
+    /// add, min, max or avg.
+    #[arg(long)]
+    pub(crate) op: String,
+    /// Buffer dtype.
+    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) dtype: cce_format::SdmaDtype,
+    /// Accumulate dtype (default fp32 for floats, the dtype for integers).
+    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) accum: Option<cce_format::SdmaDtype>,
+    /// Elements per rank (ignored with --sweep).
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) elems: Option<u64>,
+    /// Seed of the generated inputs (and of stochastic rounding).
+    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    pub(crate) seed: u64,
+    /// NeuronCore arch (2, 3 or 4).
+    #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) arch: u64,
+    /// rne (default) or sr.
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// Read rank r's input from DIR/rank{r}.bin.
+    #[arg(long)]
+    pub(crate) input_dir: Option<std::path::PathBuf>,
+    /// Write rank r's output to DIR/rank{r}.bin.
+    #[arg(long)]
+    pub(crate) output_dir: Option<std::path::PathBuf>,
+    /// Inject a failure: this rank stops ...
+    #[arg(long, requires = "fail_step", value_parser = crate::values::parse_u64)]
+    pub(crate) fail_rank: Option<u64>,
+    /// ... before this step.
+    #[arg(long, requires = "fail_rank", value_parser = crate::values::parse_u64)]
+    pub(crate) fail_step: Option<u64>,
+    /// allreduce (default), reduce-scatter or all-gather.
+    #[arg(long, default_value = "allreduce")]
+    pub(crate) collective: String,
+    /// `MIN:MAX` bytes per rank: one row per size, doubling (nccl-tests style).
+    #[arg(long)]
+    pub(crate) sweep: Option<String>,
+    /// Seconds a rank waits for a semaphore before failing.
+    #[arg(long, default_value = "60", value_parser = crate::values::parse_u64)]
+    pub(crate) timeout: u64,
+    /// Time model: nanoseconds per descriptor.
+    #[arg(long)]
+    pub(crate) alpha_ns: Option<f64>,
+    /// Time model: DMA bandwidth per rank, GB/s.
+    #[arg(long)]
+    pub(crate) dma_gbps: Option<f64>,
+    /// Time model: link bandwidth, GB/s.
+    #[arg(long)]
+    pub(crate) link_gbps: Option<f64>,
+    /// Time model: fraction of the DMA rate a CCE reduce runs at.
+    #[arg(long)]
+    pub(crate) cce_rate: Option<f64>,
+    /// Time model: microseconds per step (semaphore handshake).
+    #[arg(long)]
+    pub(crate) latency_us: Option<f64>,
+    /// One JSON object instead of a report.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Elements per rank of the all-reduce (default 16 Mi).
+    #[arg(long, default_value = "16777216", value_parser = crate::values::parse_u64)]
+    pub(crate) elems: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConvertArgs {
+    /// Input dtype (the SDMA names, or fp8e4fn; e.g. bf16, fp8e4, i32).
+    #[arg(long)]
+    pub(crate) from: String,
+    /// Output dtype.
+    #[arg(long)]
+    pub(crate) to: String,
+    /// Input file: raw little-endian elements of --from.
+    #[arg(long)]
+    pub(crate) input: std::path::PathBuf,
+    /// Output file (written atomically).
+    #[arg(long)]
+    pub(crate) output: std::path::PathBuf,
+    /// rne (default) or sr.
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// Stochastic-rounding seed (default 0).
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) seed: Option<u64>,
+    /// Overflow to ±max finite instead of ±inf / NaN.
+    #[arg(long)]
+    pub(crate) saturate: bool,
+    /// Threads (default 1).
+    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    pub(crate) threads: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReduceArgs {
+    /// add, fma, min or max.
+    #[arg(long)]
+    pub(crate) op: String,
+    /// Source dtype.
+    #[arg(long = "in", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) in_dt: cce_format::SdmaDtype,
+    /// Accumulate dtype.
+    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) accum: cce_format::SdmaDtype,
+    /// Output dtype.
+    #[arg(long = "out", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) out_dt: cce_format::SdmaDtype,
+    /// Source files: raw little-endian arrays of the in dtype, equal lengths (repeat).
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append)]
+    pub(crate) src: Vec<std::path::PathBuf>,
+    /// Destination files, each receives the result (more than one replicates: arch ≥ 3).
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append)]
+    pub(crate) dst: Vec<std::path::PathBuf>,
+    /// FMA scales, one per source (or one for all); default 1.0.
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
+    pub(crate) scale: Vec<f32>,
+    /// MIN/MAX clamp constant, in --const-dtype.
+    #[arg(long = "const", allow_negative_numbers = true)]
+    pub(crate) constant: Option<String>,
+    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
+    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
+    /// rne (default) or sr.
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// Stochastic-rounding seed (32 bits; default 0).
+    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) seed: Option<u64>,
+    /// NeuronCore arch (2, 3 or 4).
+    #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) arch: u64,
+    /// Engine threads (default 1).
+    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    pub(crate) threads: u64,
+    /// One JSON object instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The ring dump.
+    pub(crate) ring_file: std::path::PathBuf,
+    /// `ADDR=FILE`: map the file's bytes at ADDR (repeat).
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
+    pub(crate) load: Vec<String>,
+    /// `ADDR:LEN=FILE`: after the run, write that range to FILE (repeat); a range no load
+    /// covers is mapped as zeros first.
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
+    pub(crate) dump: Vec<String>,
+    /// Engine threads (default 1).
+    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    pub(crate) threads: u64,
+    /// One JSON object instead of a report.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

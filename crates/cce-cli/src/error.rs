@@ -28,6 +28,18 @@ pub(crate) enum CliError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The reduce path refused or failed.
+    #[error(transparent)]
+    Path(#[from] cce_collectives::PathError),
+    /// The numerics refused (unsupported dtype, bad length): exit 2.
+    #[error(transparent)]
+    Numerics(#[from] cce_numerics::NumericsError),
+    /// A collective: configuration errors exit 2, a failed rank exits 1.
+    #[error(transparent)]
+    Collective(#[from] cce_collectives::allreduce::CollectiveError),
+    /// A run that executed but stopped on a fault: exit 1.
+    #[error("{0}")]
+    Failed(String),
     /// A sub-command's own argument parser (help included).
     #[error("{}", one_line(&.0.to_string()))]
     Clap(clap::Error),
@@ -37,6 +49,13 @@ impl CliError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             CliError::Help(_) => 0,
+            CliError::Numerics(_) => 2,
+            CliError::Collective(cce_collectives::allreduce::CollectiveError::RankFailed { .. }) => 1,
+            CliError::Collective(_) => 2,
+            CliError::Failed(_) => 1,
+            // A fault of host-built rings is the model's own failure; anything else is input.
+            CliError::Path(cce_collectives::PathError::Fault(_)) => 1,
+            CliError::Path(_) => 2,
             CliError::Input(_)
             | CliError::Format(_)
             | CliError::Clap(_)

@@ -4,10 +4,13 @@
 //! failed for a reason other than its input. The binary never panics on any input.
 #![forbid(unsafe_code)]
 
+mod allreduce_cmd;
 mod args;
 mod bench_cmd;
 mod bits_cmd;
+mod convert_cmd;
 mod error;
+mod reduce_cmd;
 mod render;
 mod ring_cmd;
 mod values;
@@ -48,6 +51,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Build(a) => return ring_cmd::build(&a),
         Command::Disasm(a) => return ring_cmd::disasm(&a),
         Command::Bench(a) => return bench_cmd::bench(&a),
+        Command::Reduce(a) => return reduce_cmd::reduce(&a),
+        Command::Run(a) => return reduce_cmd::run(&a),
+        Command::Convert(a) => return convert_cmd::convert(&a),
+        Command::Allreduce(a) => return allreduce_cmd::allreduce(&a),
+        Command::Demo(a) => return allreduce_cmd::demo(&a),
     };
     print_json(&out);
     Ok(())

@@ -292,6 +292,12 @@ pub(crate) fn disasm(a: &DisasmArgs) -> Result<(), CliError> {
         }));
         return Ok(());
     }
+    print!("{}", listing(&file));
+    Ok(())
+}
+
+/// The objdump-like listing of a ring dump.
+pub(crate) fn listing(file: &RingFile<'_>) -> String {
     let mut out = String::new();
     out.push_str(&format!("; cce ring dump v1, arch {}, {} queue(s)\n", file.arch, file.queues.len()));
     for q in &file.queues {
@@ -362,6 +368,5 @@ pub(crate) fn disasm(a: &DisasmArgs) -> Result<(), CliError> {
             out.push('\n');
         }
     }
-    print!("{out}");
-    Ok(())
+    out
 }

@@ -258,3 +258,93 @@ fn out_is_dtype_or_file() {
         .contains("output dtype")
     );
 }
+
+#[test]
+fn run_executes_a_built_dump() {
+    let ring = tmp("run.ring");
+    let out = cce(&[
+        "build",
+        "--arch",
+        "3",
+        "--op",
+        "add",
+        "--in",
+        "fp32",
+        "--accum",
+        "fp32",
+        "--out",
+        "fp32",
+        "--elems",
+        "4",
+        "--src",
+        "0x1000",
+        "0x2000",
+        "--dst",
+        "0x9000",
+        "0xA000",
+        "--out",
+        ring.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (a, b) = (tmp("run-a"), tmp("run-b"));
+    std::fs::write(&a, f32s(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+    std::fs::write(&b, f32s(&[0.5, 0.25, -3.0, 100.0])).unwrap();
+    let (d1, d2) = (tmp("run-d1"), tmp("run-d2"));
+    let load_a = format!("0x1000={}", a.display());
+    let load_b = format!("0x2000={}", b.display());
+    let dump1 = format!("0x9000:16={}", d1.display());
+    let dump2 = format!("0xA000:16={}", d2.display());
+    let v =
+        ok(&["run", ring.to_str().unwrap(), "--load", &load_a, &load_b, "--dump", &dump1, "--dump", &dump2, "--json"]);
+    assert_eq!(v["packets"], 1);
+    assert_eq!(v["queues"][0]["state"], "idle");
+    assert_eq!(v["queues"][0]["semaphore"], 1);
+    let want = f32s(&[1.5, 2.25, 0.0, 104.0]);
+    assert_eq!(std::fs::read(&d1).unwrap(), want);
+    assert_eq!(std::fs::read(&d2).unwrap(), want, "replicated");
+}
+
+#[test]
+fn run_reports_a_faulted_queue() {
+    let ring = tmp("fault.ring");
+    assert_eq!(
+        cce(&[
+            "build",
+            "--arch",
+            "3",
+            "--op",
+            "add",
+            "--in",
+            "fp32",
+            "--accum",
+            "fp32",
+            "--out",
+            "fp32",
+            "--elems",
+            "4",
+            "--src",
+            "0x1000",
+            "--dst",
+            "0x9000",
+            "--out",
+            ring.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
+    let a = tmp("fault-a");
+    std::fs::write(&a, [0u8; 16]).unwrap();
+    let load = format!("0x1000={}", a.display());
+    // The destination is not mapped: the packet faults, the queue stops, exit 1.
+    let out = cce(&["run", ring.to_str().unwrap(), "--load", &load, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["queues"][0]["state"], "faulted");
+    assert!(v["queues"][0]["fault"].as_str().unwrap().contains("outside every memory region"));
+    // Bad arguments are input errors.
+    bad(&["run", ring.to_str().unwrap(), "--load", "nonsense"]);
+    bad(&["run", ring.to_str().unwrap(), "--dump", "0x9000=x"]);
+    bad(&["run", "/nonexistent.ring"]);
+}

@@ -944,7 +944,14 @@ pub fn walk<'a>(
     })
 }
 
-fn check_phases(words: &[[u32; 4]], start: usize, ring: &'static str, geo: RingGeometry) -> Result<(), PacketError> {
+/// Checks that every data descriptor of `words`, which start at program index `start`, carries
+/// its slot's ring-id phase.
+pub fn check_phases(
+    words: &[[u32; 4]],
+    start: usize,
+    ring: &'static str,
+    geo: RingGeometry,
+) -> Result<(), PacketError> {
     for (i, w) in words.iter().enumerate() {
         if w[0] & META_BIT == 0 {
             let expected = phase((start + i) as u64, geo.ring_size.max(1), geo.initial_phase);

@@ -1,0 +1,52 @@
+//! `cce convert`: a raw array from one dtype to another through `cce-numerics`.
+
+use cce_format::SdmaDtype;
+use cce_numerics::{NumType, Rounding};
+
+use crate::args::ConvertArgs;
+use crate::error::CliError;
+use crate::ring_cmd::write_atomic;
+
+/// Most bytes `convert` will hold in memory (input + output): 16 GiB.
+const BUDGET: u64 = 16 << 30;
+
+/// A dtype by its SDMA name (so fp32r gets the numerics' own refusal) or a numerics name.
+fn dtype(name: &str) -> Result<NumType, CliError> {
+    match SdmaDtype::from_name(name) {
+        Some(d) => Ok(NumType::from_sdma(d)?),
+        None => Ok(NumType::from_name(name)?),
+    }
+}
+
+pub(crate) fn convert(a: &ConvertArgs) -> Result<(), CliError> {
+    let (from, to) = (dtype(&a.from)?, dtype(&a.to)?);
+    let rounding = match a.rounding.as_str() {
+        "rne" if a.seed.is_none() => Rounding::Rne,
+        "rne" => return Err(CliError::Input("--seed is for --rounding sr".into())),
+        "sr" => Rounding::Stochastic { seed: a.seed.unwrap_or(0), stream: 0 },
+        other => return Err(CliError::Input(format!("--rounding '{other}': expected rne or sr"))),
+    };
+    if a.threads == 0 {
+        return Err(CliError::Input("--threads must be at least 1".into()));
+    }
+    let io = |source| CliError::Io { path: a.input.display().to_string(), source };
+    let len = std::fs::metadata(&a.input).map_err(io)?.len();
+    if len % from.size() as u64 != 0 {
+        return Err(CliError::Input(format!(
+            "{}: {len} bytes is not a multiple of the {} element size ({})",
+            a.input.display(),
+            a.from,
+            from.size()
+        )));
+    }
+    let out_len = len / from.size() as u64 * to.size() as u64;
+    if len.saturating_add(out_len) > BUDGET {
+        return Err(CliError::Input(format!("{} + {} bytes exceed the {BUDGET}-byte budget", len, out_len)));
+    }
+    let input = std::fs::read(&a.input).map_err(io)?;
+    let mut output = vec![0u8; out_len as usize];
+    if !input.is_empty() {
+        cce_numerics::convert_par(from, to, &input, &mut output, rounding, a.saturate, a.threads as usize)?;
+    }
+    write_atomic(&a.output, &output)
+}

@@ -1,0 +1,99 @@
+//! `cce bench reduce`: 4 × N-byte bf16 sources, fp32 accumulate, bf16 out, through the whole
+//! path (ring build + engine), against a plain memcpy measured in the same run.
+//!
+//! GB/s counts bytes read + written. The baseline copies a buffer as large as all sources
+//! once, single-threaded (`copy_from_slice`), and counts read + written bytes likewise;
+//! `ratio = job GB/s / memcpy GB/s`. Each number is the best of `reps` runs.
+
+use std::time::Instant;
+
+use cce_format::SdmaDtype;
+use cce_host::Rounding;
+
+use crate::single::{PathError, ReduceJob, run_reduce};
+
+/// One job at one thread count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceBenchResult {
+    /// `reduce4-bf16-rne` or `reduce4-bf16-sr`.
+    pub name: &'static str,
+    /// Engine threads.
+    pub threads: usize,
+    /// Bytes read + written per second / 10⁹.
+    pub gbps: f64,
+    /// `gbps / memcpy_gbps`.
+    pub ratio: f64,
+    /// Share of the time spent building rings and decoding descriptors.
+    pub decode_fraction: f64,
+}
+
+/// The report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceBench {
+    /// Single-thread memcpy, bytes read + written per second / 10⁹.
+    pub memcpy_gbps: f64,
+    /// Every job at every thread count.
+    pub results: Vec<ReduceBenchResult>,
+}
+
+fn bf16_sources(bytes: usize) -> Vec<Vec<u8>> {
+    (0..4u64)
+        .map(|i| {
+            let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i + 1);
+            let mut v = vec![0u8; bytes];
+            for c in v.chunks_exact_mut(2) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Finite values near 1.0 with random mantissas and signs.
+                c[0] = x as u8;
+                c[1] = (x >> 8) as u8 & 0x80 | (0x3C + (x >> 16) as u8 % 8);
+            }
+            v
+        })
+        .collect()
+}
+
+/// Same-run memcpy bandwidth for `bytes` bytes, best of `reps`.
+pub fn memcpy_gbps(bytes: usize, reps: usize) -> f64 {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    let mut best = f64::INFINITY;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&mut dst);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    2.0 * bytes as f64 / best / 1e9
+}
+
+/// Runs both jobs at each thread count, `bytes_per_source` per source, best of `reps`.
+pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> Result<ReduceBench, PathError> {
+    let size = bytes_per_source.max(64) / 64 * 64;
+    let srcs = bf16_sources(size);
+    let views: Vec<&[u8]> = srcs.iter().map(Vec::as_slice).collect();
+    let memcpy = memcpy_gbps(4 * size, reps);
+    let mut results = Vec::new();
+    for (name, rounding) in [("reduce4-bf16-rne", Rounding::Rne), ("reduce4-bf16-sr", Rounding::Stochastic { seed: 1 })]
+    {
+        for &threads in threads_list.iter().filter(|t| **t > 0) {
+            let job =
+                ReduceJob { rounding, threads, ..ReduceJob::add(SdmaDtype::Bf16, SdmaDtype::Fp32, SdmaDtype::Bf16) };
+            let mut best: Option<(f64, f64, u64)> = None;
+            for _ in 0..reps.max(1) {
+                let o = run_reduce(&job, &views)?;
+                let bytes = o.bytes_read + o.bytes_written;
+                let decode = (o.build_seconds + o.decode_seconds) / o.seconds;
+                if best.is_none_or(|b| o.seconds < b.0) {
+                    best = Some((o.seconds, decode, bytes));
+                }
+            }
+            if let Some((secs, decode, bytes)) = best {
+                let gbps = bytes as f64 / secs / 1e9;
+                results.push(ReduceBenchResult { name, threads, gbps, ratio: gbps / memcpy, decode_fraction: decode });
+            }
+        }
+    }
+    Ok(ReduceBench { memcpy_gbps: memcpy, results })
+}

@@ -1,0 +1,17 @@
+//! # cce-collectives — reduces and collectives, end to end
+//!
+//! Everything here is lowered to CCE packets by `cce-host` and executed, as ring bytes, by
+//! `cce-engine`: nothing computes a result any other way.
+//!
+//! - [`single`]: one reduce (N sources → M destinations) through the whole path — the request,
+//!   the rings, the engine, the memory read back; what `cce reduce` runs;
+//! - [`bench`]: the `cce bench reduce` job, against a same-run memcpy.
+#![forbid(unsafe_code)]
+
+pub mod allreduce;
+pub mod bench;
+pub mod demo;
+pub mod metrics;
+pub mod single;
+
+pub use single::{PathError, ReduceJob, ReduceOutcome, run_reduce};

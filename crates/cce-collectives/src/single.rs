@@ -1,0 +1,212 @@
+//! One reduce through the whole path: request → `cce-host` rings → `cce-engine` → memory.
+
+use std::time::Instant;
+
+use cce_engine::feed::run_programs;
+use cce_engine::{Engine, EngineConfig, EngineError, Fault, MemError, Memory, PagedMemory, QueueState};
+use cce_format::{KbinOp, SdmaDtype};
+use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rounding, plan};
+
+/// Where the path places buffers (MODEL): source `i` at `SRC_BASE + i · STRIDE`, destination
+/// `j` at `DST_BASE + j · STRIDE`, each its own region.
+pub const SRC_BASE: u64 = 0x0001_0000_0000;
+/// See [`SRC_BASE`].
+pub const DST_BASE: u64 = 0x0100_0000_0000;
+/// See [`SRC_BASE`]: 1 TiB apart, so any buffer the budget allows fits.
+pub const STRIDE: u64 = 0x0100_0000_0000 / 64;
+
+/// One reduce.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceJob {
+    /// ADD, FMA, MIN or MAX (COPY / TRANSPOSE are refused by the dispatcher).
+    pub op: KbinOp,
+    /// Source dtype.
+    pub in_dt: SdmaDtype,
+    /// Accumulate dtype.
+    pub accum_dt: SdmaDtype,
+    /// Output dtype.
+    pub out_dt: SdmaDtype,
+    /// FMA scales: one per source (or empty for 1.0).
+    pub scales: Vec<f32>,
+    /// MIN/MAX clamp.
+    pub constant: Option<MinMaxConstant>,
+    /// Rounding.
+    pub rounding: Rounding,
+    /// NeuronCore arch.
+    pub arch: u32,
+    /// Destinations (more than one replicates; arch ≥ 3).
+    pub dests: usize,
+    /// Engine threads.
+    pub threads: usize,
+    /// Memory budget of the model, in bytes.
+    pub budget: u64,
+}
+
+impl ReduceJob {
+    /// An ADD job with the defaults (RNE, arch 3, one destination, one thread, 16 GiB budget).
+    pub fn add(in_dt: SdmaDtype, accum_dt: SdmaDtype, out_dt: SdmaDtype) -> Self {
+        ReduceJob {
+            op: KbinOp::Add,
+            in_dt,
+            accum_dt,
+            out_dt,
+            scales: Vec::new(),
+            constant: None,
+            rounding: Rounding::Rne,
+            arch: 3,
+            dests: 1,
+            threads: 1,
+            budget: PagedMemory::DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// What a reduce produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceOutcome {
+    /// Each destination's bytes.
+    pub outputs: Vec<Vec<u8>>,
+    /// Elements per source.
+    pub elements: u64,
+    /// Packets executed.
+    pub packets: u64,
+    /// Descriptors executed (tx + rx).
+    pub descriptors: u64,
+    /// Bytes read from sources.
+    pub bytes_read: u64,
+    /// Bytes written to destinations.
+    pub bytes_written: u64,
+    /// Build + execute, seconds (loading inputs and reading outputs excluded).
+    pub seconds: f64,
+    /// Of which building the rings.
+    pub build_seconds: f64,
+    /// Of which the engine reading and checking descriptors.
+    pub decode_seconds: f64,
+}
+
+/// Why a reduce failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PathError {
+    /// Bad inputs (shape).
+    #[error("{0}")]
+    Input(String),
+    /// The host refused the request (the study's dispatcher rules).
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The engine's API refused something.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// Memory (budget, regions).
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    /// A queue faulted.
+    #[error(transparent)]
+    Fault(#[from] Fault),
+}
+
+/// Checks the shape of `sources` for `job` and returns the element count.
+pub fn check_inputs(job: &ReduceJob, lens: &[u64]) -> Result<u64, PathError> {
+    let size = job.in_dt.bytes() as u64;
+    let first = *lens.first().ok_or_else(|| PathError::Input("a reduce needs at least one source".into()))?;
+    if let Some(l) = lens.iter().find(|l| **l != first) {
+        return Err(PathError::Input(format!("sources differ in length: {first} and {l} bytes")));
+    }
+    if size == 0 {
+        return Err(PathError::Host(HostError::Format(cce_format::FormatError::ZeroSizeDtype(job.in_dt.name()))));
+    }
+    if first == 0 || first % size != 0 {
+        return Err(PathError::Input(format!(
+            "source length {first} bytes is not a positive multiple of the {} element size ({size})",
+            job.in_dt.name()
+        )));
+    }
+    let elems = first / size;
+    let out = elems * job.out_dt.bytes().max(1) as u64;
+    let want = first.saturating_mul(lens.len() as u64).saturating_add(out.saturating_mul(job.dests as u64));
+    if want > job.budget {
+        return Err(PathError::Memory(MemError::Budget { want, budget: job.budget }));
+    }
+    if first > STRIDE || out > STRIDE {
+        return Err(PathError::Input(format!(
+            "a buffer of {} bytes exceeds the model's {STRIDE}-byte slot",
+            first.max(out)
+        )));
+    }
+    Ok(elems)
+}
+
+/// The request for `job` over `n` sources of `elems` elements.
+pub fn request(job: &ReduceJob, n: usize, elems: u64) -> Result<ReduceRequest, PathError> {
+    let srcs = (0..n as u64).map(|i| SRC_BASE + i * STRIDE).collect();
+    let dsts = (0..job.dests as u64).map(|j| DST_BASE + j * STRIDE).collect();
+    let mut req = ReduceRequest::new(job.op.value(), srcs, dsts, elems, job.in_dt, job.accum_dt, job.out_dt, job.arch);
+    req.rounding = job.rounding;
+    match job.op {
+        KbinOp::Fma if n <= 32 => {
+            let scales = match job.scales.len() {
+                0 => vec![1.0; n],
+                1 => vec![job.scales[0]; n],
+                k if k == n => job.scales.clone(),
+                k => return Err(PathError::Input(format!("{k} scales for {n} sources (give one, or one per source)"))),
+            };
+            req = req.with_fma_scales(&scales)?;
+        }
+        KbinOp::Min | KbinOp::Max => {
+            if let Some(c) = job.constant {
+                req = req.with_min_max_constant(c);
+            }
+        }
+        _ => {}
+    }
+    Ok(req)
+}
+
+/// Runs `job` over `sources` (raw little-endian arrays of the in dtype, equal lengths).
+/// Nothing is returned unless every packet ran.
+pub fn run_reduce(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceOutcome, PathError> {
+    let lens: Vec<u64> = sources.iter().map(|s| s.len() as u64).collect();
+    let elems = check_inputs(job, &lens)?;
+    let req = request(job, sources.len(), elems)?;
+    // Plan first: a refused request allocates nothing.
+    let t_build = Instant::now();
+    let program = plan(&req)?;
+    let plan_seconds = t_build.elapsed().as_secs_f64();
+    let mut mem = PagedMemory::new(job.budget.saturating_add(1 << 30));
+    for (i, s) in sources.iter().enumerate() {
+        mem.add_region(req.srcs[i], s.len() as u64)?;
+        mem.write(req.srcs[i], s)?;
+    }
+    let out_len = elems * job.out_dt.bytes() as u64;
+    for &d in &req.dsts {
+        mem.add_resident_region(d, out_len)?;
+    }
+    let t = Instant::now();
+    let rings = program.to_rings(None)?;
+    let build_seconds = plan_seconds + t.elapsed().as_secs_f64();
+    let mut engine = Engine::new(mem, EngineConfig { threads: job.threads.max(1), ..EngineConfig::default() });
+    let report = run_programs(&mut engine, &[rings.queue(0)], &mut |m: &mut PagedMemory, a, l| m.add_region(a, l))?;
+    let seconds = plan_seconds + t.elapsed().as_secs_f64();
+    let st = engine.status(0).ok_or(EngineError::Queue(0))?;
+    if let Some(f) = st.fault {
+        return Err(PathError::Fault(f));
+    }
+    debug_assert_eq!(st.state, QueueState::Idle);
+    let mem = engine.into_memory();
+    let mut outputs = Vec::with_capacity(req.dsts.len());
+    for &d in &req.dsts {
+        let mut b = vec![0u8; out_len as usize];
+        mem.read(d, &mut b)?;
+        outputs.push(b);
+    }
+    Ok(ReduceOutcome {
+        outputs,
+        elements: elems,
+        packets: report.packets,
+        descriptors: report.descriptors,
+        bytes_read: report.bytes_read,
+        bytes_written: report.bytes_written,
+        seconds,
+        build_seconds,
+        decode_seconds: report.decode_seconds,
+    })
+}

@@ -1,0 +1,146 @@
+//! All-reduce over many ranks: int32 equals the exact (wrapping) sum on every rank for every
+//! algorithm; reduce-scatter / all-gather alone; failures end every rank, quickly, by name.
+
+use std::time::{Duration, Instant};
+
+use cce_collectives::allreduce::{self, Algo, Collective, CollectiveError, Config, RedOp};
+use cce_format::SdmaDtype;
+
+fn i32_inputs(ranks: usize, elems: usize, seed: u64) -> Vec<Vec<u8>> {
+    (0..ranks)
+        .map(|r| {
+            let mut x = (seed + r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            (0..elems)
+                .flat_map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x as u32).to_le_bytes()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn exact_sum(inputs: &[Vec<u8>]) -> Vec<u8> {
+    let n = inputs[0].len() / 4;
+    (0..n)
+        .flat_map(|i| {
+            inputs
+                .iter()
+                .fold(0i32, |acc, b| acc.wrapping_add(i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())))
+                .to_le_bytes()
+        })
+        .collect()
+}
+
+#[test]
+fn int32_allreduce_is_the_exact_sum_on_every_rank() {
+    for algo in Algo::ALL {
+        for ranks in [2usize, 3, 5, 8, 16] {
+            for elems in [1usize, 7, 5000] {
+                let inputs = i32_inputs(ranks, elems, 3 * ranks as u64 + elems as u64);
+                let cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, elems as u64);
+                let o = allreduce::run(&cfg, &inputs)
+                    .unwrap_or_else(|e| panic!("{} R={ranks} n={elems}: {e}", algo.name()));
+                let want = exact_sum(&inputs);
+                for (r, out) in o.outputs.iter().enumerate() {
+                    assert_eq!(out, &want, "{} R={ranks} n={elems} rank {r}", algo.name());
+                }
+                assert!(o.packets() > 0 && o.model_seconds > 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn min_max_and_arch_2() {
+    let inputs = i32_inputs(5, 999, 11);
+    for (op, f) in [(RedOp::Min, i32::min as fn(i32, i32) -> i32), (RedOp::Max, i32::max)] {
+        for (algo, arch) in [(Algo::Ring, 2), (Algo::KangaRing, 2), (Algo::Mesh, 4), (Algo::Ring2r2w, 3)] {
+            let cfg = Config { arch, ..Config::new(5, algo, op, SdmaDtype::I32, 999) };
+            let o = allreduce::run(&cfg, &inputs).unwrap();
+            let want: Vec<u8> = (0..999)
+                .flat_map(|i| {
+                    inputs
+                        .iter()
+                        .map(|b| i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
+                        .reduce(f)
+                        .unwrap()
+                        .to_le_bytes()
+                })
+                .collect();
+            assert!(o.outputs.iter().all(|x| *x == want), "{:?} {}", op, algo.name());
+        }
+    }
+}
+
+#[test]
+fn reduce_scatter_and_all_gather_alone() {
+    let inputs = i32_inputs(4, 100, 5);
+    let sum = exact_sum(&inputs);
+    let rs = allreduce::run(
+        &Config {
+            collective: Collective::ReduceScatter,
+            ..Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::I32, 100)
+        },
+        &inputs,
+    )
+    .unwrap();
+    // Ring: rank r ends with chunk r+1.
+    for (r, out) in rs.outputs.iter().enumerate() {
+        let c = (r + 1) % 4;
+        assert_eq!(out[..], sum[c * 25 * 4..(c + 1) * 25 * 4]);
+    }
+    let ag = allreduce::run(
+        &Config { collective: Collective::AllGather, ..Config::new(4, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 100) },
+        &inputs,
+    )
+    .unwrap();
+    // Mesh: rank r contributes chunk r of its own buffer.
+    let want: Vec<u8> = (0..4).flat_map(|c| inputs[c][c * 100..(c + 1) * 100].to_vec()).collect();
+    assert!(ag.outputs.iter().all(|o| *o == want));
+}
+
+#[test]
+fn a_failed_rank_ends_every_rank_with_its_name_and_step() {
+    for algo in Algo::ALL {
+        let inputs = i32_inputs(8, 4096, 1);
+        let cfg = Config {
+            fail: Some((3, 2)),
+            timeout: Duration::from_secs(20),
+            ..Config::new(8, algo, RedOp::Add, SdmaDtype::I32, 4096)
+        };
+        let cfg = if algo == Algo::Mesh { Config { fail: Some((3, 1)), ..cfg } } else { cfg };
+        let t = Instant::now();
+        let err = allreduce::run(&cfg, &inputs).unwrap_err();
+        let step = cfg.fail.unwrap().1;
+        assert_eq!(
+            err,
+            CollectiveError::RankFailed { rank: 3, step, reason: "injected failure (the rank stopped)".into() },
+            "{}",
+            algo.name()
+        );
+        assert!(err.to_string().starts_with(&format!("rank 3 failed at step {step}")));
+        assert!(t.elapsed() < Duration::from_secs(10), "no hang: every rank ended in {:?}", t.elapsed());
+    }
+}
+
+#[test]
+fn refusals() {
+    let one = i32_inputs(2, 4, 0);
+    let e = |cfg: Config| allreduce::run(&cfg, &one).unwrap_err().to_string();
+    assert!(e(Config::new(1, Algo::Ring, RedOp::Add, SdmaDtype::I32, 4)).contains("ranks"));
+    assert!(e(Config { arch: 2, ..Config::new(2, Algo::Ring2r2w, RedOp::Add, SdmaDtype::I32, 4) }).contains("arch"));
+    assert!(e(Config::new(2, Algo::Ring, RedOp::Avg, SdmaDtype::I32, 4)).contains("float"));
+    assert!(
+        e(Config { fail: Some((5, 0)), ..Config::new(2, Algo::Ring, RedOp::Add, SdmaDtype::I32, 4) }).contains("fail")
+    );
+    assert!(e(Config { budget: 10, ..Config::new(2, Algo::Ring, RedOp::Add, SdmaDtype::I32, 4) }).contains("budget"));
+    assert!(
+        allreduce::run(&Config::new(40, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 4), &i32_inputs(40, 4, 0))
+            .unwrap_err()
+            .to_string()
+            .contains("32")
+    );
+}

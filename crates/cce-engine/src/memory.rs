@@ -1,0 +1,459 @@
+//! Memory: the [`Memory`] trait and [`PagedMemory`], sparse regions of 1 MiB pages.
+
+use std::collections::BTreeMap;
+
+/// Why an access failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MemError {
+    /// The range is not inside one region.
+    #[error("address range 0x{addr:x}+{len} is outside every memory region")]
+    OutOfBounds {
+        /// Start.
+        addr: u64,
+        /// Length.
+        len: u64,
+    },
+    /// The range wraps past 2^64.
+    #[error("address range 0x{addr:x}+{len} overflows 64 bits")]
+    Overflow {
+        /// Start.
+        addr: u64,
+        /// Length.
+        len: u64,
+    },
+    /// A region that overlaps another, or is empty.
+    #[error("region 0x{base:x}+{len} is empty or overlaps another region")]
+    Region {
+        /// Base.
+        base: u64,
+        /// Length.
+        len: u64,
+    },
+    /// The regions would exceed the memory budget.
+    #[error("{want} bytes of memory exceed the budget of {budget} bytes")]
+    Budget {
+        /// Bytes asked for in all.
+        want: u64,
+        /// The limit.
+        budget: u64,
+    },
+}
+
+/// The work [`Memory::with_views`] runs: `(sources, destination)`.
+pub type ViewFn<'a> = dyn FnMut(&[&[u8]], &mut [u8]) + 'a;
+
+/// Byte-addressed memory with bounds-checked reads and writes.
+pub trait Memory {
+    /// Checks that `[addr, addr + len)` lies in one region.
+    fn check(&self, addr: u64, len: u64) -> Result<(), MemError>;
+    /// Copies `buf.len()` bytes at `addr` into `buf`.
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError>;
+    /// Writes `data` at `addr`.
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError>;
+    /// Bytes from `addr` that are contiguous in storage (to the end of a page or region);
+    /// 0 where nothing is mapped.
+    fn contiguous(&self, addr: u64) -> u64;
+    /// Bytes from `addr` to the end of its region; 0 where nothing is mapped.
+    fn remaining(&self, addr: u64) -> u64;
+    /// A view of `len` contiguous bytes at `addr`, if they are contiguous in storage.
+    fn view(&self, addr: u64, len: usize) -> Option<&[u8]>;
+    /// Runs `f(sources, dst)` with views of the source ranges and a mutable view of the
+    /// destination range, without copying, when storage allows (every range contiguous, the
+    /// destination sharing no storage with a source). Returns `Ok(false)` and does nothing when
+    /// it cannot; the caller then copies.
+    fn with_views(&mut self, srcs: &[(u64, usize)], dst: (u64, usize), f: &mut ViewFn<'_>) -> Result<bool, MemError> {
+        let _ = (srcs, dst, f);
+        Ok(false)
+    }
+}
+
+fn end(addr: u64, len: u64) -> Result<u64, MemError> {
+    addr.checked_add(len).ok_or(MemError::Overflow { addr, len })
+}
+
+/// Page size of [`PagedMemory`]: 16 MiB, so a kernel call covers megabytes at a time.
+pub const PAGE: u64 = 1 << 24;
+
+struct Region {
+    len: u64,
+    pages: Vec<Box<[u8]>>,
+}
+
+/// Sparse memory: regions at arbitrary bases, each a run of 16 MiB pages (zero-filled through
+/// the allocator, so untouched pages cost no physical memory). A budget caps the total before
+/// anything is allocated.
+pub struct PagedMemory {
+    regions: BTreeMap<u64, Region>,
+    budget: u64,
+    used: u64,
+}
+
+impl Default for PagedMemory {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_BUDGET)
+    }
+}
+
+impl PagedMemory {
+    /// The default budget: 16 GiB (MODEL; the development machines have 24 GiB).
+    pub const DEFAULT_BUDGET: u64 = 16 << 30;
+
+    /// Empty memory with a budget in bytes.
+    pub fn new(budget: u64) -> Self {
+        PagedMemory { regions: BTreeMap::new(), budget, used: 0 }
+    }
+
+    /// Bytes in all regions.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Whether a region of `len` bytes would fit the budget (checked before allocating).
+    pub fn fits(&self, len: u64) -> Result<(), MemError> {
+        let want = self.used.saturating_add(len);
+        if want > self.budget { Err(MemError::Budget { want, budget: self.budget }) } else { Ok(()) }
+    }
+
+    /// Maps `len` zero bytes at `base`. Refused when empty, overlapping, wrapping or over budget.
+    pub fn add_region(&mut self, base: u64, len: u64) -> Result<(), MemError> {
+        let e = end(base, len)?;
+        if len == 0 {
+            return Err(MemError::Region { base, len });
+        }
+        if let Some((b, r)) = self.regions.range(..e).next_back() {
+            if b + r.len > base {
+                return Err(MemError::Region { base, len });
+            }
+        }
+        self.fits(len)?;
+        let pages = len.div_ceil(PAGE);
+        let mut v = Vec::with_capacity(pages as usize);
+        for i in 0..pages {
+            let size = (len - i * PAGE).min(PAGE) as usize;
+            v.push(vec![0u8; size].into_boxed_slice());
+        }
+        self.regions.insert(base, Region { len, pages: v });
+        self.used += len;
+        Ok(())
+    }
+
+    /// [`add_region`](Self::add_region), then touches every page, so the host OS's first-touch
+    /// faults happen now rather than during a run (device memory is resident).
+    pub fn add_resident_region(&mut self, base: u64, len: u64) -> Result<(), MemError> {
+        self.add_region(base, len)?;
+        if let Some(r) = self.regions.get_mut(&base) {
+            for p in &mut r.pages {
+                p.fill(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The regions as (base, len).
+    pub fn regions(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.regions.iter().map(|(b, r)| (*b, r.len))
+    }
+
+    fn region(&self, addr: u64, len: u64) -> Result<(u64, &Region), MemError> {
+        let e = end(addr, len)?;
+        match self.regions.range(..=addr).next_back() {
+            Some((b, r)) if e <= b + r.len => Ok((*b, r)),
+            _ => Err(MemError::OutOfBounds { addr, len }),
+        }
+    }
+
+    fn base_of(&self, addr: u64, len: u64) -> Result<u64, MemError> {
+        self.region(addr, len).map(|(b, _)| b)
+    }
+}
+
+impl Memory for PagedMemory {
+    fn check(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        self.region(addr, len).map(drop)
+    }
+
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError> {
+        let (base, r) = self.region(addr, buf.len() as u64)?;
+        let mut off = addr - base;
+        let mut done = 0;
+        while done < buf.len() {
+            let page = &r.pages[(off / PAGE) as usize];
+            let at = (off % PAGE) as usize;
+            let n = (page.len() - at).min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&page[at..at + n]);
+            done += n;
+            off += n as u64;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        let base = self.base_of(addr, data.len() as u64)?;
+        let r = self.regions.get_mut(&base).ok_or(MemError::OutOfBounds { addr, len: data.len() as u64 })?;
+        let mut off = addr - base;
+        let mut done = 0;
+        while done < data.len() {
+            let page = &mut r.pages[(off / PAGE) as usize];
+            let at = (off % PAGE) as usize;
+            let n = (page.len() - at).min(data.len() - done);
+            page[at..at + n].copy_from_slice(&data[done..done + n]);
+            done += n;
+            off += n as u64;
+        }
+        Ok(())
+    }
+
+    fn contiguous(&self, addr: u64) -> u64 {
+        match self.region(addr, 1) {
+            Ok((base, r)) => {
+                let off = addr - base;
+                (r.pages[(off / PAGE) as usize].len() as u64) - off % PAGE
+            }
+            Err(_) => 0,
+        }
+    }
+
+    fn remaining(&self, addr: u64) -> u64 {
+        self.region(addr, 1).map_or(0, |(base, r)| base + r.len - addr)
+    }
+
+    fn view(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        let (base, r) = self.region(addr, len as u64).ok()?;
+        let off = addr - base;
+        let page = &r.pages[(off / PAGE) as usize];
+        let at = (off % PAGE) as usize;
+        page.get(at..at + len)
+    }
+
+    fn with_views(&mut self, srcs: &[(u64, usize)], dst: (u64, usize), f: &mut ViewFn<'_>) -> Result<bool, MemError> {
+        let (dbase, _) = self.region(dst.0, dst.1 as u64)?;
+        let doff = dst.0 - dbase;
+        let dpage = (doff / PAGE) as usize;
+        let dat = (doff % PAGE) as usize;
+        // Every range must sit in one page, and no source may share the destination's page.
+        for &(a, l) in srcs {
+            let (b, _) = self.region(a, l as u64)?;
+            if b == dbase && (a - b) / PAGE == dpage as u64 {
+                return Ok(false);
+            }
+            if (a - b) % PAGE + l as u64 > PAGE {
+                return Ok(false);
+            }
+        }
+        if dat + dst.1 > PAGE as usize {
+            return Ok(false);
+        }
+        let taken = {
+            let r = self.regions.get_mut(&dbase).ok_or(MemError::OutOfBounds { addr: dst.0, len: dst.1 as u64 })?;
+            std::mem::take(&mut r.pages[dpage])
+        };
+        let mut taken = taken;
+        let views: Option<Vec<&[u8]>> = srcs.iter().map(|&(a, l)| self.view(a, l)).collect();
+        let ok = match (views, taken.get_mut(dat..dat + dst.1)) {
+            (Some(v), Some(out)) => {
+                f(&v, out);
+                true
+            }
+            _ => false,
+        };
+        if let Some(r) = self.regions.get_mut(&dbase) {
+            r.pages[dpage] = taken;
+        }
+        Ok(ok)
+    }
+}
+
+/// A flat fake for tests: one region, and a log of every write (address, length).
+#[cfg(feature = "test-utils")]
+pub struct FlatMemory {
+    /// First address.
+    pub base: u64,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Every write, in order.
+    pub writes: Vec<(u64, usize)>,
+}
+
+#[cfg(feature = "test-utils")]
+impl FlatMemory {
+    /// `len` zero bytes at `base`.
+    pub fn new(base: u64, len: usize) -> Self {
+        FlatMemory { base, bytes: vec![0; len], writes: Vec::new() }
+    }
+
+    fn range(&self, addr: u64, len: u64) -> Result<std::ops::Range<usize>, MemError> {
+        let e = end(addr, len)?;
+        if addr < self.base || e > self.base + self.bytes.len() as u64 {
+            return Err(MemError::OutOfBounds { addr, len });
+        }
+        Ok((addr - self.base) as usize..(e - self.base) as usize)
+    }
+}
+
+#[cfg(feature = "test-utils")]
+impl Memory for FlatMemory {
+    fn check(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        self.range(addr, len).map(drop)
+    }
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError> {
+        let r = self.range(addr, buf.len() as u64)?;
+        buf.copy_from_slice(&self.bytes[r]);
+        Ok(())
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        let r = self.range(addr, data.len() as u64)?;
+        self.bytes[r].copy_from_slice(data);
+        self.writes.push((addr, data.len()));
+        Ok(())
+    }
+    fn contiguous(&self, addr: u64) -> u64 {
+        self.range(addr, 1).map_or(0, |r| (self.bytes.len() - r.start) as u64)
+    }
+    fn remaining(&self, addr: u64) -> u64 {
+        self.contiguous(addr)
+    }
+    fn view(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        self.range(addr, len as u64).ok().map(|r| &self.bytes[r])
+    }
+}
+
+/// Memory shared by many engines on many threads (the ranks of a collective): regions, each
+/// one buffer behind its own lock. Clones are handles to the same memory. Zero-copy views lock
+/// the regions they touch in address order, so two engines can never deadlock.
+#[derive(Clone, Default)]
+pub struct SharedMemory {
+    inner: std::sync::Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    regions: std::sync::RwLock<BTreeMap<u64, SharedRegion>>,
+    used: std::sync::atomic::AtomicU64,
+    budget: u64,
+}
+
+type SharedRegion = std::sync::Arc<std::sync::RwLock<Box<[u8]>>>;
+
+impl SharedMemory {
+    /// Empty shared memory with a budget in bytes.
+    pub fn new(budget: u64) -> Self {
+        SharedMemory { inner: std::sync::Arc::new(Shared { budget, ..Shared::default() }) }
+    }
+
+    /// Maps `len` zero bytes at `base` (touched: resident). Refused when empty, overlapping,
+    /// wrapping or over budget.
+    pub fn add_region(&self, base: u64, len: u64) -> Result<(), MemError> {
+        let e = end(base, len)?;
+        if len == 0 {
+            return Err(MemError::Region { base, len });
+        }
+        let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((b, r)) = map.range(..e).next_back() {
+            let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
+            if b + rlen > base {
+                return Err(MemError::Region { base, len });
+            }
+        }
+        let used = self.inner.used.load(std::sync::atomic::Ordering::Relaxed);
+        let want = used.saturating_add(len);
+        if want > self.inner.budget {
+            return Err(MemError::Budget { want, budget: self.inner.budget });
+        }
+        let mut buf = vec![0u8; len as usize].into_boxed_slice();
+        buf.fill(0);
+        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(buf)));
+        self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn region(&self, addr: u64, len: u64) -> Result<(u64, SharedRegion), MemError> {
+        let e = end(addr, len)?;
+        let map = self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match map.range(..=addr).next_back() {
+            Some((b, r)) => {
+                let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
+                if e <= b + rlen { Ok((*b, r.clone())) } else { Err(MemError::OutOfBounds { addr, len }) }
+            }
+            None => Err(MemError::OutOfBounds { addr, len }),
+        }
+    }
+}
+
+impl Memory for SharedMemory {
+    fn check(&self, addr: u64, len: u64) -> Result<(), MemError> {
+        self.region(addr, len).map(drop)
+    }
+
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError> {
+        let (b, r) = self.region(addr, buf.len() as u64)?;
+        let g = r.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = (addr - b) as usize;
+        buf.copy_from_slice(&g[at..at + buf.len()]);
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
+        let (b, r) = self.region(addr, data.len() as u64)?;
+        let mut g = r.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = (addr - b) as usize;
+        g[at..at + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn contiguous(&self, addr: u64) -> u64 {
+        self.remaining(addr)
+    }
+
+    fn remaining(&self, addr: u64) -> u64 {
+        self.region(addr, 1)
+            .map_or(0, |(b, r)| b + r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64 - addr)
+    }
+
+    fn view(&self, _addr: u64, _len: usize) -> Option<&[u8]> {
+        None
+    }
+
+    fn with_views(&mut self, srcs: &[(u64, usize)], dst: (u64, usize), f: &mut ViewFn<'_>) -> Result<bool, MemError> {
+        let (db, dr) = self.region(dst.0, dst.1 as u64)?;
+        let mut regions: Vec<(u64, SharedRegion)> = Vec::with_capacity(srcs.len());
+        for &(a, l) in srcs {
+            let (b, r) = self.region(a, l as u64)?;
+            if b == db {
+                return Ok(false); // a source in the destination's buffer: the caller copies
+            }
+            if !regions.iter().any(|(x, _)| *x == b) {
+                regions.push((b, r));
+            }
+        }
+        // Lock in address order (destination included) so engines on other threads cannot
+        // form a cycle.
+        let mut order: Vec<u64> = regions.iter().map(|(b, _)| *b).chain([db]).collect();
+        order.sort_unstable();
+        let mut reads = Vec::new();
+        let mut write = None;
+        for b in order {
+            if b == db {
+                write = Some(dr.write().unwrap_or_else(std::sync::PoisonError::into_inner));
+            } else if let Some((_, r)) = regions.iter().find(|(x, _)| *x == b) {
+                reads.push((b, r.read().unwrap_or_else(std::sync::PoisonError::into_inner)));
+            }
+        }
+        let Some(mut out) = write else { return Ok(false) };
+        let views: Option<Vec<&[u8]>> = srcs
+            .iter()
+            .map(|&(a, l)| {
+                let (b, g) = reads.iter().find(|(b, g)| a >= *b && a - *b + l as u64 <= g.len() as u64)?;
+                let at = (a - b) as usize;
+                g.get(at..at + l)
+            })
+            .collect();
+        let at = (dst.0 - db) as usize;
+        match (views, out.get_mut(at..at + dst.1)) {
+            (Some(v), Some(o)) => {
+                f(&v, o);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
