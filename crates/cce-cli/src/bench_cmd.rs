@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use crate::args::BenchArgs;
 use crate::error::CliError;
 
-const ALL: [&str; 3] = ["numerics", "encode", "reduce"];
+const ALL: [&str; 4] = ["numerics", "encode", "reduce", "allreduce"];
 /// Bytes per source of the numerics and reduce jobs (the issues' 64 MiB).
 const SOURCE_BYTES: usize = 64 << 20;
 
@@ -44,6 +44,20 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                     );
                 }
                 json!({"descriptors": r.descriptors, "seconds": r.seconds, "descriptors_per_sec": r.descriptors_per_sec})
+            }
+            "allreduce" => {
+                let r = cce_collectives::bench::allreduce(8, SOURCE_BYTES, 2)?;
+                if !a.json {
+                    println!("allreduce (8 ranks x 64 MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s", r.memcpy_gbps);
+                    println!("{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
+                    for x in &r.results {
+                        println!("{:<10} {:>9.3} {:>9.3} {:>7.2}", x.name, x.seconds, x.bound_seconds, x.ratio);
+                    }
+                }
+                json!({
+                    "memcpy_gbps": r.memcpy_gbps,
+                    "results": r.results.iter().map(|x| json!({"name": x.name, "seconds": x.seconds, "bound_seconds": x.bound_seconds, "ratio": x.ratio})).collect::<Vec<_>>(),
+                })
             }
             _ => {
                 let r = cce_collectives::bench::reduce(SOURCE_BYTES, &threads, 3)

@@ -97,3 +97,59 @@ pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> R
     }
     Ok(ReduceBench { memcpy_gbps: memcpy, results })
 }
+
+/// One algorithm of the all-reduce benchmark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllreduceBenchResult {
+    /// Algorithm name.
+    pub name: &'static str,
+    /// Best wall seconds.
+    pub seconds: f64,
+    /// Bytes the algorithm reads and writes / same-run memcpy bandwidth.
+    pub bound_seconds: f64,
+    /// `seconds / bound_seconds`.
+    pub ratio: f64,
+}
+
+/// The all-reduce benchmark: `ranks` ranks × `bytes_per_rank` bf16, every algorithm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllreduceBench {
+    /// Single-thread memcpy, bytes read + written per second / 10⁹.
+    pub memcpy_gbps: f64,
+    /// Per algorithm.
+    pub results: Vec<AllreduceBenchResult>,
+}
+
+/// Runs every algorithm once after a warm-up of the inputs, best of `reps`.
+pub fn allreduce(
+    ranks: usize,
+    bytes_per_rank: usize,
+    reps: usize,
+) -> Result<AllreduceBench, crate::allreduce::CollectiveError> {
+    use crate::allreduce::{Algo, Config, RedOp};
+    let elems = (bytes_per_rank / 2) as u64;
+    let base = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
+    let inputs = crate::metrics::generate(&base, 7);
+    let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
+    let mut results = Vec::new();
+    for algo in Algo::ALL {
+        let cfg = Config { algo, ..base.clone() };
+        let mut best: Option<(f64, u64)> = None;
+        for _ in 0..reps.max(1) {
+            let o = crate::allreduce::run(&cfg, &inputs)?;
+            if best.is_none_or(|b| o.seconds < b.0) {
+                best = Some((o.seconds, o.bytes_moved()));
+            }
+        }
+        if let Some((seconds, bytes)) = best {
+            let bound = bytes as f64 / (memcpy * 1e9);
+            results.push(AllreduceBenchResult {
+                name: algo.name(),
+                seconds,
+                bound_seconds: bound,
+                ratio: seconds / bound,
+            });
+        }
+    }
+    Ok(AllreduceBench { memcpy_gbps: memcpy, results })
+}

@@ -421,36 +421,63 @@ impl<M: Memory> Engine<M> {
         }
         let bytes = cfg.ring_size as usize * 16;
         let (tv, rv) = (self.mem.view(cfg.tx_ring, bytes), self.mem.view(cfg.rx_ring, bytes));
-        let rings =
-            [(cfg.tx_ring, tv, tx, tx_head, w.elems * w.in_size), (cfg.rx_ring, rv, rx, rx_head, w.elems * w.out_size)];
         let size = cfg.ring_size as u64;
+        let phase_mask = (cce_format::layout::LC_RING_ID.span.mask() as u64) & 0xFFFF_FFFF;
+        // Per template descriptor: (first 8 bytes without the phase, last 8 bytes, is data).
+        let templ = |words: &[[u32; 4]]| -> Vec<(u64, u64, bool)> {
+            words
+                .iter()
+                .map(|w| {
+                    let lo = (w[1] as u64) << 32 | w[0] as u64;
+                    let hi = (w[3] as u64) << 32 | w[2] as u64;
+                    let data = w[0] & packet::META_BIT == 0;
+                    (if data { lo & !phase_mask } else { lo }, hi, data)
+                })
+                .collect()
+        };
+        let rings = [
+            (cfg.tx_ring, tv, templ(tx), tx_head, w.elems * w.in_size),
+            (cfg.rx_ring, rv, templ(rx), rx_head, w.elems * w.out_size),
+        ];
         let mut desc = [0u8; 16];
         for n in 1..limit {
-            for &(ring, view, words, head, step) in &rings {
-                let start = head + n * words.len() as u64;
-                for (i, a) in words.iter().enumerate() {
-                    let k = start + i as u64;
-                    let slot = ((k % size) * 16) as usize;
+            for (ring, view, t, head, step) in &rings {
+                let mut k = head + n * t.len() as u64;
+                let (mut slot, mut lap) = (k % size, k / size);
+                for &(lo_t, hi_t, data) in t {
                     let got: &[u8] = match view {
-                        Some(v) => &v[slot..slot + 16],
+                        Some(v) => &v[(slot * 16) as usize..(slot * 16 + 16) as usize],
                         None => {
-                            if self.mem.read(ring + slot as u64, &mut desc).is_err() {
+                            if self.mem.read(ring + slot * 16, &mut desc).is_err() {
                                 return n;
                             }
                             &desc
                         }
                     };
-                    let mut want = *a;
-                    if a[0] & packet::META_BIT == 0 {
-                        let addr = ((a[3] as u64) << 32 | a[2] as u64).wrapping_add(n * step);
-                        want[2] = addr as u32;
-                        want[3] = (addr >> 32) as u32;
-                        want = packet::with_phase(want, packet::phase(k, cfg.ring_size, cfg.initial_phase));
-                    }
-                    if cce_format::descriptor::words_to_bytes(want) != got {
+                    let mut lo = [0u8; 8];
+                    let mut hi = [0u8; 8];
+                    lo.copy_from_slice(&got[..8]);
+                    hi.copy_from_slice(&got[8..]);
+                    let (lo, hi) = (u64::from_le_bytes(lo), u64::from_le_bytes(hi));
+                    let ok = if data {
+                        let phase = (cfg.initial_phase as u64 + lap) & 3;
+                        lo & !phase_mask == lo_t
+                            && (lo & phase_mask) >> 24 == phase
+                            && hi == hi_t.wrapping_add(n * step)
+                    } else {
+                        lo == lo_t && hi == hi_t
+                    };
+                    if !ok {
                         return n;
                     }
+                    k += 1;
+                    slot += 1;
+                    if slot == size {
+                        slot = 0;
+                        lap += 1;
+                    }
                 }
+                let _ = k;
             }
         }
         limit

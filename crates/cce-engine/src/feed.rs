@@ -120,13 +120,18 @@ pub fn feed_all<M: Memory>(
             .enumerate()
             {
                 let free = size.saturating_sub(fed.saturating_sub(done));
-                let n = free.min(end.saturating_sub(*fed));
-                for k in *fed..*fed + n {
-                    let Some(d) = bytes.get((k * 16) as usize..(k * 16 + 16) as usize) else { break };
+                let have = (bytes.len() / 16) as u64;
+                let n = free.min(end.min(have).saturating_sub(*fed));
+                // One write per stretch of slots that does not wrap.
+                let mut k = *fed;
+                while k < *fed + n {
+                    let run = (*fed + n - k).min(size - k % size);
+                    let d = &bytes[(k * 16) as usize..((k + run) * 16) as usize];
                     engine
                         .memory_mut()
                         .write(ring + (k % size) * 16, d)
                         .map_err(|error| EngineError::RingMemory { queue: f.queue, error })?;
+                    k += run;
                 }
                 *fed += n;
                 counts[i] = n;

@@ -832,6 +832,11 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
     if use_const && forced_out != out_dt {
         return Err(malformed("tx", first_data, "MIN/MAX meta-control out dtype disagrees with the S2M"));
     }
+    if replication < rx_used && rx_used > 1 && end == tx.len() {
+        // The combo's replication descriptors are not (all) there yet: the packet continues
+        // past the descriptors given.
+        return Err(PacketError::NoLast(end));
+    }
     if (rx_used > 1 || replication > 0) && (rx_used != replication || rep_count != Some(rx_used as u32)) {
         return Err(malformed("tx", end - 1, "replication descriptors do not match the destinations"));
     }

@@ -212,3 +212,31 @@ mod ringfile {
         }
     }
 }
+
+/// A packet cut anywhere before its end reads as "the ring ends before the packet" (NoLast /
+/// NoRx), never as a malformed packet: the engine waits for more descriptors then.
+#[test]
+fn a_cut_off_packet_is_never_malformed() {
+    let mut p = Packet::copy(0x1000, 0x9000, 64);
+    p.op = PacketOp::Cce(SdmaCceType::Add);
+    p.in_dt = SdmaDtype::Bf16;
+    p.accum_dt = SdmaDtype::Fp32;
+    p.out_dt = SdmaDtype::Bf16;
+    p.elems = 32;
+    p.sources.push(Source { addr: 0x2000, fma: None, meta_aux: 0 });
+    p.dests = vec![0x9000, 0xA000, 0xB000];
+    p.seed = Some(3);
+    let (mut tx, mut rx) = (Vec::new(), Vec::new());
+    p.emit(&mut tx, &mut rx);
+    for t in 0..tx.len() {
+        for r in 0..=rx.len() {
+            let e = packet::parse_packet(&tx[..t], &rx[..r]).unwrap_err();
+            assert!(matches!(e, packet::PacketError::NoLast(_) | packet::PacketError::NoRx(_)), "tx {t} rx {r}: {e}");
+        }
+    }
+    for r in 0..rx.len() {
+        let e = packet::parse_packet(&tx, &rx[..r]).unwrap_err();
+        assert!(matches!(e, packet::PacketError::NoRx(_)), "rx {r}: {e}");
+    }
+    assert_eq!(packet::parse_packet(&tx, &rx).unwrap().packet, p);
+}

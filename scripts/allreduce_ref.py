@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Independent sequential reference for a bf16 (or fp16 / fp32) ADD all-reduce.
+
+Follows the reduction order documented in crates/cce-collectives/src/allreduce.rs, with numpy
++ ml_dtypes: every step accumulates its sources in order in fp32 and rounds once to the buffer
+dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
+  ring, ring-2r2w: acc = IN_c; then for k = 1..R-1: acc = round(f32(acc) + f32(IN_{c+k}))
+  kangaring:       acc = round(IN_c + IN_{c+1} + IN_{c+2}); then two more inputs per step;
+                   with R even the last step adds one (R = 2: one step of two)
+  mesh:            round(IN_0 + IN_1 + ... + IN_{R-1}) in fp32, in rank order
+Compares every DIR_OUT/rank{r}.bin with the result; exit 0 when all match.
+Usage: allreduce_ref.py ALGO RANKS DTYPE DIR_IN DIR_OUT
+"""
+import sys
+
+try:
+    import ml_dtypes
+    import numpy as np
+except ImportError:  # pragma: no cover
+    sys.exit("allreduce_ref.py needs numpy and ml_dtypes: pip install numpy ml_dtypes")
+
+DT = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32}
+
+
+def main() -> int:
+    algo, r, dt, din, dout = sys.argv[1], int(sys.argv[2]), DT[sys.argv[3]], sys.argv[4], sys.argv[5]
+    ins = [np.fromfile(f"{din}/rank{q}.bin", dtype=dt) for q in range(r)]
+    n = len(ins[0])
+    out = np.zeros(n, dtype=dt)
+    f32 = lambda a: a.astype(np.float32)
+    for c in range(r):
+        a, b = c * n // r, (c + 1) * n // r
+        chunk = [x[a:b] for x in ins]
+        if algo in ("ring", "ring-2r2w"):
+            acc = chunk[c]
+            for k in range(1, r):
+                acc = (f32(acc) + f32(chunk[(c + k) % r])).astype(dt)
+        elif algo == "kangaring":
+            if r == 2:
+                acc = (f32(chunk[c]) + f32(chunk[(c + 1) % r])).astype(dt)
+            else:
+                acc = (f32(chunk[c]) + f32(chunk[(c + 1) % r]) + f32(chunk[(c + 2) % r])).astype(dt)
+                k = 3
+                while k + 1 < r:
+                    acc = (f32(acc) + f32(chunk[(c + k) % r]) + f32(chunk[(c + k + 1) % r])).astype(dt)
+                    k += 2
+                if k < r:
+                    acc = (f32(acc) + f32(chunk[(c + k) % r])).astype(dt)
+        elif algo == "mesh":
+            s = f32(chunk[0])
+            for q in range(1, r):
+                s = s + f32(chunk[q])
+            acc = s.astype(dt)
+        else:
+            sys.exit(f"unknown algo {algo}")
+        out[a:b] = acc
+    want = out.tobytes()
+    for q in range(r):
+        got = open(f"{dout}/rank{q}.bin", "rb").read()
+        if got != want:
+            g = np.frombuffer(got, dtype=dt)
+            bad = np.nonzero(g.view(np.uint8 if g.itemsize == 1 else f"u{g.itemsize}") != out.view(np.uint8 if g.itemsize == 1 else f"u{g.itemsize}"))[0]
+            print(f"rank {q}: {len(bad)} of {n} elements differ; first at {bad[0]}: got {g[bad[0]]!r}, expected {out[bad[0]]!r}")
+            return 1
+    print(f"ok: {algo}, {r} ranks, {n} elements, every rank equals the sequential reference")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
