@@ -551,7 +551,7 @@ struct RankProgram {
     marks: Vec<(u64, u64, u64)>,
 }
 
-fn build(cfg: &Config, rank: usize, steps: &[Step], size: u64) -> Result<RankProgram, CollectiveError> {
+fn build(cfg: &Config, rank: usize, steps: &[Step]) -> Result<RankProgram, CollectiveError> {
     let mut programs: Vec<(usize, Program)> = Vec::new();
     let (kop, in_dt) = match cfg.op {
         RedOp::Add => (KbinOp::Add, cfg.dtype),
@@ -612,7 +612,6 @@ fn build(cfg: &Config, rank: usize, steps: &[Step], size: u64) -> Result<RankPro
         }
         marks.push((tx, rx, packets));
     }
-    let _ = size;
     Ok(RankProgram { rings: b.finish(), marks })
 }
 
@@ -637,7 +636,7 @@ pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError>
             )));
         }
     }
-    let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st, size)).collect::<Result<Vec<_>, _>>()?;
+    let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     // Memory: every buffer its own region.
     let mem = SharedMemory::new(cfg.budget.saturating_add(1 << 30));
     for q in 0..cfg.ranks {

@@ -442,7 +442,7 @@ impl<M: Memory> Engine<M> {
         let mut desc = [0u8; 16];
         for n in 1..limit {
             for (ring, view, t, head, step) in &rings {
-                let mut k = head + n * t.len() as u64;
+                let k = head + n * t.len() as u64;
                 let (mut slot, mut lap) = (k % size, k / size);
                 for &(lo_t, hi_t, data) in t {
                     let got: &[u8] = match view {
@@ -470,14 +470,12 @@ impl<M: Memory> Engine<M> {
                     if !ok {
                         return n;
                     }
-                    k += 1;
                     slot += 1;
                     if slot == size {
                         slot = 0;
                         lap += 1;
                     }
                 }
-                let _ = k;
             }
         }
         limit

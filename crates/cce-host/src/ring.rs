@@ -55,9 +55,6 @@ impl Program {
         for d in &mut p.dests {
             *d += dst_step;
         }
-        if let Some(c) = &mut p.clamp {
-            let _ = c; // the constant does not change per packet
-        }
         let last = k + 1 == self.packets;
         if p.op == PacketOp::Copy {
             // v2: DMB on the final chunk; v3+: strong-ordered writes (set on the template).
