@@ -67,22 +67,27 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                         "reduce (build + execute, 4 x 64 MiB bf16 -> fp32 -> bf16)\nmemcpy (1 thread): {:.2} GB/s",
                         r.memcpy_gbps
                     );
-                    println!("{:<18} {:>7} {:>9} {:>7} {:>8}", "job", "threads", "GB/s", "ratio", "decode");
+                    println!(
+                        "{:<18} {:>7} {:>9} {:>7} {:>8} {:>8}",
+                        "job", "threads", "GB/s", "ratio", "decode", "build"
+                    );
                     for x in &r.results {
                         println!(
-                            "{:<18} {:>7} {:>9.2} {:>7.2} {:>7.1}%",
+                            "{:<18} {:>7} {:>9.2} {:>7.2} {:>7.1}% {:>7.1}%",
                             x.name,
                             x.threads,
                             x.gbps,
                             x.ratio,
-                            100.0 * x.decode_fraction
+                            100.0 * x.decode_fraction,
+                            100.0 * x.build_fraction
                         );
                     }
                 }
                 json!({
                     "memcpy_gbps": r.memcpy_gbps,
                     "results": r.results.iter().map(|x| json!({
-                        "name": x.name, "threads": x.threads, "gbps": x.gbps, "ratio": x.ratio, "decode_fraction": x.decode_fraction,
+                        "name": x.name, "threads": x.threads, "gbps": x.gbps, "ratio": x.ratio,
+                        "decode_fraction": x.decode_fraction, "build_fraction": x.build_fraction,
                     })).collect::<Vec<_>>(),
                     "decode_fraction": r.results.first().map_or(0.0, |x| x.decode_fraction),
                 })

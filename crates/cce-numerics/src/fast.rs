@@ -9,7 +9,9 @@
 //! which is correctly rounded everywhere), so every level gives the same bits as the generic
 //! path.
 
-use crate::float::{canon_f32, narrow_bf16_rne, narrow_bf16_sr, narrow_f32, narrow_f32_rne_small, widen_to_f32};
+use crate::float::{
+    Fp8Enc, canon_f32, narrow_bf16_rne, narrow_bf16_sr, narrow_f32, narrow_f32_rne_small, widen_to_f32,
+};
 use crate::rng::{fmix32, run_key};
 use crate::simd::Caps;
 use crate::types::FloatFormat;
@@ -112,6 +114,10 @@ trait Enc {
     /// The 64-bit SR key, if stochastic.
     fn key(&self) -> Option<u64>;
     fn enc(&self, x: u32, lo: u32, rk: u32) -> u32;
+    /// For RNE into a one-byte format: the constants of [`Caps::fp8_encode`].
+    fn fp8_enc(&self) -> Option<Fp8Enc> {
+        None
+    }
 }
 
 struct EncBf16Rne {
@@ -170,6 +176,12 @@ impl<const W: usize, const SR: bool> Enc for EncFmt<W, SR> {
         } else {
             narrow_f32::<false>(x, 0, self.fmt, self.sat, self.keep)
         }
+    }
+    #[inline(always)]
+    fn fp8_enc(&self) -> Option<Fp8Enc> {
+        // Exactly the formats whose portable `enc` is `narrow_f32_rne_small` and one byte wide.
+        (!SR && W == 1 && self.fmt.ebits < 8 && self.fmt.ebits + self.fmt.mbits == 7)
+            .then(|| Fp8Enc::new(self.fmt, self.sat, self.keep))
     }
 }
 
@@ -286,6 +298,18 @@ fn enc_from<E: Enc>(e: &E, acc: &[f32], out: &mut [u8], base: usize, first: u64)
     }
 }
 
+/// A full tile into a one-byte format through the level's explicit-SIMD RNE encoder, if any.
+#[inline(always)]
+fn fp8_full_enc<C: Caps>(p: Option<&Fp8Enc>, acc: &[f32], out: &mut [u8], base: usize) -> bool {
+    let Some(p) = p else { return false };
+    let (Ok(acc), Some(Ok(out))) =
+        (<&[f32; TILE]>::try_from(acc), out.get_mut(base..base + TILE).map(<&mut [u8; TILE]>::try_from))
+    else {
+        return false;
+    };
+    C::fp8_encode(p, acc, out)
+}
+
 /// Encodes elements whose indices `f..f + acc.len()` share their high half.
 #[inline(always)]
 fn enc_part<E: Enc>(e: &E, acc: &[f32], out: &mut [u8], f: u64) {
@@ -312,6 +336,7 @@ fn tile<C: Caps, D: Dec, E: Enc>(
     op: FastOp<'_>,
     d: &D,
     e: &E,
+    fp8: Option<&Fp8Enc>,
     srcs: &[&[u8]],
     out: &mut [u8],
     base: usize,
@@ -365,7 +390,9 @@ fn tile<C: Caps, D: Dec, E: Enc>(
         #[cfg(not(feature = "std"))]
         FastOp::Never(_) => {}
     }
-    enc_from(e, acc, out, base, first);
+    if !fp8_full_enc::<C>(fp8, acc, out, base) {
+        enc_from(e, acc, out, base, first);
+    }
 }
 
 /// MIN / MAX on fp32 with the model's rules: NaN propagates, −0 < +0.
@@ -409,14 +436,16 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]],
     let Some((out0, rest)) = outs.split_first_mut() else { return };
     let n = srcs[0].len() / D::W;
     let mut acc = [0f32; TILE];
+    let fp8 = e.fp8_enc();
+    let fp8 = fp8.as_ref();
     let full = n / TILE * TILE;
     let mut base = 0;
     while base < full {
-        tile::<C, D, E>(op, d, e, srcs, out0, base, &mut acc, first);
+        tile::<C, D, E>(op, d, e, fp8, srcs, out0, base, &mut acc, first);
         base += TILE;
     }
     if full < n {
-        tile::<C, D, E>(op, d, e, srcs, out0, full, &mut acc[..n - full], first);
+        tile::<C, D, E>(op, d, e, fp8, srcs, out0, full, &mut acc[..n - full], first);
     }
     for o in rest {
         o.copy_from_slice(out0);

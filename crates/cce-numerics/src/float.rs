@@ -239,6 +239,45 @@ pub(crate) fn narrow_f32_rne_small(x: u32, fmt: FloatFormat, saturate: bool, kee
     if a > 0x7f80_0000 { fmt.nan() | nan_sign } else { mag | sign }
 }
 
+/// The lane constants of [`narrow_f32_rne_small`] for a one-byte format, for the explicit-SIMD
+/// encoder ([`crate::simd::Caps::fp8_encode`]), which runs the same steps on 16 lanes at a time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fp8Enc {
+    /// Dropped mantissa bits of a normal result (`23 - mbits`).
+    pub(crate) s0: u32,
+    /// The exponent rebias `(127 - bias) << 23`.
+    pub(crate) rebias: u32,
+    /// Half an ulp minus one: `(1 << (s0 - 1)) - 1`.
+    pub(crate) half_m1: u32,
+    /// The f32 bits of the power of two whose ulp is the subnormal quantum.
+    pub(crate) magic: u32,
+    /// The largest finite encoding.
+    pub(crate) max_finite: u32,
+    /// What an overflow or an infinity becomes (without sign).
+    pub(crate) over: u32,
+    /// The canonical NaN (without sign).
+    pub(crate) nan: u32,
+    /// `0x80` when a NaN keeps its sign, else 0.
+    pub(crate) nan_sign_mask: u32,
+}
+
+impl Fp8Enc {
+    /// The constants for `fmt` (one byte wide, `ebits < 8`).
+    pub(crate) fn new(fmt: FloatFormat, saturate: bool, keep_sign: bool) -> Fp8Enc {
+        let s0 = 23 - fmt.mbits;
+        Fp8Enc {
+            s0,
+            rebias: ((127 - fmt.bias) as u32) << 23,
+            half_m1: (1 << (s0 - 1)) - 1,
+            magic: ((127 - fmt.bias) as u32 + s0 + 1) << 23,
+            max_finite: fmt.max_finite(),
+            over: if saturate { fmt.max_finite() } else { fmt.overflow() },
+            nan: fmt.nan(),
+            nan_sign_mask: if keep_sign { 0x80 } else { 0 },
+        }
+    }
+}
+
 /// f32 → f32: NaN → the canonical quiet NaN (sign kept when `keep_sign`), ±inf → ±max when
 /// saturating; everything else unchanged.
 #[inline(always)]

@@ -9,6 +9,8 @@
 //! (tested). Everywhere else the portable copy runs.
 #![allow(unsafe_code)]
 
+use crate::float::Fp8Enc;
+
 /// A block of work whose body is compiled per CPU feature level.
 pub(crate) trait Kernel {
     /// The body, given the explicit-SIMD helpers `C` of the level it runs at.
@@ -22,6 +24,9 @@ pub(crate) trait Caps {
     /// Decodes 64 one-byte float elements through `table` (bf16 bits of every magnitude
     /// 0..=127, sign from bit 7) into `acc`, or adds them to `acc` when `add`.
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool;
+    /// Encodes 64 f32 values into a one-byte float format with RNE, exactly as
+    /// [`crate::float::narrow_f32_rne_small`] with the format behind `p`.
+    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool;
 }
 
 /// No helpers: the portable and AVX2 levels.
@@ -30,6 +35,10 @@ struct NoCaps;
 impl Caps for NoCaps {
     #[inline(always)]
     fn fp8_tile(_: &[u16; 128], _: &[u8; 64], _: &mut [f32; 64], _: bool) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn fp8_encode(_: &Fp8Enc, _: &[f32; 64], _: &mut [u8; 64]) -> bool {
         false
     }
 }
@@ -50,6 +59,65 @@ impl Caps for Avx512Caps {
         // fixed-size references.
         unsafe { fp8_tile_avx512(table, src, acc, add) };
         true
+    }
+    #[inline(always)]
+    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
+        // SAFETY: as for `fp8_tile`: only reachable from `run_avx512`, after
+        // `is_x86_feature_detected!` confirmed avx512f and avx512bw (the features
+        // `fp8_encode_avx512` needs). It reads and writes only through the given fixed-size
+        // references.
+        unsafe { fp8_encode_avx512(p, acc, out) };
+        true
+    }
+}
+
+/// The AVX-512 f32 → one-byte float RNE encoder: the steps of `narrow_f32_rne_small` on 16
+/// lanes at a time (integer rounding for normal results, one IEEE fp32 addition of a power of
+/// two for subnormal ones, then the overflow and NaN selects), each lane narrowed to its low
+/// byte (`vpmovdb`), as the portable loop stores the low byte of the encoding.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[allow(
+    clippy::incompatible_msrv,
+    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
+)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn fp8_encode_avx512(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) {
+    use core::arch::x86_64::*;
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let abs_mask = splat(0x7fff_ffff);
+    let s0 = _mm_cvtsi32_si128(p.s0 as i32);
+    let one = splat(1);
+    let rebias = splat(p.rebias);
+    let half_m1 = splat(p.half_m1);
+    let magic = splat(p.magic);
+    let magic_f = _mm512_castsi512_ps(magic);
+    let small_lim = splat(p.rebias + (1 << 23));
+    let max_finite = splat(p.max_finite);
+    let inf = splat(0x7f80_0000);
+    let over = splat(p.over);
+    let nan = splat(p.nan);
+    let sign_mask = splat(0x80);
+    let nan_sign_mask = splat(p.nan_sign_mask);
+    for q in 0..4 {
+        // SAFETY: `acc` holds 64 f32s and `16 * q + 16 <= 64`; unaligned load.
+        let x = _mm512_castps_si512(unsafe { _mm512_loadu_ps(acc.as_ptr().add(16 * q)) });
+        let a = _mm512_and_si512(x, abs_mask);
+        let sign = _mm512_and_si512(_mm512_srli_epi32::<24>(x), sign_mask);
+        let lsb = _mm512_and_si512(_mm512_srl_epi32(a, s0), one);
+        let norm = _mm512_srl_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, rebias), _mm512_add_epi32(half_m1, lsb)), s0);
+        let sum = _mm512_add_ps(_mm512_castsi512_ps(a), magic_f);
+        let sub = _mm512_sub_epi32(_mm512_castps_si512(sum), magic);
+        let is_small = _mm512_cmplt_epu32_mask(a, small_lim);
+        let enc = _mm512_mask_blend_epi32(is_small, norm, sub);
+        let is_over = _mm512_cmpgt_epu32_mask(enc, max_finite) | _mm512_cmpge_epu32_mask(a, inf);
+        let mag = _mm512_mask_blend_epi32(is_over, enc, over);
+        let is_nan = _mm512_cmpgt_epu32_mask(a, inf);
+        let nan_v = _mm512_or_si512(nan, _mm512_and_si512(sign, nan_sign_mask));
+        let r = _mm512_mask_blend_epi32(is_nan, _mm512_or_si512(mag, sign), nan_v);
+        let bytes = _mm512_cvtepi32_epi8(r);
+        // SAFETY: `out` holds 64 bytes and `16 * q + 16 <= 64`; unaligned store.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().add(16 * q).cast(), bytes) };
     }
 }
 
