@@ -1,0 +1,336 @@
+//! The bad-input matrix: one row per refusal across the commands. Every row asserts exit 2,
+//! one line on stderr containing the expected message, nothing on stdout, and that no output
+//! file was created or changed.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{cce, tmp};
+
+struct Files {
+    a: PathBuf,
+    b: PathBuf,
+    odd: PathBuf,
+    ring: PathBuf,
+    out: PathBuf,
+    dir: PathBuf,
+    sparse: PathBuf,
+}
+
+fn files() -> Files {
+    let a = tmp("m-a.bin");
+    let b = tmp("m-b.bin");
+    let odd = tmp("m-odd.bin");
+    let ring = tmp("m.ring");
+    let out = tmp("m-out.bin");
+    let dir = tmp("m-dir");
+    let sparse = tmp("m-sparse.bin");
+    std::fs::write(&a, [0u8; 64]).unwrap();
+    std::fs::write(&b, [0u8; 32]).unwrap();
+    std::fs::write(&odd, [0u8; 7]).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file that claims 64 GiB (sparse): refused by size before anything is read.
+    let f = std::fs::File::create(&sparse).unwrap();
+    f.set_len(64 << 30).unwrap();
+    let o = cce(&[
+        "build",
+        "--arch",
+        "3",
+        "--op",
+        "add",
+        "--in",
+        "fp32",
+        "--accum",
+        "fp32",
+        "--out-dtype",
+        "fp32",
+        "--elems",
+        "8",
+        "--src",
+        "0x1000",
+        "--dst",
+        "0x2000",
+        "-o",
+        ring.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let _ = std::fs::remove_file(&out);
+    Files { a, b, odd, ring, out, dir, sparse }
+}
+
+fn ring_variant(name: &str, f: impl Fn(&mut Vec<u8>)) -> String {
+    let base = std::fs::read(tmp("m.ring")).unwrap();
+    let mut b = base.clone();
+    f(&mut b);
+    let p = tmp(name);
+    std::fs::write(&p, b).unwrap();
+    p.display().to_string()
+}
+
+/// (arguments, expected message fragment).
+fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
+    let s = |p: &PathBuf| p.display().to_string();
+    let (a, b, odd, ring, out, dir, sparse) =
+        (s(&f.a), s(&f.b), s(&f.odd), s(&f.ring), s(&f.out), s(&f.dir), s(&f.sparse));
+    let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let build = |extra: &[&str]| {
+        let mut x = v(&[
+            "build",
+            "--arch",
+            "3",
+            "--in",
+            "bf16",
+            "--accum",
+            "fp32",
+            "--out-dtype",
+            "bf16",
+            "--elems",
+            "64",
+            "--src",
+            "0x1000",
+            "--dst",
+            "0x9000",
+            "-o",
+            &out,
+        ]);
+        x.extend(v(extra));
+        x
+    };
+    let reduce = |extra: &[&str]| {
+        let mut x = v(&["reduce", "--in", "fp32", "--accum", "fp32", "--out", "fp32", "--dst", &out]);
+        x.extend(v(extra));
+        x
+    };
+    let truncated = ring_variant("m-trunc.ring", |b| b.truncate(b.len() - 5));
+    let magic = ring_variant("m-magic.ring", |b| b[0] = b'X');
+    let version = ring_variant("m-version.ring", |b| b[8] = 9);
+    let not16 = ring_variant("m-not16.ring", |b| {
+        let n = b.len();
+        b.insert(n - 8, 0);
+    });
+    let size = ring_variant("m-size.ring", |b| b[36..40].copy_from_slice(&40u32.to_le_bytes()));
+    let checksum = ring_variant("m-sum.ring", |b| {
+        let n = b.len();
+        b[n - 20] ^= 1;
+    });
+    let queues = ring_variant("m-queues.ring", |b| b[20..24].copy_from_slice(&17u32.to_le_bytes()));
+    let load_a = format!("0x1000={a}");
+    let load_a2 = format!("0x1010={a}");
+    let dump_big = format!("0x9000:0x4000000000={out}");
+    vec![
+        // The study's asserts, through the dispatcher.
+        (build(&["--op", "copy"]), "Unsupported CCE Op! 0"),
+        (build(&["--op", "transpose"]), "Unsupported CCE Op! 5"),
+        (build(&["--op", "fma", "--no-cce-info"]), "vring.c:0x3B8"),
+        (
+            v(&[
+                "build",
+                "--arch",
+                "2",
+                "--op",
+                "add",
+                "--in",
+                "bf16",
+                "--accum",
+                "fp32",
+                "--out-dtype",
+                "bf16",
+                "--elems",
+                "64",
+                "--src",
+                "0x1000",
+                "--dst",
+                "0x9000",
+                "0xA000",
+                "-o",
+                &out,
+            ]),
+            "CCE replication not supported for v1/v2 archs",
+        ),
+        (build(&["--op", "max", "--const", "1", "--const-dtype", "fp32"]), "Unsupported data type for min/max op fp32"),
+        (build(&["--op", "add", "--prio", "5"]), "priority class 5"),
+        (
+            v(&[
+                "build",
+                "--arch",
+                "7",
+                "--op",
+                "add",
+                "--in",
+                "bf16",
+                "--accum",
+                "fp32",
+                "--out-dtype",
+                "bf16",
+                "--elems",
+                "64",
+                "--src",
+                "0x1000",
+                "--dst",
+                "0x9000",
+                "-o",
+                &out,
+            ]),
+            "unsupported arch 7",
+        ),
+        (
+            v(&[
+                "build",
+                "--arch",
+                "3",
+                "--op",
+                "add",
+                "--in",
+                "fp32r",
+                "--accum",
+                "fp32",
+                "--out-dtype",
+                "fp32",
+                "--elems",
+                "8",
+                "--src",
+                "0",
+                "--dst",
+                "0x100",
+            ]),
+            "fp32r",
+        ),
+        (build(&["--op", "add", "--cap", "16"]), "below the 32-byte packet granule"),
+        (
+            v(&[
+                "build",
+                "--arch",
+                "3",
+                "--op",
+                "add",
+                "--in",
+                "bf16",
+                "--accum",
+                "fp32",
+                "--out-dtype",
+                "bf16",
+                "--elems",
+                "0x1000000000000",
+                "--src",
+                "0x1000",
+                "--dst",
+                "0x9000",
+                "-o",
+                &out,
+            ]),
+            "descriptors exceed",
+        ),
+        (build(&["--op", "add", "--dst", "0xFFFFFFFFFFFFFFF0"]), "overflows 64 bits"),
+        (build(&["--op", "add", "--ring-size", "40"]), "ring size 40"),
+        (build(&["--op", "min", "--const", "300", "--const-dtype", "i8"]), "not a i8 value"),
+        (build(&["--op", "add", "--scale", "2"]), "fma only"),
+        // Out-of-range fields and malformed values.
+        (v(&["encode", "fma-meta-ctrl", "--sub", "8"]), "0..=7"),
+        (v(&["encode", "fma-meta-ctrl", "--in-dt", "16"]), "0..=15"),
+        (v(&["encode", "min-max-meta-ctrl", "--const-dt", "8"]), "0..=7"),
+        (v(&["encode", "fma-descriptor", "--a-sel", "4"]), "0..=3"),
+        (v(&["encode", "fma-descriptor", "--meta-idx", "256"]), "0..=255"),
+        (v(&["encode", "fma-descriptor", "--wb", "0x800000"]), "23 bits"),
+        (v(&["encode", "fma-descriptor", "--sema", "0x1000000"]), "24 bits"),
+        (v(&["encode", "fma-descriptor", "--a8", "8"]), "0..=7"),
+        (v(&["encode", "min-max-descriptor", "--length", "0x1000000"]), "24 bits"),
+        (v(&["encode", "min-max-descriptor", "--constant", "0x100000000"]), "32 bits"),
+        (v(&["encode", "replication-meta-ctrl", "--count", "65536"]), "16 bits"),
+        (v(&["encode", "add-meta-ctrl", "--last", "2"]), "0..=1"),
+        (v(&["encode", "fma-descriptor", "--scale", "one"]), "not a decimal float"),
+        (v(&["encode", "fma-meta-ctrl", "--sub", "0xG"]), "not a number"),
+        (v(&["encode", "no-such"]), "unknown encoder"),
+        (v(&["decode", "fma-descriptor", "00ff"]), "expected 32 hex digits"),
+        (v(&["decode", "fma-descriptor", "zz"]), "malformed hex"),
+        (v(&["decode", "cce-info", "00"]), "expected 280 hex digits"),
+        (v(&["packet-size", "--dtype", "fp32r", "--elems", "1", "--prio", "0"]), "fp32r"),
+        (v(&["packet-size", "--dtype", "bf16", "--elems", "1", "--prio", "9"]), "priority class 9"),
+        // Unknown dtype names.
+        (v(&["dtype-gate", "--in", "bfloat16", "--out", "fp32"]), "unknown dtype 'bfloat16'"),
+        (v(&["convert", "--from", "f64", "--to", "bf16", "--input", &a, "--output", &out]), "f64"),
+        (
+            v(&[
+                "reduce", "--op", "add", "--in", "float8", "--accum", "fp32", "--out", "fp32", "--src", &a, "--dst",
+                &out,
+            ]),
+            "unknown dtype",
+        ),
+        // Malformed ring dumps.
+        (v(&["disasm", &truncated]), "truncated"),
+        (v(&["disasm", &magic]), "bad magic"),
+        (v(&["disasm", &version]), "version 9"),
+        (v(&["disasm", &not16]), "trailing"),
+        (v(&["disasm", &size]), "ring size 40"),
+        (v(&["disasm", &checksum]), "checksum"),
+        (v(&["disasm", &queues]), "queue count"),
+        (v(&["run", &magic, "--dump", &format!("0x2000:32={out}")]), "bad magic"),
+        (v(&["disasm", &dir]), "m-dir"),
+        // Files: lengths, sizes, overlaps.
+        (reduce(&["--op", "add", "--src", &a, &b]), "differ in length"),
+        (reduce(&["--op", "add", "--src", &odd]), "not a positive multiple"),
+        (reduce(&["--op", "add", "--src", &a, "--dst", &a]), "may not also be a source"),
+        (reduce(&["--op", "add", "--src", &sparse, &sparse]), "exceed the budget"),
+        (v(&["convert", "--from", "u8", "--to", "u64", "--input", &sparse, "--output", &out]), "budget"),
+        (
+            v(&["convert", "--from", "fp32", "--to", "bf16", "--input", &odd, "--output", &out]),
+            "not a multiple of the fp32 element size",
+        ),
+        (v(&["run", &ring, "--load", &load_a, &load_a2]), "overlaps"),
+        (v(&["run", &ring, "--dump", &dump_big]), "budget"),
+        (v(&["run", &ring, "--load", "0x1000"]), "expected ADDR=FILE"),
+        (
+            v(&[
+                "allreduce",
+                "--ranks",
+                "8",
+                "--algo",
+                "ring",
+                "--op",
+                "add",
+                "--dtype",
+                "bf16",
+                "--elems",
+                "0x100000000000",
+            ]),
+            "budget",
+        ),
+        (
+            v(&["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--input-dir", &dir]),
+            "rank0.bin",
+        ),
+        (
+            v(&["allreduce", "--ranks", "65", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "8"]),
+            "between 2 and 64",
+        ),
+    ]
+}
+
+#[test]
+fn every_bad_input_is_refused_cleanly() {
+    let f = files();
+    std::fs::write(tmp("m-sentinel"), b"keep").unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        [&f.a, &f.b, &f.odd, &f.ring].iter().map(|p| ((*p).clone(), std::fs::read(p).unwrap())).collect();
+    let mut failures = Vec::new();
+    for (args, want) in rows(&f) {
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = cce(&argv);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        let ok = o.status.code() == Some(2)
+            && o.stdout.is_empty()
+            && err.trim_end().lines().count() == 1
+            && err.contains(want);
+        if !ok {
+            failures.push(format!("{argv:?}: exit {:?}, stderr {err:?}, want {want:?}", o.status.code()));
+        }
+        if f.out.exists() {
+            failures.push(format!("{argv:?} created {}", f.out.display()));
+            let _ = std::fs::remove_file(&f.out);
+        }
+    }
+    for (p, bytes) in before {
+        assert_eq!(std::fs::read(&p).unwrap(), bytes, "{} changed", p.display());
+    }
+    assert!(failures.is_empty(), "{} rows failed:\n{}", failures.len(), failures.join("\n"));
+}
