@@ -180,8 +180,7 @@ impl<const W: usize, const SR: bool> Enc for EncFmt<W, SR> {
     #[inline(always)]
     fn fp8_enc(&self) -> Option<Fp8Enc> {
         // Exactly the formats whose portable `enc` is `narrow_f32_rne_small` and one byte wide.
-        (!SR && W == 1 && self.fmt.ebits < 8 && self.fmt.ebits + self.fmt.mbits == 7)
-            .then(|| Fp8Enc::new(self.fmt, self.sat, self.keep))
+        if SR || W != 1 { None } else { Fp8Enc::new(self.fmt, self.sat, self.keep) }
     }
 }
 
@@ -464,5 +463,11 @@ impl crate::simd::Kernel for FastAddJob<'_, '_, '_, '_> {
     #[inline(always)]
     fn run<C: Caps>(&mut self) {
         run::<C>(&self.plan, self.sources, self.outputs, self.first);
+    }
+
+    fn wants_vbmi(&self) -> bool {
+        // One-byte floats on either side: the VBMI decode tables and the fp8 encoder.
+        let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
+        one_byte(self.plan.in_fmt) || one_byte(self.plan.out_fmt)
     }
 }

@@ -251,8 +251,6 @@ pub(crate) struct Fp8Enc {
     pub(crate) half_m1: u32,
     /// The f32 bits of the power of two whose ulp is the subnormal quantum.
     pub(crate) magic: u32,
-    /// The largest finite encoding.
-    pub(crate) max_finite: u32,
     /// What an overflow or an infinity becomes (without sign).
     pub(crate) over: u32,
     /// The canonical NaN (without sign).
@@ -262,19 +260,24 @@ pub(crate) struct Fp8Enc {
 }
 
 impl Fp8Enc {
-    /// The constants for `fmt` (one byte wide, `ebits < 8`).
-    pub(crate) fn new(fmt: FloatFormat, saturate: bool, keep_sign: bool) -> Fp8Enc {
+    /// The constants for `fmt` (one byte wide, `ebits < 8`), or `None` if the overflow
+    /// encoding is not the largest finite one or the one just above it (true of every format
+    /// here; the SIMD encoder relies on it).
+    pub(crate) fn new(fmt: FloatFormat, saturate: bool, keep_sign: bool) -> Option<Fp8Enc> {
         let s0 = 23 - fmt.mbits;
-        Fp8Enc {
+        let over = if saturate { fmt.max_finite() } else { fmt.overflow() };
+        if fmt.ebits + fmt.mbits != 7 || fmt.ebits >= 8 || !(over == fmt.max_finite() || over == fmt.max_finite() + 1) {
+            return None;
+        }
+        Some(Fp8Enc {
             s0,
             rebias: ((127 - fmt.bias) as u32) << 23,
             half_m1: (1 << (s0 - 1)) - 1,
             magic: ((127 - fmt.bias) as u32 + s0 + 1) << 23,
-            max_finite: fmt.max_finite(),
-            over: if saturate { fmt.max_finite() } else { fmt.overflow() },
+            over,
             nan: fmt.nan(),
             nan_sign_mask: if keep_sign { 0x80 } else { 0 },
-        }
+        })
     }
 }
 

@@ -16,6 +16,12 @@ pub(crate) trait Kernel {
     /// The body, given the explicit-SIMD helpers `C` of the level it runs at.
     /// Implementations mark it `#[inline(always)]`.
     fn run<C: Caps>(&mut self);
+
+    /// Whether the job gains from the AVX-512 VBMI level (fp8 byte tables). Jobs without fp8
+    /// stay on the plain AVX-512 level, which measured ~25 % faster for bf16.
+    fn wants_vbmi(&self) -> bool {
+        false
+    }
 }
 
 /// Explicit-SIMD helpers available at a feature level. Each returns `false` when the level has
@@ -88,36 +94,146 @@ unsafe fn fp8_encode_avx512(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) {
     let abs_mask = splat(0x7fff_ffff);
     let s0 = _mm_cvtsi32_si128(p.s0 as i32);
     let one = splat(1);
-    let rebias = splat(p.rebias);
-    let half_m1 = splat(p.half_m1);
+    // `a - rebias + (half - 1)`, wrapping as in the scalar code.
+    let bias_c = splat(p.half_m1.wrapping_sub(p.rebias));
     let magic = splat(p.magic);
     let magic_f = _mm512_castsi512_ps(magic);
     let small_lim = splat(p.rebias + (1 << 23));
-    let max_finite = splat(p.max_finite);
     let inf = splat(0x7f80_0000);
     let over = splat(p.over);
     let nan = splat(p.nan);
-    let sign_mask = splat(0x80);
-    let nan_sign_mask = splat(p.nan_sign_mask);
+    let sign_bit = splat(0x80);
+    let keep = p.nan_sign_mask != 0;
     for q in 0..4 {
         // SAFETY: `acc` holds 64 f32s and `16 * q + 16 <= 64`; unaligned load.
         let x = _mm512_castps_si512(unsafe { _mm512_loadu_ps(acc.as_ptr().add(16 * q)) });
         let a = _mm512_and_si512(x, abs_mask);
-        let sign = _mm512_and_si512(_mm512_srli_epi32::<24>(x), sign_mask);
         let lsb = _mm512_and_si512(_mm512_srl_epi32(a, s0), one);
-        let norm = _mm512_srl_epi32(_mm512_add_epi32(_mm512_sub_epi32(a, rebias), _mm512_add_epi32(half_m1, lsb)), s0);
+        let norm = _mm512_srl_epi32(_mm512_add_epi32(_mm512_add_epi32(a, bias_c), lsb), s0);
         let sum = _mm512_add_ps(_mm512_castsi512_ps(a), magic_f);
-        let sub = _mm512_sub_epi32(_mm512_castps_si512(sum), magic);
         let is_small = _mm512_cmplt_epu32_mask(a, small_lim);
-        let enc = _mm512_mask_blend_epi32(is_small, norm, sub);
-        let is_over = _mm512_cmpgt_epu32_mask(enc, max_finite) | _mm512_cmpge_epu32_mask(a, inf);
-        let mag = _mm512_mask_blend_epi32(is_over, enc, over);
+        let enc = _mm512_mask_sub_epi32(norm, is_small, _mm512_castps_si512(sum), magic);
+        // `over` is the largest finite encoding or the one above it (`Fp8Enc::new`), and a
+        // normal-path `enc` above the largest finite (which includes every infinity) is at
+        // least one above it: so the scalar overflow select is this minimum.
+        let mag = _mm512_min_epu32(enc, over);
         let is_nan = _mm512_cmpgt_epu32_mask(a, inf);
-        let nan_v = _mm512_or_si512(nan, _mm512_and_si512(sign, nan_sign_mask));
-        let r = _mm512_mask_blend_epi32(is_nan, _mm512_or_si512(mag, sign), nan_v);
+        // The sign bit of the f32 moved to bit 7 (`vpternlogd` 0xf8: A | (B & C)).
+        let sh = _mm512_srli_epi32::<24>(x);
+        let r = if keep {
+            _mm512_ternarylogic_epi32::<0xf8>(_mm512_mask_mov_epi32(mag, is_nan, nan), sh, sign_bit)
+        } else {
+            _mm512_mask_mov_epi32(_mm512_ternarylogic_epi32::<0xf8>(mag, sh, sign_bit), is_nan, nan)
+        };
         let bytes = _mm512_cvtepi32_epi8(r);
         // SAFETY: `out` holds 64 bytes and `16 * q + 16 <= 64`; unaligned store.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().add(16 * q).cast(), bytes) };
+    }
+}
+
+/// AVX-512 BW helpers plus the VBMI byte-table decoder. Private: only `run_avx512_vbmi` names
+/// this type, and it runs only after the CPU has been checked for every feature they use.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+struct Avx512VbmiCaps;
+
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+impl Caps for Avx512VbmiCaps {
+    #[inline(always)]
+    fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
+        // SAFETY: `Avx512VbmiCaps` is private to this module and used only as the type
+        // argument of `k.run::<Avx512VbmiCaps>()` inside `run_avx512_vbmi`, which `dispatch`
+        // calls only after `is_x86_feature_detected!` confirmed avx512f, avx512bw and
+        // avx512vbmi (the features `fp8_tile_vbmi` needs). The function reads and writes only
+        // through the given fixed-size references.
+        unsafe { fp8_tile_vbmi(table, src, acc, add) };
+        true
+    }
+    #[inline(always)]
+    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
+        // SAFETY: as for `fp8_tile` above: avx512f and avx512bw (what `fp8_encode_avx512`
+        // needs) were confirmed before `run_avx512_vbmi` ran; only the given fixed-size
+        // references are touched.
+        unsafe { fp8_encode_avx512(p, acc, out) };
+        true
+    }
+}
+
+/// How far ahead (bytes) of each source tile the VBMI decoder asks for the cache line.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+const PREFETCH: usize = 2048;
+
+/// Byte order fed to the VBMI decoder's lookups: position `16 l + 4 k + j` (128-bit lane `l`)
+/// takes element `16 k + 4 l + j`, so that after the in-lane byte → word → dword unpacks the
+/// `k`-th dword vector holds elements `16 k .. 16 k + 16` in order.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+const VBMI_ORDER: [u8; 64] = {
+    let mut idx = [0u8; 64];
+    let mut p = 0;
+    while p < 64 {
+        let (l, k, j) = (p / 16, (p / 4) % 4, p % 4);
+        idx[p] = (16 * k + 4 * l + j) as u8;
+        p += 1;
+    }
+    idx
+};
+
+/// The AVX-512 VBMI fp8 tile decoder: the 64 bytes are reordered (`vpermb`), the high and low
+/// bytes of the bf16 magnitude looked up in two 128-entry byte tables (`vpermi2b`, which
+/// ignores bit 7), the sign ORed into the high byte, the bytes interleaved into bf16 words and
+/// the words into f32 bits (bf16 in the high half), then stored or added with IEEE fp32
+/// addition — the same operation, in the same order, as the portable loop.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[allow(
+    clippy::incompatible_msrv,
+    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
+)]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+unsafe fn fp8_tile_vbmi(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) {
+    use core::arch::x86_64::*;
+    let tp = table.as_ptr();
+    // SAFETY (whole body): every pointer comes from a fixed-size array reference (or the
+    // 64-byte `VBMI_ORDER`) and every offset stays inside it (table: 4 × 32 u16; src: 64
+    // bytes; acc: 4 × 16 f32); the loads and stores are the unaligned forms.
+    let (t0, t1, t2, t3, order, bytes) = unsafe {
+        (
+            _mm512_loadu_si512(tp.cast()),
+            _mm512_loadu_si512(tp.add(32).cast()),
+            _mm512_loadu_si512(tp.add(64).cast()),
+            _mm512_loadu_si512(tp.add(96).cast()),
+            _mm512_loadu_si512(VBMI_ORDER.as_ptr().cast()),
+            _mm512_loadu_si512(src.as_ptr().cast()),
+        )
+    };
+    let low_bytes = |a: __m512i, b: __m512i| {
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b))
+    };
+    let high_bytes = |a: __m512i, b: __m512i| low_bytes(_mm512_srli_epi16::<8>(a), _mm512_srli_epi16::<8>(b));
+    let (lo0, lo1) = (low_bytes(t0, t1), low_bytes(t2, t3));
+    let (hi0, hi1) = (high_bytes(t0, t1), high_bytes(t2, t3));
+    // A hint only: prefetching never faults, and the address is not dereferenced here.
+    _mm_prefetch::<_MM_HINT_T0>(src.as_ptr().wrapping_add(PREFETCH).cast());
+    let b = _mm512_permutexvar_epi8(order, bytes);
+    let lo = _mm512_permutex2var_epi8(lo0, b, lo1);
+    let hi = _mm512_permutex2var_epi8(hi0, b, hi1);
+    // hi | (b & 0x80): `vpternlogd` 0xf8 is A | (B & C).
+    let hi = _mm512_ternarylogic_epi32::<0xf8>(hi, b, _mm512_set1_epi8(0x80u8 as i8));
+    let (w0, w1) = (_mm512_unpacklo_epi8(lo, hi), _mm512_unpackhi_epi8(lo, hi));
+    let z = _mm512_setzero_si512();
+    let parts = [
+        _mm512_unpacklo_epi16(z, w0),
+        _mm512_unpackhi_epi16(z, w0),
+        _mm512_unpacklo_epi16(z, w1),
+        _mm512_unpackhi_epi16(z, w1),
+    ];
+    for (k, v) in parts.into_iter().enumerate() {
+        let f = _mm512_castsi512_ps(v);
+        // SAFETY: see above; `16 * k + 16 <= 64`.
+        unsafe {
+            let p = acc.as_mut_ptr().add(16 * k);
+            let r = if add { _mm512_add_ps(_mm512_loadu_ps(p), f) } else { f };
+            _mm512_storeu_ps(p, r);
+        }
     }
 }
 
@@ -218,6 +334,12 @@ unsafe fn run_avx512<K: Kernel>(k: &mut K) {
     k.run::<Avx512Caps>();
 }
 
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")]
+unsafe fn run_avx512_vbmi<K: Kernel>(k: &mut K) {
+    k.run::<Avx512VbmiCaps>();
+}
+
 /// Runs `k` on the best path for this machine; `isa` caps the level (`Portable` pins the
 /// portable copy).
 pub(crate) fn dispatch<K: Kernel>(k: &mut K, cap: Isa) {
@@ -226,6 +348,14 @@ pub(crate) fn dispatch<K: Kernel>(k: &mut K, cap: Isa) {
         let isa = detected_isa();
         #[cfg(cce_avx512)]
         if isa == Isa::Avx512 && cap == Isa::Avx512 {
+            if k.wants_vbmi() && std::is_x86_feature_detected!("avx512vbmi") {
+                // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
+                // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and
+                // avx512vl, and avx512vbmi was confirmed just above: every feature
+                // `run_avx512_vbmi` is compiled for; it has no other safety requirement.
+                unsafe { run_avx512_vbmi(k) };
+                return;
+            }
             // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
             // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl
             // on this CPU — every feature `run_avx512` is compiled for; it has no other
