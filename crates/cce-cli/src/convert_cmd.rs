@@ -20,11 +20,9 @@ fn dtype(name: &str) -> Result<NumType, CliError> {
 
 pub(crate) fn convert(a: &ConvertArgs) -> Result<(), CliError> {
     let (from, to) = (dtype(&a.from)?, dtype(&a.to)?);
-    let rounding = match a.rounding.as_str() {
-        "rne" if a.seed.is_none() => Rounding::Rne,
-        "rne" => return Err(CliError::Input("--seed is for --rounding sr".into())),
-        "sr" => Rounding::Stochastic { seed: a.seed.unwrap_or(0), stream: 0 },
-        other => return Err(CliError::Input(format!("--rounding '{other}': expected rne or sr"))),
+    let rounding = match crate::values::rounding_seed(&a.rounding, a.seed).map_err(CliError::Input)? {
+        None => Rounding::Rne,
+        Some(seed) => Rounding::Stochastic { seed, stream: 0 },
     };
     if a.threads == 0 {
         return Err(CliError::Input("--threads must be at least 1".into()));

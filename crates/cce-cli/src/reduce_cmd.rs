@@ -35,11 +35,9 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         "max" => KbinOp::Max,
         other => return Err(CliError::Input(format!("--op '{other}': expected add, fma, min or max"))),
     };
-    let rounding = match a.rounding.as_str() {
-        "rne" if a.seed.is_none() => Rounding::Rne,
-        "rne" => return Err(CliError::Input("--seed is for --rounding sr".into())),
-        "sr" => Rounding::Stochastic { seed: a.seed.unwrap_or(0) as u32 },
-        other => return Err(CliError::Input(format!("--rounding '{other}': expected rne or sr"))),
+    let rounding = match values::rounding_seed(&a.rounding, a.seed).map_err(CliError::Input)? {
+        None => Rounding::Rne,
+        Some(seed) => Rounding::Stochastic { seed: seed as u32 },
     };
     if !a.scale.is_empty() && op != KbinOp::Fma {
         return Err(CliError::Input("--scale is for --op fma only".into()));

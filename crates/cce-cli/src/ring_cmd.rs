@@ -64,11 +64,9 @@ fn request(a: &BuildArgs, out_dt: SdmaDtype) -> Result<ReduceRequest, CliError> 
     if let Some(cap) = a.cap {
         req.caps = PrioCaps::default().with_cap(prio, cap as u32);
     }
-    req.rounding = match a.rounding.as_str() {
-        "rne" if a.seed.is_none() => Rounding::Rne,
-        "rne" => return Err(input("--seed is for --rounding sr")),
-        "sr" => Rounding::Stochastic { seed: a.seed.unwrap_or(0) as u32 },
-        other => return Err(input(format!("--rounding '{other}': expected rne or sr"))),
+    req.rounding = match values::rounding_seed(&a.rounding, a.seed).map_err(input)? {
+        None => Rounding::Rne,
+        Some(seed) => Rounding::Stochastic { seed: seed as u32 },
     };
     req.selectors = match &a.selectors {
         Some(s) => selectors(s)?,

@@ -80,6 +80,17 @@ pub(crate) fn words_le(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// `--rounding rne|sr` with `--seed`: the seed only goes with `sr` (default 0). Returns the
+/// seed for `sr`, `None` for `rne`.
+pub(crate) fn rounding_seed(rounding: &str, seed: Option<u64>) -> Result<Option<u64>, String> {
+    match rounding {
+        "rne" if seed.is_none() => Ok(None),
+        "rne" => Err("--seed is for --rounding sr".into()),
+        "sr" => Ok(Some(seed.unwrap_or(0))),
+        other => Err(format!("--rounding '{other}': expected rne or sr")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +113,15 @@ mod tests {
         assert!(parse_dtype("16", 16).is_err());
         assert!(parse_dtype("fp32", 8).unwrap_err().contains("3-bit"));
         assert!(parse_dtype("bfloat", 16).unwrap_err().contains("unknown dtype"));
+    }
+
+    #[test]
+    fn rounding() {
+        assert_eq!(rounding_seed("rne", None), Ok(None));
+        assert_eq!(rounding_seed("sr", None), Ok(Some(0)));
+        assert_eq!(rounding_seed("sr", Some(9)), Ok(Some(9)));
+        assert!(rounding_seed("rne", Some(9)).unwrap_err().contains("--seed"));
+        assert!(rounding_seed("rtz", None).unwrap_err().contains("rtz"));
     }
 
     #[test]
