@@ -178,21 +178,9 @@ pub(crate) struct ReduceArgs {
     /// Destination files, each receives the result (more than one replicates: arch ≥ 3).
     #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append)]
     pub(crate) dst: Vec<std::path::PathBuf>,
-    /// FMA scales, one per source (or one for all); default 1.0.
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
-    pub(crate) scale: Vec<f32>,
-    /// MIN/MAX clamp constant, in --const-dtype.
-    #[arg(long = "const", allow_negative_numbers = true)]
-    pub(crate) constant: Option<String>,
-    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
-    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
-    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
-    /// rne (default) or sr.
-    #[arg(long, default_value = "rne")]
-    pub(crate) rounding: String,
-    /// Stochastic-rounding seed (32 bits; default 0).
-    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
-    pub(crate) seed: Option<u64>,
+    /// Op options shared with `cce reduce` / `cce build`.
+    #[command(flatten)]
+    pub(crate) opts: OpArgs,
     /// NeuronCore arch (2, 3 or 4).
     #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
@@ -264,21 +252,9 @@ pub(crate) struct BuildArgs {
     /// Destination addresses; more than one replicates (arch ≥ 3).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
     pub(crate) dst: Vec<u64>,
-    /// FMA scales, one per source (or one for all); default 1.0.
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
-    pub(crate) scale: Vec<f32>,
-    /// MIN/MAX clamp constant, in --const-dtype (a number, or 0x-bits).
-    #[arg(long = "const", allow_negative_numbers = true)]
-    pub(crate) constant: Option<String>,
-    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
-    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
-    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
-    /// rne (default) or sr.
-    #[arg(long, default_value = "rne")]
-    pub(crate) rounding: String,
-    /// Stochastic-rounding seed (32 bits; default 0).
-    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
-    pub(crate) seed: Option<u64>,
+    /// Op options shared with `cce reduce` / `cce build`.
+    #[command(flatten)]
+    pub(crate) opts: OpArgs,
     /// QoS priority class (0..=4).
     #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
     pub(crate) prio: u64,
@@ -358,4 +334,24 @@ pub(crate) struct DtypeGateArgs {
     /// The transfer is a plain copy (no compute op): always valid.
     #[arg(long)]
     pub(crate) no_compute: bool,
+}
+
+/// The op options `cce build` and `cce reduce` share.
+#[derive(Debug, Args)]
+pub(crate) struct OpArgs {
+    /// FMA scales, one per source (or one for all); default 1.0.
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
+    pub(crate) scale: Vec<f32>,
+    /// MIN/MAX clamp constant, in --const-dtype (a number, or 0x-bits).
+    #[arg(long = "const", allow_negative_numbers = true)]
+    pub(crate) constant: Option<String>,
+    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
+    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
+    /// rne (default) or sr.
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// Stochastic-rounding seed (32 bits; default 0).
+    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) seed: Option<u64>,
 }

@@ -35,24 +35,28 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         "max" => KbinOp::Max,
         other => return Err(CliError::Input(format!("--op '{other}': expected add, fma, min or max"))),
     };
-    let rounding = match values::rounding_seed(&a.rounding, a.seed).map_err(CliError::Input)? {
+    let rounding = match values::rounding_seed(&a.opts.rounding, a.opts.seed).map_err(CliError::Input)? {
         None => Rounding::Rne,
         Some(seed) => Rounding::Stochastic { seed: seed as u32 },
     };
-    if !a.scale.is_empty() && op != KbinOp::Fma {
+    if !a.opts.scale.is_empty() && op != KbinOp::Fma {
         return Err(CliError::Input("--scale is for --op fma only".into()));
     }
-    if a.constant.is_some() && !matches!(op, KbinOp::Min | KbinOp::Max) {
+    if a.opts.constant.is_some() && !matches!(op, KbinOp::Min | KbinOp::Max) {
         return Err(CliError::Host(cce_host::HostError::ConstantNotMinMax));
     }
-    let constant =
-        a.constant.as_deref().map(|t| MinMaxConstant::parse(t, a.const_dtype.unwrap_or(a.in_dt))).transpose()?;
+    let constant = a
+        .opts
+        .constant
+        .as_deref()
+        .map(|t| MinMaxConstant::parse(t, a.opts.const_dtype.unwrap_or(a.in_dt)))
+        .transpose()?;
     if a.threads == 0 {
         return Err(CliError::Input("--threads must be at least 1".into()));
     }
     let job = ReduceJob {
         op,
-        scales: a.scale.clone(),
+        scales: a.opts.scale.clone(),
         constant,
         rounding,
         arch: a.arch as u32,

@@ -64,7 +64,7 @@ fn request(a: &BuildArgs, out_dt: SdmaDtype) -> Result<ReduceRequest, CliError> 
     if let Some(cap) = a.cap {
         req.caps = PrioCaps::default().with_cap(prio, cap as u32);
     }
-    req.rounding = match values::rounding_seed(&a.rounding, a.seed).map_err(input)? {
+    req.rounding = match values::rounding_seed(&a.opts.rounding, a.opts.seed).map_err(input)? {
         None => Rounding::Rne,
         Some(seed) => Rounding::Stochastic { seed: seed as u32 },
     };
@@ -73,10 +73,10 @@ fn request(a: &BuildArgs, out_dt: SdmaDtype) -> Result<ReduceRequest, CliError> 
         None => DEFAULT_FMA_SELECTORS,
     };
     let n = req.srcs.len();
-    if !a.scale.is_empty() && op != KbinOp::Fma {
+    if !a.opts.scale.is_empty() && op != KbinOp::Fma {
         return Err(input("--scale is for --op fma only"));
     }
-    if a.constant.is_some() && !matches!(op, KbinOp::Min | KbinOp::Max) {
+    if a.opts.constant.is_some() && !matches!(op, KbinOp::Min | KbinOp::Max) {
         return Err(CliError::Host(cce_host::HostError::ConstantNotMinMax));
     }
     if a.no_cce_info {
@@ -84,10 +84,10 @@ fn request(a: &BuildArgs, out_dt: SdmaDtype) -> Result<ReduceRequest, CliError> 
     }
     match op {
         KbinOp::Fma => {
-            let scales = match a.scale.len() {
+            let scales = match a.opts.scale.len() {
                 0 => vec![1.0; n],
-                1 => vec![a.scale[0]; n],
-                k if k == n => a.scale.clone(),
+                1 => vec![a.opts.scale[0]; n],
+                k if k == n => a.opts.scale.clone(),
                 k => return Err(input(format!("--scale: {k} scales for {n} sources (give one, or one per source)"))),
             };
             if n <= 32 {
@@ -95,8 +95,8 @@ fn request(a: &BuildArgs, out_dt: SdmaDtype) -> Result<ReduceRequest, CliError> 
             }
         }
         KbinOp::Min | KbinOp::Max => {
-            if let Some(text) = &a.constant {
-                let c = MinMaxConstant::parse(text, a.const_dtype.unwrap_or(a.in_dt))?;
+            if let Some(text) = &a.opts.constant {
+                let c = MinMaxConstant::parse(text, a.opts.const_dtype.unwrap_or(a.in_dt))?;
                 req = req.with_min_max_constant(c);
             }
         }
