@@ -192,6 +192,8 @@ def main():
         ("add", "fp8e5", "fp32", "fp8e5", 2),
         ("add", "fp8e3", "fp32", "bf16", 5),
         ("add", "fp8e4fn", "fp32", "fp8e4fn", 3),
+        ("add", "fp8e3", "fp32", "fp8e3", 6),
+        ("add", "fp8e5", "fp32", "fp8e5", 1),
         ("add", "fp32", "fp32", "fp32", 4),
         ("add", "fp32", "fp32", "bf16", 32),
         ("add", "bf16", "bf16", "bf16", 3),
