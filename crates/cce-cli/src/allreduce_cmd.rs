@@ -236,6 +236,9 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
 }
 
 pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
+    let ranks = 8;
+    // Bad sizes are refused before any output.
+    cce_collectives::demo::check_allreduce(ranks, a.elems)?;
     let mut failures = Vec::new();
     for ex in cce_collectives::demo::examples()? {
         println!("== {}", ex.title);
@@ -252,7 +255,6 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
             failures.push(ex.title.to_string());
         }
     }
-    let ranks = 8;
     println!("== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm", a.elems);
     let pb = spinner(String::new());
     let rows =

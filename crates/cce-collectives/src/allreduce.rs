@@ -507,7 +507,10 @@ fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
     }
 }
 
-fn check(cfg: &Config) -> Result<(), CollectiveError> {
+/// Refuses a configuration [`run`] cannot execute (ranks, algorithm limits, dtypes, sizes and the
+/// memory budget), before anything is allocated. [`run`] calls it first; callers that prepare
+/// inputs themselves call it before generating them.
+pub fn check(cfg: &Config) -> Result<(), CollectiveError> {
     let bad = |m: String| Err(CollectiveError::Config(m));
     if !(2..=64).contains(&cfg.ranks) {
         return bad(format!("{} ranks: between 2 and 64", cfg.ranks));

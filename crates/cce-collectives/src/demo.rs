@@ -116,6 +116,12 @@ pub fn examples() -> Result<Vec<Example>, PathError> {
     ])
 }
 
+/// Checks the demo all-reduce's configuration ([`allreduce::check`]) without running it, so a
+/// caller can refuse bad sizes before printing anything.
+pub fn check_allreduce(ranks: usize, elems: u64) -> Result<(), allreduce::CollectiveError> {
+    allreduce::check(&Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems))
+}
+
 /// An all-reduce over `ranks` ranks of `elems` bf16 elements each with every algorithm.
 pub fn allreduce_rows(
     ranks: usize,
@@ -123,6 +129,8 @@ pub fn allreduce_rows(
     mut progress: impl FnMut(Algo),
 ) -> Result<Vec<Row>, allreduce::CollectiveError> {
     let base = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
+    // Refused sizes are refused before the inputs are generated.
+    allreduce::check(&base)?;
     let inputs = metrics::generate(&base, 2026);
     let exact = metrics::exact(&base, &inputs);
     let mut rows = Vec::new();
