@@ -1,0 +1,271 @@
+//! Matrix rows for the command-line and request rules (see `bad_input.rs`).
+
+use std::path::PathBuf;
+
+use crate::common::tmp;
+use crate::{Files, Row};
+
+/// Messages no command line can produce, with the reason (matched as template prefixes).
+pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    // cce-cli
+    (
+        "demo checks failed: ",
+        "only when the engine disagrees with the independent computation or the ranks disagree: a model bug, \
+         never an input (and `cce demo` prints its examples on stdout before any check)",
+    ),
+    ("--ranks out of range", "--ranks is parsed as a u64, and usize is 64 bits on every target the project builds"),
+    (
+        "numerics bench JSON: ",
+        "parses the JSON the numerics bench itself renders; no input reaches it (and the bench needs 64 MiB per source)",
+    ),
+    // cce-collectives
+    (
+        "need {} inputs of {bytes} bytes each",
+        "the CLI passes exactly --ranks inputs of --elems elements: generated, or read after read_inputs refused \
+         every rank{r}.bin of another length",
+    ),
+    (
+        "a buffer of {} bytes exceeds the model's {STRIDE}-byte slot",
+        "ReduceJob::budget is PagedMemory::DEFAULT_BUDGET (16 GiB) = STRIDE and is checked first, so a buffer over \
+         the slot is refused as over budget",
+    ),
+    // cce-host
+    (
+        "sdma_scale_dtype == al_sdma_m2m_meta_ctrl_data_type_fp32",
+        "the CLI builds every FMA cce_info through ReduceRequest::with_fma_scales, which sets the scale dtype to fp32",
+    ),
+    (
+        "cce_info.{field} is {info} but {given} addresses were given",
+        "the CLI builds cce_info (with_fma_scales / with_min_max_constant) from the same address lists it passes",
+    ),
+    // cce-numerics: the CLI and the engine check these before the numerics do.
+    (
+        "source count {0} is outside 1..=32",
+        "convert passes one source, and the engine only runs parsed packets (1..=32 sources, the packet parser \
+         refuses more)",
+    ),
+    ("output count is 0", "convert and the engine always pass exactly one output"),
+    (
+        "{role} {index} has {len} bytes, not a multiple",
+        "convert refuses a ragged input with its own message first, and the engine slices whole elements",
+    ),
+    ("source {index} has {len} bytes but source 0 has", "the engine passes every source the same number of elements"),
+    (
+        "output {index} has {len} bytes, expected",
+        "convert allocates the output and the engine slices it at elements × out size",
+    ),
+    (
+        "fma has {operand_sets} per-source operand sets",
+        "the engine builds one FMA operand set per source of the packet",
+    ),
+    (
+        "fma operand selector {0} is not one of",
+        "the engine maps a bad selector to its own fault \"FMA operand selector 3 names no operand\" \
+         (FaultReason::Selector)",
+    ),
+    (
+        "element index {first} + {count} elements overflows u64",
+        "the engine's first index is the destination address / out size, and that destination range was checked \
+         not to overflow 64 bits",
+    ),
+    ("thread count {0} is invalid", "convert, reduce and run refuse --threads 0 themselves; the engine never passes 0"),
+    (
+        "an output",
+        "only a doc-comment literal of NumericsError::UnsupportedDtype::role; the code's roles are \"an input or \
+         output\" (NumType::from_sdma) and \"an accumulate\"",
+    ),
+    (
+        "an accumulate",
+        "AccumType::from_sdma is called only by the engine, which replaces the error by its own \
+         \"dtype … cannot be the accum dtype\"",
+    ),
+];
+
+fn sv(x: &[&str]) -> Vec<String> {
+    x.iter().map(|s| s.to_string()).collect()
+}
+
+pub(crate) fn rows(f: &Files) -> Vec<Row> {
+    let s = |p: &PathBuf| p.display().to_string();
+    let (a, ring, out, dir) = (s(&f.a), s(&f.ring), s(&f.out), s(&f.dir));
+    // An empty file, and an all-reduce input directory whose rank1.bin is short.
+    let empty = tmp("c-empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = s(&empty);
+    let ranks_dir = tmp("c-ranks");
+    std::fs::create_dir_all(&ranks_dir).unwrap();
+    std::fs::write(ranks_dir.join("rank0.bin"), [0u8; 32]).unwrap();
+    std::fs::write(ranks_dir.join("rank1.bin"), [0u8; 16]).unwrap();
+    let ranks_dir = s(&ranks_dir);
+
+    let with = |base: &[&str], extra: &[&str]| {
+        let mut x = sv(base);
+        x.extend(sv(extra));
+        x
+    };
+    let build_base = [
+        "build",
+        "--arch",
+        "3",
+        "--in",
+        "bf16",
+        "--accum",
+        "fp32",
+        "--out-dtype",
+        "bf16",
+        "--elems",
+        "64",
+        "--src",
+        "0x1000",
+        "--dst",
+        "0x9000",
+        "-o",
+        &out,
+    ];
+    let build = |extra: &[&str]| with(&build_base, extra);
+    // A build with every flag given here (no default source, destination or output dtype).
+    let build_bare = |extra: &[&str]| with(&["build", "--arch", "3", "--op", "add", "--in", "bf16", "-o", &out], extra);
+    let reduce_base = ["reduce", "--in", "fp32", "--accum", "fp32", "--out", "fp32", "--dst", &out];
+    let reduce = |extra: &[&str]| with(&reduce_base, extra);
+    let ar_base = ["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16"];
+    let allreduce = |extra: &[&str]| with(&ar_base, extra);
+    let ar8 = |extra: &[&str]| with(&ar_base, &[&["--elems", "8"], extra].concat());
+    let convert = |extra: &[&str]| with(&["convert", "--input", &a, "--output", &out], extra);
+    // With the base row's source, 33 sources; with 61 destinations, more than an arch-3 packet takes.
+    let many: Vec<String> = (1..=32).map(|i| format!("0x{:x}", i * 0x10000)).collect();
+    let src_more: Vec<&str> = many.iter().map(String::as_str).collect();
+    let dst61: Vec<String> = (0..61).map(|i| format!("0x{:x}", 0x100_0000 + i * 0x10000)).collect();
+    let dst61: Vec<&str> = dst61.iter().map(String::as_str).collect();
+    let dump_bad = format!("0x2000={out}");
+    let dump_zero = format!("0x2000:0={out}");
+    let load_empty = format!("0x1000={empty}");
+
+    vec![
+        // build: flags.
+        (build(&["--op", "add", "--out", "x"]), "the output dtype and the output file are both given already", 2),
+        (
+            build_bare(&["--accum", "fp32", "--elems", "8", "--src", "0", "--dst", "0x100"]),
+            "the output dtype is required",
+            2,
+        ),
+        (
+            build(&["--op", "fma", "--selectors", "input,scale,nothing"]),
+            "--selectors: 'nothing' is not stored, input or scale",
+            2,
+        ),
+        (build(&["--op", "fma", "--selectors", "input,scale"]), "--selectors takes three operands a,b,c", 2),
+        (build(&["--op", "sub"]), "--op 'sub': expected add, fma, min, max, copy or transpose", 2),
+        (
+            with(&["build", "--arch", "0x100000000", "--op", "add"], &build_base[3..]),
+            "--arch 4294967296 is out of range",
+            2,
+        ),
+        (
+            build(&["--op", "fma", "--src", "0x2000", "0x3000", "--scale", "1", "2"]),
+            "--scale: 2 scales for 3 sources",
+            2,
+        ),
+        (build(&["--op", "add", "--seed", "5"]), "--seed is for --rounding sr", 2),
+        (build(&["--op", "add", "--rounding", "rtz"]), "--rounding 'rtz': expected rne or sr", 2),
+        (
+            sv(&["encode", "min-max-meta-ctrl", "--const-dt", "fp32"]),
+            "dtype fp32 (value 10) does not fit this 3-bit field (0..=7)",
+            2,
+        ),
+        // build: the host's dispatcher rules.
+        (build(&[&["--op", "add", "--src"], &src_more[..]].concat()), "33 sources: a CCE packet takes at most 32", 2),
+        (build(&[&["--op", "add", "--dst"], &dst61[..]].concat()), "CCE concatenation not supported", 2),
+        (
+            build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "8", "--dst", "0x100"]),
+            "a reduce needs at least one source",
+            2,
+        ),
+        (
+            build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "8", "--src", "0"]),
+            "a reduce needs at least one destination",
+            2,
+        ),
+        (
+            build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "0", "--src", "0", "--dst", "0x100"]),
+            "a reduce needs at least one element",
+            2,
+        ),
+        (
+            build_bare(&["--accum", "fp32", "--out-dtype", "0", "--elems", "8", "--src", "0", "--dst", "0x100"]),
+            "out dtype invalid cannot be used here (it has no byte size)",
+            2,
+        ),
+        (
+            build_bare(&["--accum", "0", "--out-dtype", "bf16", "--elems", "8", "--src", "0", "--dst", "0x100"]),
+            "accum dtype invalid cannot be used here (it names no type)",
+            2,
+        ),
+        (build(&["--op", "add", "--const", "1"]), "a clamp constant is for MIN and MAX only", 2),
+        // reduce.
+        (reduce(&["--op", "sub", "--src", &a]), "--op 'sub': expected add, fma, min or max", 2),
+        (reduce(&["--op", "add", "--src", &dir]), "m-dir: not a regular file", 2),
+        (reduce(&["--op", "add", "--threads", "0", "--src", &a]), "--threads must be at least 1", 2),
+        (
+            reduce(&["--op", "fma", "--src", &a, &a, &a, "--scale", "1", "2"]),
+            "cce: 2 scales for 3 sources (give one, or one per source)",
+            2,
+        ),
+        (
+            sv(&["reduce", "--op", "fma", "--in", "i32", "--accum", "i32", "--out", "i32", "--src", &a, "--dst", &out]),
+            "unsupported combination: fma needs a floating-point accumulate dtype",
+            2,
+        ),
+        // demo refuses a bad size before printing anything.
+        (sv(&["demo", "--elems", "0"]), "elements per rank must be positive", 2),
+        (sv(&["demo", "--elems", "0x100000000000"]), "budget", 2),
+        // run.
+        (sv(&["run", &ring, "--dump", &dump_bad]), "expected ADDR:LEN=FILE", 2),
+        (sv(&["run", &ring, "--dump", &dump_zero]), "the length must be positive", 2),
+        (sv(&["run", &ring, "--load", &load_empty]), "c-empty.bin: the file is empty", 2),
+        // convert.
+        (convert(&["--from", "fp32", "--to", "bf16", "--threads", "0"]), "--threads must be at least 1", 2),
+        (
+            convert(&["--from", "fp32r", "--to", "bf16"]),
+            "sdma dtype fp32r (value 11) is not valid as an input or output dtype",
+            2,
+        ),
+        // bench: refused before anything runs.
+        (
+            sv(&["bench", "everything"]),
+            "unknown benchmark 'everything' (expected one of: numerics encode reduce allreduce)",
+            2,
+        ),
+        // allreduce.
+        (allreduce(&[]), "--elems is required without --input-dir", 2),
+        (
+            with(
+                &["allreduce", "--ranks", "2", "--algo", "tree", "--op", "add", "--dtype", "bf16", "--elems", "8"],
+                &[],
+            ),
+            "--algo 'tree': expected ring, ring-2r2w, kangaring or mesh",
+            2,
+        ),
+        (
+            with(
+                &["allreduce", "--ranks", "2", "--algo", "ring", "--op", "mul", "--dtype", "bf16", "--elems", "8"],
+                &[],
+            ),
+            "--op 'mul': expected add, min, max or avg",
+            2,
+        ),
+        (ar8(&["--rounding", "rtz"]), "--rounding 'rtz': expected rne or sr", 2),
+        (
+            ar8(&["--collective", "broadcast"]),
+            "--collective 'broadcast': expected allreduce, reduce-scatter or all-gather",
+            2,
+        ),
+        (ar8(&["--alpha-ns", "0"]), "--alpha-ns must be a positive number", 2),
+        (ar8(&["--link-gbps", "inf"]), "--link-gbps must be a positive number", 2),
+        (allreduce(&["--input-dir", &ranks_dir]), "rank1.bin: 16 bytes, expected 32 (16 elements of bf16)", 2),
+        (allreduce(&["--sweep", "1024"]), "--sweep '1024': expected MIN:MAX bytes", 2),
+        (allreduce(&["--sweep", "2048:1024"]), "--sweep: MIN must be positive and at most MAX", 2),
+        (ar8(&["--arch", "7"]), "rank 0 step 0: unsupported arch 7", 2),
+        (ar8(&["--fail-rank", "5", "--fail-step", "0"]), "--fail-rank 5 --fail-step 0: ranks 0..2, steps 0..", 2),
+        (ar8(&["--fail-rank", "1", "--fail-step", "0"]), "rank 1 failed at step 0: injected failure", 1),
+    ]
+}

@@ -1,0 +1,397 @@
+//! Matrix rows for crafted ring dumps: packet-convention and engine-fault messages (see
+//! `bad_input.rs`). Each row builds a valid ring with `cce build`, edits a few descriptor words
+//! of a copy (rewriting the counts and the checksum) and runs it: `cce run` faults the packet
+//! before any write and exits 1 with "1 queue(s) faulted: queue 0: packet at … : <reason>".
+//! It also prints its per-queue report on stdout, as it does for every run (the report is the
+//! point of `cce run`; see `run_reports_a_faulted_queue` in ring_cli.rs), so these exit-1 rows
+//! pass only where the matrix does not demand an empty stdout of exit-1 rows.
+
+use crate::common::{cce, tmp};
+use crate::{Files, Row};
+
+/// Messages no command line can produce, with the reason (matched as template prefixes).
+pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    // cce-format: errors that the CLI never surfaces on stderr.
+    (
+        "Unsupported data type!: ",
+        "kbin_dtype_to_sdma_dtype only sees cce_info dtypes the CLI fills itself (scale: kbin fp32; constant: a \
+         remap-table entry after the supported-dtype check); `cce decode cce-info` prints the refusal inside its \
+         JSON on stdout",
+    ),
+    (
+        "{0} is not an SDMA dtype",
+        "SdmaDtype::from_value has no caller outside cce-format: every CLI dtype goes through values::parse_dtype, \
+         which refuses values above 15 with its own message, then from_nibble",
+    ),
+    (
+        "data descriptor length {0} out of range",
+        "LenCtrl::with_byte_len is only called by Packet::emit, which discards the error (unwrap_or_default); \
+         `cce encode m2s-data` sets the raw 16-bit length field",
+    ),
+    (
+        "{what} needs {expected} bytes",
+        "every caller passes the exact size: bytes_to_words gets 16-byte slices, CceInfo::from_bytes runs after \
+         parse_hex_bytes has demanded 280 hex digits, codec::decode gets layout.words words from parse_words",
+    ),
+    (
+        "not a {layout}: word ",
+        "NotThisLayout only comes from the layouts' parse; `cce decode` never refuses words (it prints the \
+         problem inside its JSON on stdout) and parse_packet maps every parse error to its own message",
+    ),
+    ("lacks the fixed bits", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    ("has bits no field explains", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    ("has a partial sub-descriptor pattern", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    ("has an out-dt without use-const", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    ("has the 0x4000000 bit disagreeing with the mode", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    ("has a const-dt without the constant sub-descriptor", "a NotThisLayout problem: see \"not a {layout}: word \""),
+    // cce-format packet parser: checks an earlier check always pre-empts.
+    (
+        "tx descriptor {0}: packet exceeds",
+        "the engine reads at most MAX_PACKET_DESCRIPTORS (128) descriptors ahead (LOOKAHEAD), so parse_packet \
+         never sees a 129th and reports NoLast instead; only `cce disasm` (a listing on stdout, exit 0) walks \
+         further",
+    ),
+    (
+        "data descriptor after the LAST one",
+        "parse_packet ends the packet at the first data descriptor with LAST (plus the replication descriptors \
+         after it, which are compute descriptors), so no data descriptor follows a LAST one inside a packet",
+    ),
+    (
+        "bad seed-init",
+        "a descriptor is only taken as a seed-init when tx_kinds found SeedInitDescriptor::parse succeeds \
+         (otherwise \"does not fit its place\"), so the second parse cannot fail",
+    ),
+    (
+        "bad min-max descriptor",
+        "a descriptor is only taken as MIN/MAX when tx_kinds found MinMaxDescriptor::parse succeeds \
+         (otherwise \"does not fit its place\"), so the second parse cannot fail",
+    ),
+    (
+        "bad FMA descriptor",
+        "a descriptor is only taken as FMA when tx_kinds found FmaDescriptor::parse succeeds (otherwise \
+         \"does not fit its place\"), so the second parse cannot fail",
+    ),
+    (
+        "bad replication descriptor",
+        "a descriptor is only taken as replication when tx_kinds found ReplicationDescriptor::parse succeeds \
+         (otherwise \"does not fit its place\"), so the second parse cannot fail",
+    ),
+    (
+        "a copy packet has exactly one data descriptor",
+        "a copy's meta-control reads as last, so a first copy data descriptor without LAST fails \"meta-control \
+         last bit disagrees with LAST\" and one with LAST ends the packet",
+    ),
+    // cce-engine: API errors run_programs cannot cause, and faults parse_packet pre-empts.
+    (
+        "queue {0}: no such queue",
+        "RingFile::parse refuses queue ids above 15 and duplicates before run_programs adds the queues",
+    ),
+    (
+        "queue {queue}: ring size {size} is not a multiple of 16 of at least 32, or phase above 3",
+        "RingFile::parse refuses such ring sizes and phases first (its own \"ring size\" / \"phase above 3\" \
+         messages)",
+    ),
+    (
+        "queue {queue}: doorbell of {count} descriptors overruns",
+        "feed_all rings the doorbell only for the slots it found free (free = ring size − pending)",
+    ),
+    (
+        "not supported by the engine model: ",
+        "its only two reasons are unreachable: see \"FMA source without operands\" and \"EXT / GCE as a packet \
+         op\"",
+    ),
+    (
+        "FMA source without operands",
+        "parse_packet refuses an FMA source without its FMA descriptor (\"FMA source without its FMA \
+         descriptor\") before exec::resolve",
+    ),
+    (
+        "EXT / GCE as a packet op",
+        "op_of names no op for an EXT or GCE sub-op, so parse_packet reports \"unknown op in meta_ctrl\" first",
+    ),
+];
+
+/// An edit of a dump's tx and rx descriptors (4 words each).
+type Edit = dyn Fn(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>);
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The dtype flags of an fp32 reduce.
+const FP32: &str = "--in fp32 --accum fp32 --out-dtype fp32";
+
+/// Runs `cce build --arch 3 <args> -o <tmp(name)>` (`args` split at whitespace) and returns the
+/// dump's bytes.
+fn built(name: &str, args: &str) -> Vec<u8> {
+    let path = tmp(name);
+    let mut argv = vec!["build", "--arch", "3"];
+    argv.extend(args.split_whitespace());
+    argv.extend_from_slice(&["-o", path.to_str().unwrap()]);
+    let o = cce(&argv);
+    assert_eq!(o.status.code(), Some(0), "{argv:?}: {}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read(&path).unwrap()
+}
+
+/// A one-queue dump's (header and queue table, tx descriptors, rx descriptors).
+fn split(dump: &[u8]) -> (Vec<u8>, Vec<[u32; 4]>, Vec<[u32; 4]>) {
+    let u32_at = |o: usize| u32::from_le_bytes(dump[o..o + 4].try_into().unwrap());
+    assert_eq!(u32_at(20), 1, "one queue");
+    let (ntx, nrx) = (u32_at(40) as usize, u32_at(44) as usize);
+    let desc = |k: usize| -> [u32; 4] { std::array::from_fn(|w| u32_at(64 + 16 * k + 4 * w)) };
+    (dump[..64].to_vec(), (0..ntx).map(desc).collect(), (ntx..ntx + nrx).map(desc).collect())
+}
+
+/// 64-bit FNV-1a, the dump's checksum.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Reassembles a one-queue dump: counts and doorbells from the descriptor lists, the ring grown
+/// to hold them (every descriptor stays on the first lap, so its ring-id phase stays right), and
+/// the checksum recomputed.
+fn join(head: &[u8], tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Vec<u8> {
+    let mut b = head.to_vec();
+    let mut put = |o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_le_bytes());
+    let ring = u32::from_le_bytes(head[36..40].try_into().unwrap());
+    let need = (tx.len().max(rx.len()) as u32).div_ceil(16) * 16;
+    put(36, ring.max(need));
+    put(40, tx.len() as u32);
+    put(44, rx.len() as u32);
+    put(52, tx.len() as u32);
+    put(56, rx.len() as u32);
+    for w in tx.iter().chain(rx).flatten() {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    let sum = fnv1a64(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    b
+}
+
+/// Writes a copy of `dump` with `edit` applied to its tx and rx descriptors; returns its path.
+fn crafted(name: &str, dump: &[u8], edit: impl FnOnce(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>)) -> String {
+    let (head, mut tx, mut rx) = split(dump);
+    edit(&mut tx, &mut rx);
+    let p = tmp(name);
+    std::fs::write(&p, join(&head, &tx, &rx)).unwrap();
+    p.display().to_string()
+}
+
+/// `cce run <ring>` (no memory: every row faults before the bounds check unless it says so).
+fn run(ring: &str) -> Vec<String> {
+    strings(&["run", ring])
+}
+
+// len_ctrl (W0) bits of a data descriptor.
+const FIRST: u32 = 1 << 26;
+const LAST: u32 = 1 << 27;
+const INT_EN: u32 = 1 << 28;
+const STRONG_ORDER: u32 = 1 << 29;
+const DMB: u32 = 1 << 30;
+/// W2 bit 30 of a compute descriptor: more descriptors of the combo follow.
+const MORE: u32 = 1 << 30;
+/// An FMA descriptor (source 0, selectors input, scale, stored, scale 1.0).
+const FMA_DESC: [u32; 4] = [0x0080_0000, 0x0210_0001, 0x0900_0000, 0x3f80_0000];
+/// A replication descriptor of a one-destination "combo": mode 1, count 1, no more-bit.
+const REP_DESC_1: [u32; 4] = [0x0080_0000, 0x24a0_0001, 0, 0x024a_a000];
+
+pub(crate) fn rows(f: &Files) -> Vec<Row> {
+    // tx [m2s], rx [s2m]: one fp32 ADD source (the shared fixture).
+    let add = std::fs::read(&f.ring).unwrap();
+    // tx [m2s, m2s], rx [s2m].
+    let add2 = built("p-add2.ring", &format!("{FP32} --op add --elems 8 --src 0x1000 0x1100 --dst 0x2000"));
+    // tx [fma, m2s], rx [s2m].
+    let fma = built("p-fma.ring", &format!("{FP32} --op fma --elems 8 --src 0x1000 --dst 0x2000"));
+    // tx [seed-init, m2s], rx [s2m].
+    let sr =
+        built("p-sr.ring", &format!("{FP32} --op add --elems 8 --src 0x1000 --dst 0x2000 --rounding sr --seed 42"));
+    // tx [min-max (bf16 constant 1.0), m2s, m2s], rx [s2m]; bf16 in and out, fp32 accumulate.
+    let min = built(
+        "p-min.ring",
+        "--op min --in bf16 --accum fp32 --out-dtype bf16 --const 1 --const-dtype bf16 --elems 16 \
+         --src 0x1000 0x1100 --dst 0x2000",
+    );
+    // Two packets of the EXT combo: tx [m2s, rep, rep] × 2, rx [s2m, s2m] × 2.
+    let combo = built("p-combo.ring", &format!("{FP32} --op add --elems 16 --cap 32 --src 0x1000 --dst 0x2000 0x3000"));
+    // tx [m2s × 32], rx [s2m]: the most sources a packet may have.
+    let srcs: Vec<String> = (0..32).map(|i| format!("0x{:x}", 0x1000 + 0x100 * i)).collect();
+    let wide = built("p-wide.ring", &format!("{FP32} --op add --elems 8 --dst 0x9000 --src {}", srcs.join(" ")));
+
+    let a = f.a.display().to_string();
+    let ring = f.ring.display().to_string();
+    let mut rows: Vec<Row> = vec![
+        // Memory: --load ranges that wrap 64 bits, or sit on the rings' placement (E10).
+        (strings(&["run", &ring, "--load", &format!("0xFFFFFFFFFFFFFFF0={a}")]), "overflows 64 bits", 2),
+        (
+            strings(&["run", &ring, "--load", &format!("0xFFFF000000000000={a}")]),
+            "queue 0: ring not in memory: region 0xffff000000000000",
+            2,
+        ),
+        // A valid packet whose source is not mapped: the bounds check faults it.
+        (
+            run(&ring),
+            "1 queue(s) faulted: queue 0: packet at tx descriptor 0 / rx descriptor 0: address range 0x1000+32 is outside every memory region",
+            1,
+        ),
+        // Packet sizing: elements × dtype size overflows 64 bits.
+        (
+            strings(&["packet-size", "--dtype", "u64", "--elems", "0xFFFFFFFFFFFFFFFF", "--prio", "0"]),
+            "size overflow",
+            2,
+        ),
+    ];
+    // A row: `cce run` on a copy of `dump` with `edit` applied faults with `want` (exit 1).
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| {
+        rows.push((run(&crafted(name, dump, edit)), want, 1));
+    };
+
+    // Packet extent (P9, E7).
+    // No LAST on the tx ring: the packet is cut off, and closing the queue faults it.
+    fault(
+        "p-nolast.ring",
+        &add,
+        "tx descriptor 1: the ring ends before the packet's LAST data descriptor",
+        &|tx, _| tx[0][0] &= !LAST,
+    );
+    // No S2M descriptor at all.
+    fault("p-norx.ring", &add, "rx descriptor 0: missing or incomplete S2M descriptors", &|_, rx| rx.clear());
+    // A combo's final replication descriptor keeps the more-bit while the next packet follows.
+    fault("p-chain.ring", &combo, "tx descriptor 3: replication chain broken", &|tx, _| tx[2][2] |= MORE);
+    // The op (P3): sub-op 4 (EXT) is no packet op.
+    fault("p-op.ring", &add, "tx descriptor 0: unknown op in meta_ctrl 0x020aa084", &|tx, _| tx[0][1] |= 4);
+    // FMA scale dtype u32 instead of fp32.
+    fault("p-scale.ring", &fma, "tx descriptor 1: dtype non-fp32 not valid as scale", &|tx, _| {
+        tx[1][1] = (tx[1][1] & !0xF000) | 0x9000
+    });
+    // 33 sources (P1: at most 32).
+    fault("p-33.ring", &wide, "packet has 33 sources (at most 32)", &|tx, _| tx.insert(1, tx[1]));
+
+    // Tx data descriptors (P6, P10).
+    // Strong-order (W0 bit 29) is an S2M flag (B10).
+    fault("p-m2s.ring", &add, "tx descriptor 0: not a valid M2S data descriptor", &|tx, _| tx[0][0] |= STRONG_ORDER);
+    fault("p-first.ring", &add, "tx descriptor 0: FIRST must be set on the first data descriptor only", &|tx, _| {
+        tx[0][0] &= !FIRST
+    });
+    fault("p-txint.ring", &add, "tx descriptor 0: CONCAT / META / INT_EN set on a tx data descriptor", &|tx, _| {
+        tx[0][0] |= INT_EN
+    });
+    fault("p-dmb.ring", &add2, "tx descriptor 0: DMB on a data descriptor that is not the packet's LAST", &|tx, _| {
+        tx[0][0] |= DMB
+    });
+    // ADD meta-control last flag (bit 7) cleared on the LAST source.
+    fault("p-mlast.ring", &add, "tx descriptor 0: meta-control last bit disagrees with LAST", &|tx, _| {
+        tx[0][1] &= !0x80
+    });
+    // Source 1 accumulates in u32, source 0 in fp32.
+    fault("p-accum.ring", &add2, "tx descriptor 1: sources disagree on in / accum dtype", &|tx, _| {
+        tx[1][1] = (tx[1][1] & !0xF_0000) | 0x9_0000
+    });
+    // Rx length of 64 bytes for 8 fp32 elements.
+    fault("p-len.ring", &add, "rx descriptor 0: length 64 bytes disagrees with 32", &|_, rx| {
+        rx[0][0] = (rx[0][0] & !0xFFFF) | 64
+    });
+    // Ring-id 2 in a first-lap slot of phase 1 (P12).
+    fault("p-phase.ring", &add, "tx descriptor 0: ring-id 2, expected phase 1 (corrupt ring index)", &|tx, _| {
+        tx[0][0] += 1 << 24
+    });
+
+    // Compute descriptors (P1, P7).
+    fault("p-nofma.ring", &fma, "tx descriptor 0: FMA source without its FMA descriptor", &|tx, _| {
+        tx.remove(0);
+    });
+    fault("p-where.ring", &add, "tx descriptor 0: compute descriptor where the packet has none", &|tx, _| {
+        tx.insert(0, FMA_DESC)
+    });
+    // An FMA descriptor with an unexplained W1 bit is no FMA descriptor.
+    fault("p-fit.ring", &fma, "tx descriptor 0: compute descriptor does not fit its place in the packet", &|tx, _| {
+        tx[0][1] |= 1 << 12
+    });
+    // Seed-init W1 without the 0x6000000 seed-enable pattern.
+    fault("p-seed.ring", &sr, "tx descriptor 0: seed-init without seed-enable", &|tx, _| tx[0][1] = 0);
+    // MIN/MAX descriptor W1 without the constant sub-descriptor and its const-dt.
+    fault(
+        "p-mmconst.ring",
+        &min,
+        "tx descriptor 0: min-max descriptor without the constant sub-descriptor",
+        &|tx, _| tx[0][1] = 0,
+    );
+    fault("p-fma2.ring", &fma, "tx descriptor 1: two FMA descriptors for one source", &|tx, _| tx.insert(0, tx[0]));
+    // Meta-idx 5 on source 0's FMA descriptor: the re-emitted packet writes 0 (P11).
+    fault(
+        "p-conv.ring",
+        &fma,
+        "tx descriptor 0 word 0: bits 0x05000000 differ from the packet convention",
+        &|tx, _| tx[0][0] |= 5 << 24,
+    );
+    // A one-destination packet with a replication descriptor of count 1: parsed, but the
+    // convention emits none for one destination.
+    fault("p-count.ring", &add, "tx descriptor 1: descriptor count differs from the packet convention", &|tx, _| {
+        tx.push(REP_DESC_1)
+    });
+
+    // MIN/MAX clamp (P1, H4, E9).
+    // Source 1's meta-control const-dt u16, source 0's bf16.
+    fault("p-clampf.ring", &min, "tx descriptor 2: sources disagree on the clamp fields", &|tx, _| {
+        tx[2][1] = (tx[2][1] & !0x70_0000) | 0x50_0000
+    });
+    fault(
+        "p-useconst.ring",
+        &min,
+        "tx descriptor 0: use-const in meta-control without the constant descriptor",
+        &|tx, _| {
+            tx.remove(0);
+        },
+    );
+    // The descriptor's const-dt u16 against the meta-control's bf16.
+    fault(
+        "p-constdt.ring",
+        &min,
+        "tx descriptor 0: constant dtype disagrees between descriptor and meta-control",
+        &|tx, _| tx[0][1] = (tx[0][1] & !0x70_0000) | 0x50_0000,
+    );
+    // S2M out dtype fp16 (same size) against the clamped meta-control's bf16.
+    fault("p-mmout.ring", &min, "tx descriptor 1: MIN/MAX meta-control out dtype disagrees with the S2M", &|_, rx| {
+        rx[0][1] = 0x7000
+    });
+    // Const-dt 1 (u64) everywhere, consistently: the engine has no u64 clamp constant.
+    fault("p-clampdt.ring", &min, "dtype u64 cannot be the clamp constant dtype", &|tx, _| {
+        for d in &mut tx[..3] {
+            d[1] = (d[1] & !0x70_0000) | 0x10_0000;
+        }
+    });
+    // FMA operand selector 3 (a-sel, W2 [25:24]).
+    fault("p-sel.ring", &fma, "FMA operand selector 3 names no operand", &|tx, _| tx[0][2] |= 3 << 24);
+
+    // Replication (P9).
+    fault("p-repn.ring", &combo, "tx descriptor 2: replication descriptors disagree on the count", &|tx, _| {
+        tx[2][1] += 1
+    });
+    fault("p-repd.ring", &combo, "tx descriptor 2: replication descriptors do not match the destinations", &|tx, _| {
+        tx[1][1] += 1;
+        tx[2][1] += 1;
+    });
+
+    // Rx descriptors (P5, P8, P10).
+    // len_ctrl bit 16 is no field of the S2M layout.
+    fault("p-s2m.ring", &add, "rx descriptor 0: not a valid S2M data descriptor", &|_, rx| rx[0][0] |= 1 << 16);
+    fault(
+        "p-rxdmb.ring",
+        &add,
+        "rx descriptor 0: FIRST must be set on the packet's first S2M only; no CONCAT / META / DMB",
+        &|_, rx| rx[0][0] |= DMB,
+    );
+    fault("p-rxint.ring", &combo, "rx descriptor 0: INT_EN on an S2M that is not the packet's LAST", &|_, rx| {
+        rx[0][0] |= INT_EN
+    });
+    fault("p-sow.ring", &combo, "rx descriptor 1: strong-order set on some destinations only", &|_, rx| {
+        rx[1][0] |= STRONG_ORDER
+    });
+    fault("p-w1.ring", &add, "rx descriptor 0: unexpected bits in the S2M W1 slot", &|_, rx| rx[0][1] |= 1);
+    // The copy meta-control word on the tx side, an fp32 out dtype on the rx side.
+    fault("p-copy.ring", &add, "rx descriptor 0: a copy S2M carries no output dtype", &|tx, _| tx[0][1] = 0x0108_0003);
+    // The second destination's out dtype u32 (same size) against fp32.
+    fault("p-outdt.ring", &combo, "rx descriptor 1: destinations disagree on the output dtype", &|_, rx| {
+        rx[1][1] = 0x9000
+    });
+    rows
+}
