@@ -595,8 +595,11 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
             break;
         }
     }
+    // Without a LAST among the descriptors given: a packet cut off by the end of the words, or,
+    // when they already fill the packet bound, one that exceeds it.
+    let cut = |n: usize| if n >= MAX_PACKET_DESCRIPTORS { PacketError::TooLong(n) } else { PacketError::NoLast(n) };
     let Some(mut end) = end else {
-        return Err(PacketError::NoLast(tx.len()));
+        return Err(cut(tx.len()));
     };
     while let Some(w) = tx.get(end).filter(|w| w[0] & META_BIT != 0 && ReplicationDescriptor::parse(**w).is_ok()) {
         end += 1;
@@ -607,7 +610,7 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
             break;
         }
         if end == tx.len() {
-            return Err(PacketError::NoLast(end));
+            return Err(cut(end));
         }
     }
     if end > 0 && tx[end - 1][0] & META_BIT != 0 && layout::D_MORE.get(&tx[end - 1]) != 0 {

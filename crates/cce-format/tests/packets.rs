@@ -254,3 +254,19 @@ fn a_dump_without_checksum_round_trips_structurally() {
     assert_ne!(again, bytes);
     assert_eq!(RingFile::parse(&again).unwrap(), f);
 }
+
+/// Words that fill the packet bound without a LAST data descriptor read as a packet that
+/// exceeds it; fewer read as one cut off by the end of the words.
+#[test]
+fn a_packet_without_last_within_the_bound_is_too_long() {
+    let m2s = |first: bool| {
+        let mut w = [0u32; 4];
+        w[0] = 32 | if first { 1 << 26 } else { 0 };
+        w
+    };
+    let rx = [[0u32; 4]];
+    let mut tx: Vec<[u32; 4]> = (0..packet::MAX_PACKET_DESCRIPTORS).map(|i| m2s(i == 0)).collect();
+    assert!(matches!(packet::parse_packet(&tx, &rx), Err(packet::PacketError::TooLong(128))));
+    tx.pop();
+    assert!(matches!(packet::parse_packet(&tx, &rx), Err(packet::PacketError::NoLast(127))));
+}

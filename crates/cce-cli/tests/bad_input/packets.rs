@@ -46,12 +46,6 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ("has a const-dt without the constant sub-descriptor", "a NotThisLayout problem: see \"not a {layout}: word \""),
     // cce-format packet parser: checks an earlier check always pre-empts.
     (
-        "tx descriptor {0}: packet exceeds",
-        "the engine reads at most MAX_PACKET_DESCRIPTORS (128) descriptors ahead (LOOKAHEAD), so parse_packet \
-         never sees a 129th and reports NoLast instead; only `cce disasm` (a listing on stdout, exit 0) walks \
-         further",
-    ),
-    (
         "data descriptor after the LAST one",
         "parse_packet ends the packet at the first data descriptor with LAST (plus the replication descriptors \
          after it, which are compute descriptors), so no data descriptor follows a LAST one inside a packet",
@@ -253,6 +247,14 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         "tx descriptor 1: the ring ends before the packet's LAST data descriptor",
         &|tx, _| tx[0][0] &= !LAST,
     );
+    // 200 sources' data descriptors and no LAST: the engine's 128-descriptor window fills
+    // without the packet ending.
+    fault("p-long.ring", &add, "tx descriptor 128: packet exceeds 128 descriptors", &|tx, _| {
+        tx[0][0] &= !LAST;
+        let mut next = tx[0];
+        next[0] &= !FIRST;
+        tx.extend(std::iter::repeat_n(next, 199));
+    });
     // No S2M descriptor at all.
     fault("p-norx.ring", &add, "rx descriptor 0: missing or incomplete S2M descriptors", &|_, rx| rx.clear());
     // A combo's final replication descriptor keeps the more-bit while the next packet follows.
