@@ -15,7 +15,7 @@ pub enum NumericsError {
         dtype: SdmaDtype,
         /// Its nibble value.
         value: u32,
-        /// `"an input"`, `"an output"` or `"an accumulate"`.
+        /// `"an input or output"` or `"an accumulate"`.
         role: &'static str,
     },
     /// An unknown dtype name.

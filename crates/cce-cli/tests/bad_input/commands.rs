@@ -70,11 +70,6 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     ("thread count {0} is invalid", "convert, reduce and run refuse --threads 0 themselves; the engine never passes 0"),
     (
-        "an output",
-        "only a doc-comment literal of NumericsError::UnsupportedDtype::role; the code's roles are \"an input or \
-         output\" (NumType::from_sdma) and \"an accumulate\"",
-    ),
-    (
         "an accumulate",
         "AccumType::from_sdma is called only by the engine, which replaces the error by its own \
          \"dtype … cannot be the accum dtype\"",
