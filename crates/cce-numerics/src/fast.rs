@@ -437,21 +437,21 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]],
     let mut acc = [0f32; TILE];
     let fp8 = e.fp8_enc();
     let fp8 = fp8.as_ref();
+    let full = n / TILE * TILE;
     let mut base = 0;
     if let (FastOp::Add, Some(table), Some(p)) = (op, d.fp8_table(), fp8) {
         // One-byte in and out (`fp8_table` and `fp8_enc` are only given for those, so an
         // element is a byte): the whole tiles through the fused kernel, if the level has one.
-        let body = n / TILE * TILE;
-        if body > 0 && C::fp8_add_encode(table, p, srcs, &mut out0[..body]) {
-            base = body;
+        if full > 0 && C::fp8_add_encode(table, p, srcs, &mut out0[..full]) {
+            base = full;
         }
     }
-    while base + TILE <= n {
+    while base < full {
         tile::<C, D, E>(op, d, e, fp8, srcs, out0, base, &mut acc, first);
         base += TILE;
     }
-    if base < n {
-        tile::<C, D, E>(op, d, e, fp8, srcs, out0, base, &mut acc[..n - base], first);
+    if full < n {
+        tile::<C, D, E>(op, d, e, fp8, srcs, out0, full, &mut acc[..n - full], first);
     }
     for o in rest {
         o.copy_from_slice(out0);
