@@ -84,40 +84,52 @@ pub(crate) fn ring_variant(name: &str, f: impl Fn(&mut Vec<u8>)) -> String {
     p.display().to_string()
 }
 
+/// Owned arguments.
+pub(crate) fn sv(x: &[&str]) -> Vec<String> {
+    x.iter().map(|s| s.to_string()).collect()
+}
+
+/// `cce build` of a 64-element bf16 → fp32 → bf16 request (source 0x1000, destination 0x9000)
+/// written to `out`, then `extra`.
+pub(crate) fn build_args(out: &str, extra: &[&str]) -> Vec<String> {
+    let mut x = sv(&[
+        "build",
+        "--arch",
+        "3",
+        "--in",
+        "bf16",
+        "--accum",
+        "fp32",
+        "--out-dtype",
+        "bf16",
+        "--elems",
+        "64",
+        "--src",
+        "0x1000",
+        "--dst",
+        "0x9000",
+        "-o",
+        out,
+    ]);
+    x.extend(sv(extra));
+    x
+}
+
+/// `cce reduce` fp32 → fp32 → fp32 into `out`, then `extra`.
+pub(crate) fn reduce_args(out: &str, extra: &[&str]) -> Vec<String> {
+    let mut x = sv(&["reduce", "--in", "fp32", "--accum", "fp32", "--out", "fp32", "--dst", out]);
+    x.extend(sv(extra));
+    x
+}
+
 /// (arguments, expected message fragment).
 fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
     let s = |p: &PathBuf| p.display().to_string();
     let (a, b, odd, ring, out, dir, sparse) =
         (s(&f.a), s(&f.b), s(&f.odd), s(&f.ring), s(&f.out), s(&f.dir), s(&f.sparse));
-    let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let build = |extra: &[&str]| {
-        let mut x = v(&[
-            "build",
-            "--arch",
-            "3",
-            "--in",
-            "bf16",
-            "--accum",
-            "fp32",
-            "--out-dtype",
-            "bf16",
-            "--elems",
-            "64",
-            "--src",
-            "0x1000",
-            "--dst",
-            "0x9000",
-            "-o",
-            &out,
-        ]);
-        x.extend(v(extra));
-        x
-    };
-    let reduce = |extra: &[&str]| {
-        let mut x = v(&["reduce", "--in", "fp32", "--accum", "fp32", "--out", "fp32", "--dst", &out]);
-        x.extend(v(extra));
-        x
-    };
+    let v = sv;
+    let build = |extra: &[&str]| build_args(&out, extra);
+    let reduce = |extra: &[&str]| reduce_args(&out, extra);
     let truncated = ring_variant("m-trunc.ring", |b| b.truncate(b.len() - 5));
     let magic = ring_variant("m-magic.ring", |b| b[0] = b'X');
     let version = ring_variant("m-version.ring", |b| b[8] = 9);

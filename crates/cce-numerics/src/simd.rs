@@ -194,6 +194,35 @@ impl Caps for Avx512VbmiCaps {
     }
 }
 
+/// The VBMI decoders' byte tables `[lo0, lo1, hi0, hi1]`: the low and the high bytes of the
+/// bf16 entries of `table`, entries 0..64 in the first vector of each pair and 64..128 in the
+/// second, as `vpermi2b` indexes them with the low 7 bits of a byte.
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+#[allow(
+    clippy::incompatible_msrv,
+    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
+)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn vbmi_byte_tables(table: &[u16; 128]) -> [core::arch::x86_64::__m512i; 4] {
+    use core::arch::x86_64::*;
+    let tp = table.as_ptr();
+    // SAFETY: the table holds 4 × 32 u16 and every offset stays inside it; unaligned loads.
+    let t = unsafe {
+        [
+            _mm512_loadu_si512(tp.cast()),
+            _mm512_loadu_si512(tp.add(32).cast()),
+            _mm512_loadu_si512(tp.add(64).cast()),
+            _mm512_loadu_si512(tp.add(96).cast()),
+        ]
+    };
+    let low_bytes = |a: __m512i, b: __m512i| {
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b))
+    };
+    let high_bytes = |a: __m512i, b: __m512i| low_bytes(_mm512_srli_epi16::<8>(a), _mm512_srli_epi16::<8>(b));
+    [low_bytes(t[0], t[1]), low_bytes(t[2], t[3]), high_bytes(t[0], t[1]), high_bytes(t[2], t[3])]
+}
+
 /// Where each output byte of the fused fp8 kernel sits in its packed vector: position
 /// `16 l + r` (128-bit lane `l`) takes packed byte `16 l + FUSED_ORDER[16 l + r]` (a `vpshufb`
 /// inside each lane). The lanes are never crossed: the decode's unpacks, the word → dword
@@ -236,23 +265,9 @@ unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
 ) {
     use core::arch::x86_64::*;
     let Some((head, rest)) = srcs.split_first() else { return };
-    let tp = table.as_ptr();
-    // SAFETY: the table holds 4 × 32 u16 and `FUSED_ORDER` 64 bytes; unaligned loads.
-    let (t0, t1, t2, t3, order) = unsafe {
-        (
-            _mm512_loadu_si512(tp.cast()),
-            _mm512_loadu_si512(tp.add(32).cast()),
-            _mm512_loadu_si512(tp.add(64).cast()),
-            _mm512_loadu_si512(tp.add(96).cast()),
-            _mm512_loadu_si512(FUSED_ORDER.as_ptr().cast()),
-        )
-    };
-    let low_bytes = |a: __m512i, b: __m512i| {
-        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b))
-    };
-    let high_bytes = |a: __m512i, b: __m512i| low_bytes(_mm512_srli_epi16::<8>(a), _mm512_srli_epi16::<8>(b));
-    let (lo0, lo1) = (low_bytes(t0, t1), low_bytes(t2, t3));
-    let (hi0, hi1) = (high_bytes(t0, t1), high_bytes(t2, t3));
+    let [lo0, lo1, hi0, hi1] = vbmi_byte_tables(table);
+    // SAFETY: `FUSED_ORDER` holds 64 bytes; unaligned load.
+    let order = unsafe { _mm512_loadu_si512(FUSED_ORDER.as_ptr().cast()) };
     let sign8 = _mm512_set1_epi8(0x80u8 as i8);
     let high_half = _mm512_set1_epi32(0xffff_0000u32 as i32);
     let load = |s: &[u8], b: usize| {
@@ -367,26 +382,12 @@ const VBMI_ORDER: [u8; 64] = {
 #[inline]
 unsafe fn fp8_tile_vbmi(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) {
     use core::arch::x86_64::*;
-    let tp = table.as_ptr();
+    let [lo0, lo1, hi0, hi1] = vbmi_byte_tables(table);
     // SAFETY (whole body): every pointer comes from a fixed-size array reference (or the
-    // 64-byte `VBMI_ORDER`) and every offset stays inside it (table: 4 × 32 u16; src: 64
-    // bytes; acc: 4 × 16 f32); the loads and stores are the unaligned forms.
-    let (t0, t1, t2, t3, order, bytes) = unsafe {
-        (
-            _mm512_loadu_si512(tp.cast()),
-            _mm512_loadu_si512(tp.add(32).cast()),
-            _mm512_loadu_si512(tp.add(64).cast()),
-            _mm512_loadu_si512(tp.add(96).cast()),
-            _mm512_loadu_si512(VBMI_ORDER.as_ptr().cast()),
-            _mm512_loadu_si512(src.as_ptr().cast()),
-        )
-    };
-    let low_bytes = |a: __m512i, b: __m512i| {
-        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b))
-    };
-    let high_bytes = |a: __m512i, b: __m512i| low_bytes(_mm512_srli_epi16::<8>(a), _mm512_srli_epi16::<8>(b));
-    let (lo0, lo1) = (low_bytes(t0, t1), low_bytes(t2, t3));
-    let (hi0, hi1) = (high_bytes(t0, t1), high_bytes(t2, t3));
+    // 64-byte `VBMI_ORDER`) and every offset stays inside it (src: 64 bytes; acc: 4 × 16 f32);
+    // the loads and stores are the unaligned forms.
+    let (order, bytes) =
+        unsafe { (_mm512_loadu_si512(VBMI_ORDER.as_ptr().cast()), _mm512_loadu_si512(src.as_ptr().cast())) };
     // A hint only: prefetching never faults, and the address is not dereferenced here.
     _mm_prefetch::<_MM_HINT_T0>(src.as_ptr().wrapping_add(PREFETCH).cast());
     let b = _mm512_permutexvar_epi8(order, bytes);

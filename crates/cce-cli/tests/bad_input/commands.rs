@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::common::tmp;
-use crate::{Files, Row};
+use crate::{Files, Row, build_args, reduce_args, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
@@ -76,10 +76,6 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
 ];
 
-fn sv(x: &[&str]) -> Vec<String> {
-    x.iter().map(|s| s.to_string()).collect()
-}
-
 pub(crate) fn rows(f: &Files) -> Vec<Row> {
     let s = |p: &PathBuf| p.display().to_string();
     let (a, ring, out, dir) = (s(&f.a), s(&f.ring), s(&f.out), s(&f.dir));
@@ -98,30 +94,10 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         x.extend(sv(extra));
         x
     };
-    let build_base = [
-        "build",
-        "--arch",
-        "3",
-        "--in",
-        "bf16",
-        "--accum",
-        "fp32",
-        "--out-dtype",
-        "bf16",
-        "--elems",
-        "64",
-        "--src",
-        "0x1000",
-        "--dst",
-        "0x9000",
-        "-o",
-        &out,
-    ];
-    let build = |extra: &[&str]| with(&build_base, extra);
+    let build = |extra: &[&str]| build_args(&out, extra);
     // A build with every flag given here (no default source, destination or output dtype).
     let build_bare = |extra: &[&str]| with(&["build", "--arch", "3", "--op", "add", "--in", "bf16", "-o", &out], extra);
-    let reduce_base = ["reduce", "--in", "fp32", "--accum", "fp32", "--out", "fp32", "--dst", &out];
-    let reduce = |extra: &[&str]| with(&reduce_base, extra);
+    let reduce = |extra: &[&str]| reduce_args(&out, extra);
     let ar_base = ["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16"];
     let allreduce = |extra: &[&str]| with(&ar_base, extra);
     let ar8 = |extra: &[&str]| with(&ar_base, &[&["--elems", "8"], extra].concat());
@@ -151,7 +127,11 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (build(&["--op", "fma", "--selectors", "input,scale"]), "--selectors takes three operands a,b,c", 2),
         (build(&["--op", "sub"]), "--op 'sub': expected add, fma, min, max, copy or transpose", 2),
         (
-            with(&["build", "--arch", "0x100000000", "--op", "add"], &build_base[3..]),
+            {
+                let mut x = build(&["--op", "add"]);
+                x[2] = "0x100000000".into();
+                x
+            },
             "--arch 4294967296 is out of range",
             2,
         ),

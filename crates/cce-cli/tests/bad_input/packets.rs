@@ -7,7 +7,7 @@
 //! pass only where the matrix does not demand an empty stdout of exit-1 rows.
 
 use crate::common::{cce, tmp};
-use crate::{Files, Row};
+use crate::{Files, Row, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
@@ -108,10 +108,6 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
 /// An edit of a dump's tx and rx descriptors (4 words each).
 type Edit = dyn Fn(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>);
 
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
-}
-
 /// The dtype flags of an fp32 reduce.
 const FP32: &str = "--in fp32 --accum fp32 --out-dtype fp32";
 
@@ -173,7 +169,7 @@ fn crafted(name: &str, dump: &[u8], edit: impl FnOnce(&mut Vec<[u32; 4]>, &mut V
 
 /// `cce run <ring>` (no memory: every row faults before the bounds check unless it says so).
 fn run(ring: &str) -> Vec<String> {
-    strings(&["run", ring])
+    sv(&["run", ring])
 }
 
 // len_ctrl (W0) bits of a data descriptor.
@@ -215,9 +211,9 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     let ring = f.ring.display().to_string();
     let mut rows: Vec<Row> = vec![
         // Memory: --load ranges that wrap 64 bits, or sit on the rings' placement (E10).
-        (strings(&["run", &ring, "--load", &format!("0xFFFFFFFFFFFFFFF0={a}")]), "overflows 64 bits", 2),
+        (sv(&["run", &ring, "--load", &format!("0xFFFFFFFFFFFFFFF0={a}")]), "overflows 64 bits", 2),
         (
-            strings(&["run", &ring, "--load", &format!("0xFFFF000000000000={a}")]),
+            sv(&["run", &ring, "--load", &format!("0xFFFF000000000000={a}")]),
             "queue 0: ring not in memory: region 0xffff000000000000",
             2,
         ),
@@ -228,11 +224,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             1,
         ),
         // Packet sizing: elements × dtype size overflows 64 bits.
-        (
-            strings(&["packet-size", "--dtype", "u64", "--elems", "0xFFFFFFFFFFFFFFFF", "--prio", "0"]),
-            "size overflow",
-            2,
-        ),
+        (sv(&["packet-size", "--dtype", "u64", "--elems", "0xFFFFFFFFFFFFFFFF", "--prio", "0"]), "size overflow", 2),
     ];
     // A row: `cce run` on a copy of `dump` with `edit` applied faults with `want` (exit 1).
     let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| {
