@@ -123,7 +123,7 @@ pub(crate) fn reduce_args(out: &str, extra: &[&str]) -> Vec<String> {
 }
 
 /// `args` with the value after `flag` replaced by `values`.
-fn set(mut args: Vec<String>, flag: &str, values: &[&str]) -> Vec<String> {
+pub(crate) fn set(mut args: Vec<String>, flag: &str, values: &[&str]) -> Vec<String> {
     let i = args.iter().position(|a| a == flag).expect("the flag is present");
     args.splice(i + 1..i + 2, values.iter().map(|v| v.to_string()));
     args

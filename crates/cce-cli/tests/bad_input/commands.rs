@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::common::tmp;
-use crate::{Files, Row, build_args, reduce_args, sv};
+use crate::{Files, Row, build_args, reduce_args, set, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
@@ -126,15 +126,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         ),
         (build(&["--op", "fma", "--selectors", "input,scale"]), "--selectors takes three operands a,b,c", 2),
         (build(&["--op", "sub"]), "--op 'sub': expected add, fma, min, max, copy or transpose", 2),
-        (
-            {
-                let mut x = build(&["--op", "add"]);
-                x[2] = "0x100000000".into();
-                x
-            },
-            "--arch 4294967296 is out of range",
-            2,
-        ),
+        (set(build(&["--op", "add"]), "--arch", &["0x100000000"]), "--arch 4294967296 is out of range", 2),
         (
             build(&["--op", "fma", "--src", "0x2000", "0x3000", "--scale", "1", "2"]),
             "--scale: 2 scales for 3 sources",
