@@ -172,7 +172,7 @@ impl Caps for Avx512VbmiCaps {
     }
     #[inline(always)]
     fn fp8_add_encode(table: &[u16; 128], p: &Fp8Enc, srcs: &[&[u8]], out: &mut [u8]) -> bool {
-        if out.len() % 64 != 0 || srcs.iter().any(|s| s.len() < out.len()) {
+        if srcs.is_empty() || out.len() % 64 != 0 || srcs.iter().any(|s| s.len() < out.len()) {
             return false;
         }
         // SAFETY: as for `fp8_tile` above: avx512f, avx512bw and avx512vbmi (the features
