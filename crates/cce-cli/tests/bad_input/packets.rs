@@ -1,10 +1,12 @@
 //! Matrix rows for crafted ring dumps: packet-convention and engine-fault messages (see
 //! `bad_input.rs`). Each row builds a valid ring with `cce build`, edits a few descriptor words
-//! of a copy (rewriting the counts and the checksum) and runs it: `cce run` faults the packet
+//! of a copy (through `cce_format::ringfile`: counts, doorbells and checksum follow) and runs it: `cce run` faults the packet
 //! before any write and exits 1 with "1 queue(s) faulted: queue 0: packet at … : <reason>".
 //! It also prints its per-queue report on stdout, as it does for every run (the report is the
 //! point of `cce run`; see `run_reports_a_faulted_queue` in ring_cli.rs), so these exit-1 rows
 //! pass only where the matrix does not demand an empty stdout of exit-1 rows.
+
+use cce_format::ringfile::{QueueRings, RingFile, ring_size_for};
 
 use crate::common::{cce, tmp};
 use crate::{Files, Row, sv};
@@ -123,47 +125,29 @@ fn built(name: &str, args: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap()
 }
 
-/// A one-queue dump's (header and queue table, tx descriptors, rx descriptors).
-fn split(dump: &[u8]) -> (Vec<u8>, Vec<[u32; 4]>, Vec<[u32; 4]>) {
-    let u32_at = |o: usize| u32::from_le_bytes(dump[o..o + 4].try_into().unwrap());
-    assert_eq!(u32_at(20), 1, "one queue");
-    let (ntx, nrx) = (u32_at(40) as usize, u32_at(44) as usize);
-    let desc = |k: usize| -> [u32; 4] { std::array::from_fn(|w| u32_at(64 + 16 * k + 4 * w)) };
-    (dump[..64].to_vec(), (0..ntx).map(desc).collect(), (ntx..ntx + nrx).map(desc).collect())
-}
-
-/// 64-bit FNV-1a, the dump's checksum.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
-}
-
-/// Reassembles a one-queue dump: counts and doorbells from the descriptor lists, the ring grown
-/// to hold them (every descriptor stays on the first lap, so its ring-id phase stays right), and
-/// the checksum recomputed.
-fn join(head: &[u8], tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Vec<u8> {
-    let mut b = head.to_vec();
-    let mut put = |o: usize, v: u32| b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-    let ring = u32::from_le_bytes(head[36..40].try_into().unwrap());
-    let need = (tx.len().max(rx.len()) as u32).div_ceil(16) * 16;
-    put(36, ring.max(need));
-    put(40, tx.len() as u32);
-    put(44, rx.len() as u32);
-    put(52, tx.len() as u32);
-    put(56, rx.len() as u32);
-    for w in tx.iter().chain(rx).flatten() {
-        b.extend_from_slice(&w.to_le_bytes());
-    }
-    let sum = fnv1a64(&b);
-    b.extend_from_slice(&sum.to_le_bytes());
-    b
-}
-
-/// Writes a copy of `dump` with `edit` applied to its tx and rx descriptors; returns its path.
+/// Writes a copy of the one-queue `dump` with `edit` applied to its tx and rx descriptors,
+/// through the project's ring-file codec: counts and doorbells follow the edited lists, the
+/// ring grows to hold them (every descriptor stays on the first lap, so its ring-id phase stays
+/// right) and the checksum is recomputed. Returns its path.
 fn crafted(name: &str, dump: &[u8], edit: impl FnOnce(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>)) -> String {
-    let (head, mut tx, mut rx) = split(dump);
+    let file = RingFile::parse(dump).expect("a valid dump");
+    let q = &file.queues[0];
+    let mut tx: Vec<[u32; 4]> = (0..q.tx_len()).filter_map(|i| q.tx_words(i)).collect();
+    let mut rx: Vec<[u32; 4]> = (0..q.rx_len()).filter_map(|i| q.rx_words(i)).collect();
     edit(&mut tx, &mut rx);
+    let bytes = |d: &[[u32; 4]]| d.iter().flatten().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let (txb, rxb) = (bytes(&tx), bytes(&rx));
+    let need = ring_size_for(tx.len().max(rx.len()) as u64) as u32;
+    let edited = QueueRings {
+        ring_size: q.ring_size.max(need),
+        tx_doorbell: tx.len() as u32,
+        rx_doorbell: rx.len() as u32,
+        tx: &txb,
+        rx: &rxb,
+        ..q.clone()
+    };
     let p = tmp(name);
-    std::fs::write(&p, join(&head, &tx, &rx)).unwrap();
+    std::fs::write(&p, RingFile { arch: file.arch, queues: vec![edited] }.to_bytes()).unwrap();
     p.display().to_string()
 }
 
