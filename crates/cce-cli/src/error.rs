@@ -2,9 +2,6 @@
 
 use std::process::ExitCode;
 
-use cce_engine::FaultReason;
-use cce_numerics::NumericsError;
-
 /// Everything a command can fail with.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
@@ -59,12 +56,13 @@ impl CliError {
             // A fault of host-built rings is the model's own failure, unless the request names
             // something the model does not execute (a dtype in a role it cannot take, an
             // unsupported combination): that is input. Anything else is input too.
-            CliError::Path(cce_collectives::PathError::Fault(f)) => match f.reason {
-                FaultReason::Dtype { .. }
-                | FaultReason::Unsupported(_)
-                | FaultReason::Numerics(NumericsError::Unsupported(_) | NumericsError::UnsupportedDtype { .. }) => 2,
-                _ => 1,
-            },
+            CliError::Path(cce_collectives::PathError::Fault(f)) => {
+                if f.reason.is_unsupported_request() {
+                    2
+                } else {
+                    1
+                }
+            }
             CliError::Path(_) => 2,
             CliError::Input(_)
             | CliError::Format(_)

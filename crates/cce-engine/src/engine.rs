@@ -40,6 +40,20 @@ pub enum FaultReason {
     Unsupported(&'static str),
 }
 
+impl FaultReason {
+    /// Whether the packet asks for something the model does not execute (a dtype in a role it
+    /// cannot take, an unsupported combination) rather than breaking a rule: a well-formed
+    /// request the model refuses, not a failure of the model.
+    pub fn is_unsupported_request(&self) -> bool {
+        matches!(
+            self,
+            FaultReason::Dtype { .. }
+                | FaultReason::Unsupported(_)
+                | FaultReason::Numerics(NumericsError::Unsupported(_) | NumericsError::UnsupportedDtype { .. })
+        )
+    }
+}
+
 /// A fault: which queue, where its packet starts, and why.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("queue {queue}: packet at tx descriptor {tx_index} / rx descriptor {rx_index}: {reason}")]
