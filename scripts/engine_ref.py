@@ -19,7 +19,7 @@ try:
     import ml_dtypes
     import numpy as np
 except ImportError:  # pragma: no cover
-    sys.exit("engine_ref.py needs numpy and ml_dtypes: pip install numpy ml_dtypes")
+    sys.exit("engine_ref.py needs numpy and ml_dtypes: run scripts/test (it installs them into .venv), or pip install -r scripts/requirements.txt")
 
 DTYPES = {
     "bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32,

@@ -11,12 +11,11 @@ import json
 import sys
 import time
 
-import numpy as np
-
 try:
     import ml_dtypes
+    import numpy as np
 except ImportError:
-    sys.stderr.write("needs ml_dtypes: pip install numpy ml_dtypes\n")
+    sys.stderr.write("numerics_baseline.py needs numpy and ml_dtypes: run scripts/test (it installs them into .venv), or pip install -r scripts/requirements.txt\n")
     sys.exit(3)
 
 

@@ -16,12 +16,11 @@ import json
 import os
 import sys
 
-import numpy as np
-
 try:
     import ml_dtypes
+    import numpy as np
 except ImportError:  # pragma: no cover
-    sys.stderr.write("numerics_ref.py needs ml_dtypes: pip install numpy ml_dtypes\n")
+    sys.stderr.write("numerics_ref.py needs numpy and ml_dtypes: run scripts/test (it installs them into .venv), or pip install -r scripts/requirements.txt\n")
     sys.exit(3)
 
 FMTS = {

@@ -1,7 +1,7 @@
 //! `cce reduce` against an independent reference: scripts/engine_ref.py (numpy + ml_dtypes in
 //! source order; exact rationals for FMA), bit for bit, across dtypes, ops, clamps, scales,
 //! 1–32 sources and 1–4 destinations. Needs python3 with numpy and ml_dtypes
-//! (`pip install numpy ml_dtypes`; .ci/run installs them).
+//! (`scripts/test` installs them into .venv).
 
 mod common;
 
@@ -97,10 +97,10 @@ fn check(c: &Case, tag: &str) {
         .arg(script)
         .args(&refargs)
         .output()
-        .expect("python3 is needed for the reference (pip install numpy ml_dtypes)");
+        .expect("python3 is needed for the reference: run scripts/test");
     assert!(
         out.status.success(),
-        "{tag}: the reference disagrees (or python3 / numpy / ml_dtypes are missing: pip install numpy ml_dtypes):\n{}{}",
+        "{tag}: the reference disagrees (or numpy / ml_dtypes are missing: run scripts/test, which installs them):\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,8 +1,8 @@
 //! The independent oracle: numpy + ml_dtypes, through `scripts/numerics_ref.py`.
 //!
-//! The script's vectors are generated once into a temp directory keyed by the script's hash.
-//! If python3, numpy or ml_dtypes is missing the tests fail (they never skip) and say
-//! `pip install numpy ml_dtypes`.
+//! The script's vectors are generated once into a directory under cargo's target directory
+//! (`CARGO_TARGET_TMPDIR`), keyed by the script's hash. If python3, numpy or ml_dtypes is missing
+//! the tests fail (they never skip) and name `scripts/test`, which installs them.
 
 use cce_numerics::{Exec, Isa, NumType, Op, ReduceSpec, Rounding, Scalar, reduce, reduce_with};
 use std::path::{Path, PathBuf};
@@ -17,21 +17,24 @@ fn ref_dir() -> &'static Path {
         for b in &text {
             h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
         }
-        let dir = std::env::temp_dir().join(format!("cce-numerics-ref-{h:016x}"));
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let dir = base.join(format!("cce-numerics-ref-{h:016x}"));
         if dir.join("manifest.json").exists() {
             return dir;
         }
-        let tmp = std::env::temp_dir().join(format!("cce-numerics-ref-{h:016x}.tmp{}", std::process::id()));
+        let tmp = base.join(format!("cce-numerics-ref-{h:016x}.tmp{}", std::process::id()));
         let out = std::process::Command::new("python3").arg(&script).arg(&tmp).output();
         match out {
             Ok(o) if o.status.success() => {}
             Ok(o) => panic!(
                 "numerics_ref.py failed ({}): {}\nthe reference needs python3 with numpy and ml_dtypes: \
-                 pip install numpy ml_dtypes",
+                 run scripts/test (it installs them into .venv)",
                 o.status,
                 String::from_utf8_lossy(&o.stderr)
             ),
-            Err(e) => panic!("cannot run python3 ({e}); the reference needs python3: pip install numpy ml_dtypes"),
+            Err(e) => panic!(
+                "cannot run python3 ({e}); the reference needs python3 with numpy and ml_dtypes: run scripts/test"
+            ),
         }
         if std::fs::rename(&tmp, &dir).is_err() {
             // Another process won the race; use its copy.
