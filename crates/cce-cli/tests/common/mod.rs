@@ -11,11 +11,18 @@ pub(crate) fn cce(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cce")).args(args).output().expect("run cce")
 }
 
-/// Runs a command that must succeed and returns its JSON.
+/// Runs a command that must succeed with `--json` (added when `args` lack it) and returns its
+/// JSON: exactly one object on one line.
 pub(crate) fn ok(args: &[&str]) -> Value {
-    let out = cce(args);
+    let mut args = args.to_vec();
+    if !args.contains(&"--json") {
+        args.push("--json");
+    }
+    let out = cce(&args);
     assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "{args:?}: --json prints one line");
+    serde_json::from_str(&text).expect("stdout is one JSON object")
 }
 
 /// Runs a command that must be refused: exit 2, nothing on stdout, one line on stderr.
@@ -28,9 +35,25 @@ pub(crate) fn bad(args: &[&str]) -> String {
     err
 }
 
-/// A fresh path in a per-process temporary directory.
+/// A path in this test binary's scratch directory: `<target>/tmp/<test crate>/<pid>`, under
+/// cargo's target directory (never the system temp directory). The first call removes the
+/// directories that earlier, finished runs of the same test binary left behind.
 pub(crate) fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("cce-cli-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let d = DIR.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(env!("CARGO_CRATE_NAME"));
+        if let Ok(entries) = std::fs::read_dir(&root) {
+            for e in entries.flatten() {
+                let pid = e.file_name().to_string_lossy().parse::<u32>().ok();
+                // A directory whose process is gone is stale (a running sibling keeps its own).
+                if pid.is_some_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists()) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let d = root.join(std::process::id().to_string());
+        std::fs::create_dir_all(&d).expect("scratch dir under target/tmp");
+        d
+    });
     d.join(name)
 }
