@@ -4,8 +4,16 @@
 use clap::{Args, Parser, Subcommand};
 
 /// cce — a bit-exact model of the Trainium CCE (compute-DMA) in-transfer reduce.
+///
+/// The bits: encode and decode every CCE descriptor and meta-control word, with the tag of every
+/// field (HIGH / MED / LOW / MODEL). The engine: build the tx/rx rings of a reduce as the host
+/// runtime does, disassemble them, and execute ring bytes over memory (ADD, FMA, MIN, MAX; RNE or
+/// stochastic rounding). Collectives: all-reduce over simulated ranks, each with its own engine.
+///
+/// Every command prints text for humans; with `--json`, exactly one JSON object on one line.
+/// Exit codes: 0 success, 2 bad input (one line on stderr), 1 a run that executed and failed.
 #[derive(Debug, Parser)]
-#[command(name = "cce", version, about, propagate_version = true)]
+#[command(name = "cce", version, about, long_about, propagate_version = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -27,7 +35,7 @@ pub(crate) enum Command {
     /// `cce-info` reads the 140-byte kbin_dma_desc_cce_info_t.
     Decode(DecodeArgs),
     /// Print the op, dtype and arch tables with their tags.
-    Tables,
+    Tables(TablesArgs),
     /// The CCE reduce packet size of study §7.1.
     PacketSize(PacketSizeArgs),
     /// The NC-v1 in/out dtype validity gate of study §7.2.
@@ -47,6 +55,8 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// Convert a raw little-endian array between dtypes (ml_dtypes semantics by default).
     Convert(ConvertArgs),
+    /// Write a deterministic raw little-endian test array (inputs for reduce, run and convert).
+    Gen(GenArgs),
     /// All-reduce over R simulated ranks, lowered to CCE packets and executed on the engine.
     Allreduce(Box<AllreduceArgs>),
     /// The main job: the study's worked examples end to end, then an 8-rank all-reduce.
@@ -54,11 +64,18 @@ pub(crate) enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Limits: 2..=64 ranks; mesh runs at most 32 ranks (it reduces every rank's chunk in one CCE packet, \
+and a packet has at most 32 sources); ring-2r2w needs arch 3 or 4 (replication).
+Memory: a run holds the inputs, each rank's IN, P and W buffers (and RECV for ring-2r2w), the \
+outputs and the rings: about 5 x ranks x elems x dtype bytes (6 x for ring-2r2w), within a \
+16 GiB budget. The whole configuration, budget included, is checked before any input is \
+generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
-    /// Ranks (2..=64).
+    /// Ranks, 2..=64 (mesh: at most 32).
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) ranks: u64,
-    /// ring, ring-2r2w, kangaring or mesh.
+    /// ring, ring-2r2w (arch 3 or 4), kangaring or mesh (at most 32 ranks).
     #[arg(long)]
     pub(crate) algo: String,
     /// add, min, max or avg.
@@ -70,7 +87,8 @@ pub(crate) struct AllreduceArgs {
     /// Accumulate dtype (default fp32 for floats, the dtype for integers).
     #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
     pub(crate) accum: Option<cce_format::SdmaDtype>,
-    /// Elements per rank (ignored with --sweep).
+    /// Elements per rank (without it, --input-dir's rank0.bin gives the count; ignored with
+    /// --sweep).
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) elems: Option<u64>,
     /// Seed of the generated inputs (and of stochastic rounding).
@@ -79,7 +97,7 @@ pub(crate) struct AllreduceArgs {
     /// NeuronCore arch (2, 3 or 4).
     #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
-    /// rne (default) or sr.
+    /// rne or sr (stochastic rounding, seeded by --seed).
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,
     /// Read rank r's input from DIR/rank{r}.bin.
@@ -94,11 +112,12 @@ pub(crate) struct AllreduceArgs {
     /// ... before this step.
     #[arg(long, requires = "fail_rank", value_parser = crate::values::parse_u64)]
     pub(crate) fail_step: Option<u64>,
-    /// allreduce (default), reduce-scatter or all-gather.
+    /// allreduce, reduce-scatter or all-gather.
     #[arg(long, default_value = "allreduce")]
     pub(crate) collective: String,
-    /// `MIN:MAX` bytes per rank: one row per size, doubling (nccl-tests style).
-    #[arg(long)]
+    /// `MIN:MAX` bytes per rank: one row per element count, doubling from MIN (nccl-tests
+    /// style); sizes that round to the same count run once.
+    #[arg(long, conflicts_with_all = ["input_dir", "output_dir"])]
     pub(crate) sweep: Option<String>,
     /// Seconds a rank waits for a semaphore before failing.
     #[arg(long, default_value = "60", value_parser = crate::values::parse_u64)]
@@ -118,16 +137,20 @@ pub(crate) struct AllreduceArgs {
     /// Time model: microseconds per step (semaphore handshake).
     #[arg(long)]
     pub(crate) latency_us: Option<f64>,
-    /// One JSON object instead of a report.
+    /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
-    /// Elements per rank of the all-reduce (default 16 Mi).
+    /// Elements per rank of the 8-rank bf16 all-reduce (16777216 = 16 Mi).
     #[arg(long, default_value = "16777216", value_parser = crate::values::parse_u64)]
     pub(crate) elems: u64,
+    /// One JSON object (the examples, every all-reduce row, whether every check passed) instead
+    /// of the listing and tables.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -144,18 +167,45 @@ pub(crate) struct ConvertArgs {
     /// Output file (written atomically).
     #[arg(long)]
     pub(crate) output: std::path::PathBuf,
-    /// rne (default) or sr.
+    /// Rounding to the output dtype: rne or sr (stochastic).
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,
-    /// Stochastic-rounding seed (default 0).
+    /// Stochastic-rounding seed (0 when omitted).
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) seed: Option<u64>,
     /// Overflow to ±max finite instead of ±inf / NaN.
     #[arg(long)]
     pub(crate) saturate: bool,
-    /// Threads (default 1).
+    /// Threads.
     #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
     pub(crate) threads: u64,
+    /// One JSON object (what was written: elements, bytes, dtypes, rounding) instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct GenArgs {
+    /// Element dtype (SDMA names, or fp8e4fn).
+    #[arg(long)]
+    pub(crate) dtype: String,
+    /// Element count.
+    #[arg(long, value_parser = crate::values::parse_u64)]
+    pub(crate) elems: u64,
+    /// Seed: the same seed gives the same bytes.
+    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    pub(crate) seed: u64,
+    /// uniform (floats in [-1, 1), integers in [-1000, 1000), or [0, 1000) unsigned, rounded to
+    /// the dtype), ramp (0, 1, 2, … in the dtype), or bits (pseudo-random bytes: any pattern,
+    /// NaN and inf included).
+    #[arg(long, default_value = "uniform")]
+    pub(crate) values: String,
+    /// Output file (written atomically).
+    #[arg(short = 'o', long)]
+    pub(crate) output: std::path::PathBuf,
+    /// One JSON object instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -184,7 +234,7 @@ pub(crate) struct ReduceArgs {
     /// NeuronCore arch (2, 3 or 4).
     #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
-    /// Engine threads (default 1).
+    /// Engine threads.
     #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object instead of a line.
@@ -203,7 +253,7 @@ pub(crate) struct RunArgs {
     /// covers is mapped as zeros first.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub(crate) dump: Vec<String>,
-    /// Engine threads (default 1).
+    /// Engine threads.
     #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object instead of a report.
@@ -212,8 +262,15 @@ pub(crate) struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Benchmarks:
+  numerics   the numerics kernels alone (bf16 widen, narrow, 4-source adds), 64 MiB per source, vs memcpy
+  encode     building the rings of a 4 x 1 GiB bf16 reduce (descriptors per second)
+  reduce     a 4 x 64 MiB bf16 reduce through the whole path (rings + engine) vs memcpy
+  allreduce  every all-reduce algorithm, 8 ranks x 64 MiB bf16, vs a memcpy bound")]
 pub(crate) struct BenchArgs {
-    /// Which benchmark (`encode`); omitted: all.
+    /// Which benchmark: numerics, encode, reduce or allreduce (below); omitted: all, in that
+    /// order.
     pub(crate) which: Option<String>,
     /// One JSON object instead of a table.
     #[arg(long)]
@@ -222,8 +279,8 @@ pub(crate) struct BenchArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct BuildArgs {
-    /// NeuronCore arch (2, 3 or 4).
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    /// NeuronCore arch (1..=4; replication needs 3 or 4).
+    #[arg(long, default_value = "3", value_parser = crate::values::parse_u64)]
     pub(crate) arch: u64,
     /// add, fma, min, max (copy and transpose reach the dispatcher and are refused).
     #[arg(long)]
@@ -235,7 +292,7 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
     pub(crate) accum: cce_format::SdmaDtype,
     /// Output dtype, and/or the ring dump file to write (see above).
-    #[arg(long = "out", action = clap::ArgAction::Append)]
+    #[arg(long = "out", action = clap::ArgAction::Append, required_unless_present = "out_dtype")]
     pub(crate) out: Vec<String>,
     /// Output dtype (unambiguous form of `--out D`).
     #[arg(long = "out-dtype", value_parser = crate::values::parse_sdma_dtype)]
@@ -247,10 +304,10 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) elems: u64,
     /// Source addresses (repeat, or several after one flag).
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
     pub(crate) src: Vec<u64>,
     /// Destination addresses; more than one replicates (arch ≥ 3).
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
     pub(crate) dst: Vec<u64>,
     /// Op options shared with `cce reduce` / `cce build`.
     #[command(flatten)]
@@ -258,22 +315,22 @@ pub(crate) struct BuildArgs {
     /// QoS priority class (0..=4).
     #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
     pub(crate) prio: u64,
-    /// Cap in bytes for this priority class (0 = none); default 65536 (MODEL).
+    /// Cap in bytes for this priority class (0 = none); 65536 when omitted (MODEL).
     #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) cap: Option<u64>,
     /// Build without a cce_info (an FMA then fails as the runtime's assert does).
     #[arg(long)]
     pub(crate) no_cce_info: bool,
-    /// FMA operand selectors a,b,c (stored / input / scale); default input,scale,stored.
+    /// FMA operand selectors a,b,c (stored / input / scale); input,scale,stored when omitted.
     #[arg(long)]
     pub(crate) selectors: Option<String>,
-    /// Ring size in descriptors (a multiple of 16, at least 32); default fits the program.
+    /// Ring size in descriptors (a multiple of 16, at least 32); the smallest that fits when omitted.
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) ring_size: Option<u64>,
     /// Queue id written to the dump (0..=15).
     #[arg(long, default_value = "0", value_parser = |s: &str| crate::values::parse_max(s, 15, 4))]
     pub(crate) queue: u64,
-    /// Print every descriptor as JSON.
+    /// One JSON object with every descriptor instead of the summary line.
     #[arg(long)]
     pub(crate) json: bool,
 }
@@ -305,6 +362,16 @@ pub(crate) struct DecodeArgs {
     /// Hex bytes (little-endian, as bytes_hex); may be split over several arguments.
     #[arg(required = true, num_args = 1..)]
     pub(crate) hex: Vec<String>,
+    /// One JSON object instead of the field listing.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TablesArgs {
+    /// One JSON object instead of the tables.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -316,11 +383,14 @@ pub(crate) struct PacketSizeArgs {
     #[arg(long, value_parser = crate::values::parse_u64)]
     pub(crate) elems: u64,
     /// QoS priority class (0..=4).
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
     pub(crate) prio: u64,
-    /// This class's cap in bytes (0 = no cap); default 65536 (MODEL).
+    /// This class's cap in bytes (0 = no cap); 65536 when omitted (MODEL).
     #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) cap: Option<u64>,
+    /// One JSON object instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -334,24 +404,27 @@ pub(crate) struct DtypeGateArgs {
     /// The transfer is a plain copy (no compute op): always valid.
     #[arg(long)]
     pub(crate) no_compute: bool,
+    /// One JSON object instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// The op options `cce build` and `cce reduce` share.
 #[derive(Debug, Args)]
 pub(crate) struct OpArgs {
-    /// FMA scales, one per source (or one for all); default 1.0.
+    /// FMA scales, one per source (or one for all); 1.0 when omitted.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append, allow_negative_numbers = true)]
     pub(crate) scale: Vec<f32>,
     /// MIN/MAX clamp constant, in --const-dtype (a number, or 0x-bits).
     #[arg(long = "const", allow_negative_numbers = true)]
     pub(crate) constant: Option<String>,
-    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); default the in dtype.
+    /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); the in dtype when omitted.
     #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
     pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
-    /// rne (default) or sr.
+    /// Rounding to the output dtype: rne or sr (stochastic).
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,
-    /// Stochastic-rounding seed (32 bits; default 0).
+    /// Stochastic-rounding seed (32 bits; 0 when omitted).
     #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) seed: Option<u64>,
 }

@@ -1,4 +1,5 @@
-//! `cce encode`, `decode`, `tables`, `packet-size`, `dtype-gate`: the bits, as JSON.
+//! `cce encode`, `decode`, `tables`, `packet-size`, `dtype-gate`: the bits, as the JSON object
+//! `--json` prints (the text form is rendered from it by [`crate::bits_text`]).
 
 use cce_format::cce_info::{CCE_INFO_BYTES, CceInfo, MAX_SCALES};
 use cce_format::codec;
@@ -57,7 +58,8 @@ fn parse_selector(s: &str) -> Result<u64, String> {
     }
 }
 
-pub(crate) fn encode(a: &EncodeArgs) -> Result<Value, CliError> {
+/// The encoded words and whether `--json` was given (it sits among the encoder's fields).
+pub(crate) fn encode(a: &EncodeArgs) -> Result<(Value, bool), CliError> {
     if matches!(a.encoder.as_str(), "-h" | "--help" | "help") {
         let mut cmd = codec::layouts().fold(
             Command::new("cce encode").about("Encode a meta-control word or a 16-byte descriptor from its fields"),
@@ -66,13 +68,14 @@ pub(crate) fn encode(a: &EncodeArgs) -> Result<Value, CliError> {
         return Err(CliError::Help(cmd.render_help().to_string()));
     }
     let layout = find_layout(&a.encoder)?;
-    let cmd = layout
-        .fields
-        .iter()
-        .filter(|f| f.is_input())
-        .fold(Command::new(layout.name).no_binary_name(true).about(layout.source), |c, f| {
-            c.arg(field_arg(f, layout.words))
-        });
+    let cmd = layout.fields.iter().filter(|f| f.is_input()).fold(
+        Command::new(layout.name)
+            .no_binary_name(true)
+            .bin_name(format!("cce encode {}", layout.name))
+            .about(layout.source)
+            .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("One JSON object instead of text")),
+        |c, f| c.arg(field_arg(f, layout.words)),
+    );
     let m = cmd.try_get_matches_from(&a.fields).map_err(CliError::Clap)?;
     let given: Vec<(&str, u64)> = layout
         .fields
@@ -81,12 +84,13 @@ pub(crate) fn encode(a: &EncodeArgs) -> Result<Value, CliError> {
         .filter_map(|f| m.get_one::<u64>(f.name).map(|v| (f.name, *v)))
         .collect();
     let words = codec::encode(layout, &given[..])?;
-    Ok(json!({
+    let v = json!({
         "encoder": layout.name,
         "words": words,
         "bytes_hex": values::to_hex(&values::words_le(&words)),
         "words_hex": words_hex(&words),
-    }))
+    });
+    Ok((v, m.get_flag("json")))
 }
 
 fn words_hex(words: &[u32]) -> Vec<String> {

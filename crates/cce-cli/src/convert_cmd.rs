@@ -3,15 +3,17 @@
 use cce_format::SdmaDtype;
 use cce_numerics::{NumType, Rounding};
 
+use serde_json::json;
+
 use crate::args::ConvertArgs;
 use crate::error::CliError;
 use crate::ring_cmd::write_atomic;
 
-/// Most bytes `convert` will hold in memory (input + output): 16 GiB.
-const BUDGET: u64 = 16 << 30;
+/// Most bytes `convert` (input + output) and `gen` will hold in memory: 16 GiB.
+pub(crate) const FILE_BUDGET: u64 = 16 << 30;
 
 /// A dtype by its SDMA name (so fp32r gets the numerics' own refusal) or a numerics name.
-fn dtype(name: &str) -> Result<NumType, CliError> {
+pub(crate) fn dtype(name: &str) -> Result<NumType, CliError> {
     match SdmaDtype::from_name(name) {
         Some(d) => Ok(NumType::from_sdma(d)?),
         None => Ok(NumType::from_name(name)?),
@@ -38,13 +40,35 @@ pub(crate) fn convert(a: &ConvertArgs) -> Result<(), CliError> {
         )));
     }
     let out_len = len / from.size() as u64 * to.size() as u64;
-    if len.saturating_add(out_len) > BUDGET {
-        return Err(CliError::Input(format!("{} + {} bytes exceed the {BUDGET}-byte budget", len, out_len)));
+    if len.saturating_add(out_len) > FILE_BUDGET {
+        return Err(CliError::Input(format!("{} + {} bytes exceed the {FILE_BUDGET}-byte budget", len, out_len)));
     }
     let input = std::fs::read(&a.input).map_err(io)?;
     let mut output = vec![0u8; out_len as usize];
     if !input.is_empty() {
         cce_numerics::convert_par(from, to, &input, &mut output, rounding, a.saturate, a.threads as usize)?;
     }
-    write_atomic(&a.output, &output)
+    write_atomic(&a.output, &output)?;
+    let (rounding_name, seed) = match rounding {
+        Rounding::Rne => ("rne", None),
+        Rounding::Stochastic { seed, .. } => ("sr", Some(seed)),
+    };
+    let elements = len / from.size() as u64;
+    let v = json!({
+        "input": a.input.display().to_string(), "output": a.output.display().to_string(),
+        "from": from.name(), "to": to.name(), "elements": elements,
+        "bytes_read": len, "bytes_written": out_len,
+        "rounding": rounding_name, "seed": seed, "saturate": a.saturate,
+    });
+    crate::output::emit(&v, a.json, |_| {
+        let sr = seed.map_or(String::new(), |s| format!(" seed {s}"));
+        let sat = if a.saturate { ", saturating" } else { "" };
+        format!(
+            "converted {elements} elements {} -> {} ({rounding_name}{sr}{sat}): {len} bytes in, {out_len} bytes written to {}\n",
+            from.name(),
+            to.name(),
+            a.output.display()
+        )
+    });
+    Ok(())
 }

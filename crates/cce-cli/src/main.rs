@@ -1,15 +1,19 @@
 //! `cce` — the command line of the cce project: parse, call the libraries, print.
 //!
-//! Exit codes: 0 success; 2 bad input (one line on stderr, nothing on stdout); 1 a run that
-//! failed for a reason other than its input. The binary never panics on any input.
+//! Output: text for humans by default; with `--json`, exactly one JSON object on one line
+//! ([`output`]). Exit codes: 0 success; 2 bad input (one line on stderr, nothing on stdout); 1 a
+//! run that failed for a reason other than its input. The binary never panics on any input.
 #![forbid(unsafe_code)]
 
 mod allreduce_cmd;
 mod args;
 mod bench_cmd;
 mod bits_cmd;
+mod bits_text;
 mod convert_cmd;
 mod error;
+mod gen_cmd;
+mod output;
 mod reduce_cmd;
 mod render;
 mod ring_cmd;
@@ -42,27 +46,34 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
-    let out = match cli.command {
-        Command::Encode(a) => bits_cmd::encode(&a)?,
-        Command::Decode(a) => bits_cmd::decode(&a)?,
-        Command::Tables => bits_cmd::tables(),
-        Command::PacketSize(a) => bits_cmd::packet_size(&a)?,
-        Command::DtypeGate(a) => bits_cmd::dtype_gate(&a),
-        Command::Build(a) => return ring_cmd::build(&a),
-        Command::Disasm(a) => return ring_cmd::disasm(&a),
-        Command::Bench(a) => return bench_cmd::bench(&a),
-        Command::Reduce(a) => return reduce_cmd::reduce(&a),
-        Command::Run(a) => return reduce_cmd::run(&a),
-        Command::Convert(a) => return convert_cmd::convert(&a),
-        Command::Allreduce(a) => return allreduce_cmd::allreduce(&a),
-        Command::Demo(a) => return allreduce_cmd::demo(&a),
-    };
-    print_json(&out);
+    match cli.command {
+        Command::Encode(a) => {
+            let (v, json) = bits_cmd::encode(&a)?;
+            output::emit(&v, json, bits_text::encode);
+        }
+        Command::Decode(a) => output::emit(&bits_cmd::decode(&a)?, a.json, bits_text::decode),
+        Command::Tables(a) => output::emit(&bits_cmd::tables(), a.json, bits_text::tables),
+        Command::PacketSize(a) => {
+            output::emit(&bits_cmd::packet_size(&a)?, a.json, |v| format!("{} bytes\n", v["bytes"]))
+        }
+        Command::DtypeGate(a) => output::emit(&bits_cmd::dtype_gate(&a), a.json, |v| {
+            let valid = v["valid"].as_bool().unwrap_or(false);
+            format!("{}\n", if valid { "valid" } else { "invalid" })
+        }),
+        Command::Build(a) => ring_cmd::build(&a)?,
+        Command::Disasm(a) => ring_cmd::disasm(&a)?,
+        Command::Bench(a) => bench_cmd::bench(&a)?,
+        Command::Reduce(a) => reduce_cmd::reduce(&a)?,
+        Command::Run(a) => reduce_cmd::run(&a)?,
+        Command::Convert(a) => convert_cmd::convert(&a)?,
+        Command::Gen(a) => gen_cmd::generate(&a)?,
+        Command::Allreduce(a) => allreduce_cmd::allreduce(&a)?,
+        Command::Demo(a) => allreduce_cmd::demo(&a)?,
+    }
     Ok(())
 }
 
-/// Prints one JSON object on stdout.
+/// Prints one JSON object on one line of stdout (see [`output`]).
 pub(crate) fn print_json(v: &serde_json::Value) {
-    // serde_json cannot fail on a Value with string keys.
-    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+    output::print_json(v);
 }

@@ -11,6 +11,7 @@
 //! - [`spec`]: [`ReduceSpec`] and its parts;
 //! - [`reduce()`], [`reduce_par`], [`reduce_with`], [`convert()`], [`convert_par`]: the entry
 //!   points on raw little-endian byte buffers;
+//! - [`sample`]: deterministic test arrays (`cce gen`);
 //! - `bench` (feature `std`): the `cce bench numerics` runner.
 //!
 //! ## Guarantees
@@ -52,6 +53,7 @@ pub mod float;
 mod generic;
 pub mod reduce;
 pub mod rng;
+pub mod sample;
 mod simd;
 pub mod spec;
 pub mod types;

@@ -1,0 +1,60 @@
+//! The CLI's one output convention: text for humans by default; with `--json`, exactly one
+//! JSON object on one line of stdout, written with `", "` and `": "` separators (the layout of
+//! Python's `json.dumps`), keys in the order the command builds them.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+/// The separators of [`print_json`]: `", "` between items, `": "` after a key, no newlines.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+/// `v` as one line of JSON in the CLI's layout.
+pub(crate) fn json_line(v: &Value) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Spaced);
+    // Serialising a Value into memory cannot fail: its keys are strings.
+    let _ = serde::Serialize::serialize(v, &mut ser);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// Prints one JSON object on one line of stdout.
+pub(crate) fn print_json(v: &Value) {
+    println!("{}", json_line(v));
+}
+
+/// Prints `v` as JSON when `json` is set, else the text `text` renders from it.
+pub(crate) fn emit(v: &Value, json: bool, text: impl FnOnce(&Value) -> String) {
+    if json {
+        print_json(v);
+    } else {
+        print!("{}", text(v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_with_python_separators() {
+        let v = serde_json::json!({"a": [1, 2], "b": {"c": "x y", "d": null}});
+        assert_eq!(json_line(&v), r#"{"a": [1, 2], "b": {"c": "x y", "d": null}}"#);
+        let back: Value = serde_json::from_str(&json_line(&v)).unwrap();
+        assert_eq!(back, v);
+    }
+}
