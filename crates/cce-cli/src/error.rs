@@ -20,6 +20,14 @@ pub(crate) enum CliError {
     /// A ring dump that cannot be read: exit 2.
     #[error(transparent)]
     RingFile(#[from] cce_format::ringfile::RingFileError),
+    /// A ring dump file that cannot be read, by its path: exit 2.
+    #[error("{path}: {source}")]
+    RingFileAt {
+        /// The file.
+        path: String,
+        /// Why.
+        source: cce_format::ringfile::RingFileError,
+    },
     /// A file that cannot be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -41,11 +49,16 @@ pub(crate) enum CliError {
     #[error("{0}")]
     Failed(String),
     /// A sub-command's own argument parser (help included).
-    #[error("{}", one_line(&.0.to_string()))]
+    #[error("{}", clap_line(.0))]
     Clap(clap::Error),
 }
 
 impl CliError {
+    /// A ring dump at `path` that `RingFile::parse` refused.
+    pub(crate) fn ring_file(path: &std::path::Path, source: cce_format::ringfile::RingFileError) -> CliError {
+        CliError::RingFileAt { path: path.display().to_string(), source }
+    }
+
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             CliError::Help(_) => 0,
@@ -69,6 +82,7 @@ impl CliError {
             | CliError::Clap(_)
             | CliError::Host(_)
             | CliError::RingFile(_)
+            | CliError::RingFileAt { .. }
             | CliError::Io { .. } => 2,
         }
     }
@@ -88,10 +102,41 @@ pub(crate) fn clap_exit(e: clap::Error) -> ExitCode {
             }
         }
         _ => {
-            eprintln!("cce: {}", one_line(&e.to_string()));
+            eprintln!("cce: {}", clap_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// A clap error as one complete line: every missing argument by its flag, and clap's
+/// "did you mean" suggestion kept.
+pub(crate) fn clap_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let strings = |kind: ContextKind| -> Vec<String> {
+        match e.get(kind) {
+            Some(ContextValue::String(s)) => vec![s.clone()],
+            Some(ContextValue::Strings(v)) => v.clone(),
+            _ => Vec::new(),
+        }
+    };
+    // `--op <OP>` → `--op`; a positional `<FILE>` stays as it is.
+    let flag = |a: &str| {
+        if a.starts_with('-') { a.split([' ', '=']).next().unwrap_or(a).to_string() } else { a.to_string() }
+    };
+    let mut line = match e.kind() {
+        ErrorKind::MissingRequiredArgument => {
+            let missing: Vec<String> = strings(ContextKind::InvalidArg).iter().map(|a| flag(a)).collect();
+            if missing.is_empty() { one_line(&e.to_string()) } else { format!("missing {}", missing.join(", ")) }
+        }
+        _ => one_line(&e.to_string()),
+    };
+    let suggested: Vec<String> =
+        [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg].into_iter().flat_map(strings).collect();
+    if !suggested.is_empty() && !line.contains("did you mean") {
+        let quoted: Vec<String> = suggested.iter().map(|s| format!("'{s}'")).collect();
+        line.push_str(&format!("; did you mean {}?", quoted.join(" or ")));
+    }
+    line
 }
 
 /// The first line of a clap message, without its `error: ` prefix.

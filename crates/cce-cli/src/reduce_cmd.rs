@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use cce_collectives::{ReduceJob, run_reduce};
 use cce_engine::feed::run_programs;
-use cce_engine::{Engine, EngineConfig, Memory, PagedMemory, QueueState};
+use cce_engine::{Engine, EngineConfig, MemError, Memory, PagedMemory, QueueState};
 use cce_format::KbinOp;
 use cce_format::ringfile::RingFile;
 use cce_host::{MinMaxConstant, Rounding};
@@ -74,6 +74,15 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     }
     // Sizes first: a request that would exhaust memory is refused before reading anything.
     let lens = a.src.iter().map(|p| file_len(p)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(k) = lens.iter().position(|l| *l != lens[0]) {
+        return Err(CliError::Input(format!(
+            "sources differ in length: {} has {} bytes, {} has {} bytes",
+            a.src[0].display(),
+            lens[0],
+            a.src[k].display(),
+            lens[k]
+        )));
+    }
     cce_collectives::single::check_inputs(&job, &lens)?;
     let data = a.src.iter().map(|p| std::fs::read(p).map_err(io(p))).collect::<Result<Vec<_>, _>>()?;
     let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
@@ -123,7 +132,7 @@ fn parse_dump(s: &str) -> Result<(u64, u64, PathBuf), CliError> {
 
 pub(crate) fn run(a: &RunArgs) -> Result<(), CliError> {
     let bytes = std::fs::read(&a.ring_file).map_err(io(&a.ring_file))?;
-    let file = RingFile::parse(&bytes)?;
+    let file = RingFile::parse(&bytes).map_err(|e| CliError::ring_file(&a.ring_file, e))?;
     let loads = a.load.iter().map(|s| parse_load(s)).collect::<Result<Vec<_>, _>>()?;
     let dumps = a.dump.iter().map(|s| parse_dump(s)).collect::<Result<Vec<_>, _>>()?;
     if a.threads == 0 {
@@ -136,13 +145,22 @@ pub(crate) fn run(a: &RunArgs) -> Result<(), CliError> {
         total = total.saturating_add(file_len(p)?);
     }
     mem.fits(total).map_err(|e| CliError::Input(e.to_string()))?;
-    for (addr, p) in &loads {
+    for (k, (addr, p)) in loads.iter().enumerate() {
         let data = std::fs::read(p).map_err(io(p))?;
         if data.is_empty() {
             return Err(CliError::Input(format!("--load {}: the file is empty", p.display())));
         }
-        mem.add_resident_region(*addr, data.len() as u64)
-            .map_err(|e| CliError::Input(format!("--load {}: {e}", p.display())))?;
+        mem.add_resident_region(*addr, data.len() as u64).map_err(|e| {
+            // Name the --load whose region this one overlaps.
+            let other = match e {
+                MemError::Overlap { other_base, .. } => {
+                    a.load[..k].iter().zip(&loads).find(|(_, (b, _))| *b == other_base).map(|(s, _)| s.as_str())
+                }
+                _ => None,
+            };
+            let also = other.map_or(String::new(), |s| format!(" (--load {s})"));
+            CliError::Input(format!("--load {}: {e}{also}", a.load[k]))
+        })?;
         mem.write(*addr, &data).map_err(|e| CliError::Input(e.to_string()))?;
     }
     for (addr, len, p) in &dumps {

@@ -282,7 +282,7 @@ fn desc_text(w: [u32; 4], kind: DescKind, op: Option<PacketOp>) -> String {
 
 pub(crate) fn disasm(a: &DisasmArgs) -> Result<(), CliError> {
     let bytes = std::fs::read(&a.file).map_err(|source| CliError::Io { path: a.file.display().to_string(), source })?;
-    let file = RingFile::parse(&bytes)?;
+    let file = RingFile::parse(&bytes).map_err(|e| CliError::ring_file(&a.file, e))?;
     if a.json {
         crate::print_json(&json!({
             "arch": file.arch,

@@ -23,6 +23,11 @@ use common::{cce, tmp};
 /// (arguments, expected message fragment, exit code).
 type Row = (Vec<String>, &'static str, i32);
 
+/// A message fragment built at run time (it names a scratch file), for a row.
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
 /// The fixtures every row may use (written by [`files`]).
 pub(crate) struct Files {
     pub(crate) a: PathBuf,
@@ -206,6 +211,9 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
         // Malformed ring dumps.
         (v(&["disasm", &truncated]), "truncated"),
         (v(&["disasm", &magic]), "bad magic"),
+        // A refused ring file is named.
+        (v(&["disasm", &magic]), leak(format!("{magic}: not a cce ring dump (bad magic)"))),
+        (v(&["run", &magic]), leak(format!("{magic}: not a cce ring dump (bad magic)"))),
         (v(&["disasm", &version]), "version 9"),
         (v(&["disasm", &not16]), "trailing"),
         (v(&["disasm", &size]), "ring size 40"),
@@ -215,6 +223,9 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
         (v(&["disasm", &dir]), "m-dir"),
         // Files: lengths, sizes, overlaps.
         (reduce(&["--op", "add", "--src", &a, &b]), "differ in length"),
+        // A length mismatch names both files.
+        (reduce(&["--op", "add", "--src", &a, &b]), leak(format!("sources differ in length: {a} has"))),
+        (reduce(&["--op", "add", "--src", &a, &b]), leak(format!(" bytes, {b} has "))),
         (reduce(&["--op", "add", "--src", &odd]), "not a positive multiple"),
         (reduce(&["--op", "add", "--src", &a, "--dst", &a]), "may not also be a source"),
         (reduce(&["--op", "add", "--src", &sparse, &sparse]), "exceed the budget"),
@@ -224,6 +235,10 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
             "not a multiple of the fp32 element size",
         ),
         (v(&["run", &ring, "--load", &load_a, &load_a2]), "overlaps"),
+        // An overlapping --load names the region (and the --load) it overlaps.
+        (v(&["run", &ring, "--load", &load_a, &load_a2]), leak(format!("--load {load_a2}: region 0x1010+"))),
+        (v(&["run", &ring, "--load", &load_a, &load_a2]), leak(format!("overlaps the region 0x1000+"))),
+        (v(&["run", &ring, "--load", &load_a, &load_a2]), leak(format!("already mapped (--load {load_a})"))),
         (v(&["run", &ring, "--dump", &dump_big]), "budget"),
         (v(&["run", &ring, "--load", "0x1000"]), "expected ADDR=FILE"),
         (

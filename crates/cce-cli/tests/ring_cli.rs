@@ -255,7 +255,7 @@ fn out_is_dtype_or_file() {
             "build", "--arch", "4", "--op", "add", "--in", "bf16", "--accum", "fp32", "--elems", "10", "--src", "0",
             "--dst", "0x100"
         ])
-        .contains("output dtype")
+        .contains("missing --out")
     );
 }
 

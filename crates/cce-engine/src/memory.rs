@@ -21,13 +21,25 @@ pub enum MemError {
         /// Length.
         len: u64,
     },
-    /// A region that overlaps another, or is empty.
-    #[error("region 0x{base:x}+{len} is empty or overlaps another region")]
+    /// An empty region.
+    #[error("region 0x{base:x}+{len} is empty")]
     Region {
         /// Base.
         base: u64,
         /// Length.
         len: u64,
+    },
+    /// A region that overlaps one already mapped.
+    #[error("region 0x{base:x}+{len} overlaps the region 0x{other_base:x}+{other_len} already mapped")]
+    Overlap {
+        /// Base.
+        base: u64,
+        /// Length.
+        len: u64,
+        /// Base of the region it overlaps.
+        other_base: u64,
+        /// Length of the region it overlaps.
+        other_len: u64,
     },
     /// The regions would exceed the memory budget.
     #[error("{want} bytes of memory exceed the budget of {budget} bytes")]
@@ -122,7 +134,7 @@ impl PagedMemory {
         }
         if let Some((b, r)) = self.regions.range(..e).next_back() {
             if b + r.len > base {
-                return Err(MemError::Region { base, len });
+                return Err(MemError::Overlap { base, len, other_base: *b, other_len: r.len });
             }
         }
         self.fits(len)?;
@@ -351,7 +363,7 @@ impl SharedMemory {
         if let Some((b, r)) = map.range(..e).next_back() {
             let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
             if b + rlen > base {
-                return Err(MemError::Region { base, len });
+                return Err(MemError::Overlap { base, len, other_base: *b, other_len: rlen });
             }
         }
         let used = self.inner.used.load(std::sync::atomic::Ordering::Relaxed);

@@ -29,7 +29,22 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
         "ReduceJob::budget is PagedMemory::DEFAULT_BUDGET (16 GiB) = STRIDE and is checked first, so a buffer over \
          the slot is refused as over budget",
     ),
+    (
+        "sources differ in length: {first} and {l} bytes",
+        "`cce reduce` compares the source files' lengths first and names the files (\"sources differ in length: \
+         a.bf16 has …\"); the collectives pass equal-length rank buffers",
+    ),
+    // cce-engine
+    (
+        "region 0x{base:x}+{len} is empty",
+        "`cce run` refuses an empty --load file (\"the file is empty\") and a --dump of length 0 before mapping",
+    ),
     // cce-host
+    (
+        "a reduce needs at least one ",
+        "`cce build` and `cce reduce` require --src and --dst (clap names a missing one: \"missing --src\"), and \
+         the collectives pass a source and a destination per rank",
+    ),
     (
         "sdma_scale_dtype == al_sdma_m2m_meta_ctrl_data_type_fp32",
         "the CLI builds every FMA cce_info through ReduceRequest::with_fma_scales, which sets the scale dtype to fp32",
@@ -115,10 +130,34 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         // build: flags.
         (build(&["--op", "add", "--out", "x"]), "the output dtype and the output file are both given already", 2),
         (
-            build_bare(&["--accum", "fp32", "--elems", "8", "--src", "0", "--dst", "0x100"]),
+            // `--out FILE` alone: clap sees --out, the dtype is still missing.
+            with(
+                &["build", "--op", "add", "--in", "bf16", "--accum", "fp32", "--out", &out],
+                &["--elems", "8", "--src", "0", "--dst", "0x100"],
+            ),
             "the output dtype is required",
             2,
         ),
+        // Missing flags: every one named, in one line.
+        (sv(&["build"]), "missing --op, --in, --accum, --elems, --src, --dst, --out", 2),
+        (sv(&["reduce"]), "missing --op, --in, --accum, --out, --src, --dst", 2),
+        (sv(&["convert"]), "missing --from, --to, --input, --output", 2),
+        (sv(&["encode"]), "missing <ENCODER>", 2),
+        (sv(&["decode"]), "missing <ENCODER>, <HEX>...", 2),
+        (sv(&["disasm"]), "missing <FILE>", 2),
+        (sv(&["run"]), "missing <RING_FILE>", 2),
+        (sv(&["gen"]), "missing --dtype, --elems, --output", 2),
+        // Mistyped names keep clap's suggestion.
+        (sv(&["biuld"]), "unrecognized subcommand 'biuld'; did you mean 'build'?", 2),
+        (build(&["--arhc", "3"]), "unexpected argument '--arhc' found; did you mean '--arch'?", 2),
+        // cce gen.
+        (
+            sv(&["gen", "--dtype", "bf16", "--elems", "4", "--values", "sine", "-o", &out]),
+            "--values 'sine': expected uniform, ramp or bits",
+            2,
+        ),
+        (sv(&["gen", "--dtype", "u64", "--elems", "0x100000000", "-o", &out]), "exceed the 17179869184-byte budget", 2),
+        (sv(&["gen", "--dtype", "fp32r", "--elems", "4", "-o", &out]), "not valid as an input or output dtype", 2),
         (
             build(&["--op", "fma", "--selectors", "input,scale,nothing"]),
             "--selectors: 'nothing' is not stored, input or scale",
@@ -142,16 +181,6 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         // build: the host's dispatcher rules.
         (build(&[&["--op", "add", "--src"], &src_more[..]].concat()), "33 sources: a CCE packet takes at most 32", 2),
         (build(&[&["--op", "add", "--dst"], &dst61[..]].concat()), "CCE concatenation not supported", 2),
-        (
-            build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "8", "--dst", "0x100"]),
-            "a reduce needs at least one source",
-            2,
-        ),
-        (
-            build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "8", "--src", "0"]),
-            "a reduce needs at least one destination",
-            2,
-        ),
         (
             build_bare(&["--accum", "fp32", "--out-dtype", "bf16", "--elems", "0", "--src", "0", "--dst", "0x100"]),
             "a reduce needs at least one element",
