@@ -27,7 +27,8 @@
 //!   on a last step that would reach the chunk's owner) — a one-source ADD with replication on
 //!   arch ≥ 3, two copies on arch 2.
 //! - `mesh`: rank r reduces chunk r from all ranks in one R-source packet,
-//!   `[IN(0)[r], IN(1)[r], …, IN(R−1)[r]] → W(r, r)` (R ≤ 32); then copies every other `W(q, q)`.
+//!   `[IN(0)[r], IN(1)[r], …, IN(R−1)[r]] → W(r, r)` (R ≤ [`MESH_MAX_RANKS`] = 32); then
+//!   copies every other `W(q, q)`.
 //! - `avg` is FMA with scale fl32(1/R) on every input and 1 on every partial:
 //!   Σ fl32(1/R)·x_i in the same order, not (Σ x_i)/R.
 
@@ -41,6 +42,14 @@ use cce_engine::memory::SharedMemory;
 use cce_engine::{Engine, EngineConfig, Memory, QueueConfig, RunReport};
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{CopyRequest, HostError, Program, ReduceRequest, Rings, Rounding, plan, plan_copy};
+
+/// Fewest ranks a collective runs over.
+pub const MIN_RANKS: usize = 2;
+/// Most ranks a collective runs over.
+pub const MAX_RANKS: usize = 64;
+/// Most ranks `mesh` runs over: it reduces every rank's chunk in one packet, and a CCE packet
+/// has at most 32 sources (study §4.1).
+pub const MESH_MAX_RANKS: usize = cce_format::packet::MAX_SOURCES;
 
 /// The all-reduce algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +159,7 @@ impl TimeModel {
 /// One collective.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// Ranks (2..=64).
+    /// Ranks ([`MIN_RANKS`]..=[`MAX_RANKS`]; `mesh` at most [`MESH_MAX_RANKS`]).
     pub ranks: usize,
     /// Algorithm.
     pub algo: Algo,
@@ -174,7 +183,8 @@ pub struct Config {
     pub timeout: Duration,
     /// Time model.
     pub model: TimeModel,
-    /// Memory budget of the model.
+    /// Memory budget of the model, in bytes: [`check`] refuses a configuration whose
+    /// [`memory_need`] total is larger.
     pub budget: u64,
 }
 
@@ -260,7 +270,22 @@ pub enum CollectiveError {
         /// Why.
         error: HostError,
     },
-    /// Memory (budget, regions).
+    /// The configuration needs more memory than its budget ([`check`], before anything is
+    /// allocated).
+    #[error("{ranks} ranks x {elems} {dtype} elements need {need} of model memory, over the budget of {budget}")]
+    Budget {
+        /// Ranks.
+        ranks: usize,
+        /// Elements per rank.
+        elems: u64,
+        /// Buffer dtype name.
+        dtype: &'static str,
+        /// [`MemoryNeed::total`] (a lower bound when the rings could not be counted).
+        need: Bytes,
+        /// [`Config::budget`].
+        budget: Bytes,
+    },
+    /// Memory (regions).
     #[error(transparent)]
     Memory(#[from] cce_engine::MemError),
     /// A rank stopped; every rank reports the first failure.
@@ -507,16 +532,57 @@ fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
     }
 }
 
-/// Refuses a configuration [`run`] cannot execute (ranks, algorithm limits, dtypes, sizes and the
-/// memory budget), before anything is allocated. [`run`] calls it first; callers that prepare
-/// inputs themselves call it before generating them.
-pub fn check(cfg: &Config) -> Result<(), CollectiveError> {
-    let bad = |m: String| Err(CollectiveError::Config(m));
-    if !(2..=64).contains(&cfg.ranks) {
-        return bad(format!("{} ranks: between 2 and 64", cfg.ranks));
+/// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes {
+    /// Bytes.
+    pub bytes: u64,
+    /// Only a lower bound is known.
+    pub at_least: bool,
+}
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let gib = self.bytes as f64 / (1u64 << 30) as f64;
+        let at_least = if self.at_least { "at least " } else { "" };
+        write!(f, "{at_least}{} bytes ({gib:.1} GiB)", self.bytes)
     }
-    if cfg.algo == Algo::Mesh && cfg.ranks > 32 {
-        return bad(format!("mesh reduces all {} ranks in one packet: at most 32 sources", cfg.ranks));
+}
+
+/// The memory a run of a [`Config`] needs, in bytes, by what holds it (see [`memory_need`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryNeed {
+    /// The inputs the caller generates or reads and hands to [`run`]: R × elems × size.
+    pub inputs: u64,
+    /// The model memory's buffers, per rank: `IN`, every `P(r, c)` and `W(r, c)`, and for
+    /// `ring-2r2w` every `RECV(r, c)` (an empty chunk still takes a 1-byte region).
+    pub buffers: u64,
+    /// Each rank's descriptor programs (tx + rx, 16 bytes per descriptor) and its two ring
+    /// regions in the model memory. `None` when the sizes do not fit the model's buffer slots,
+    /// so no schedule can be planned.
+    pub rings: Option<u64>,
+    /// The outputs [`run`] returns: R × elems × size.
+    pub outputs: u64,
+}
+
+impl MemoryNeed {
+    /// Everything, saturating (the ring part as 0 when it could not be counted).
+    pub fn total(&self) -> u64 {
+        self.inputs.saturating_add(self.buffers).saturating_add(self.rings.unwrap_or(0)).saturating_add(self.outputs)
+    }
+}
+
+/// The ranks, algorithm, dtype and size rules, without scheduling anything.
+fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    if !(MIN_RANKS..=MAX_RANKS).contains(&cfg.ranks) {
+        return bad(format!("{} ranks: between {MIN_RANKS} and {MAX_RANKS}", cfg.ranks));
+    }
+    if cfg.algo == Algo::Mesh && cfg.ranks > MESH_MAX_RANKS {
+        return bad(format!(
+            "mesh reduces all {} ranks in one packet: at most {MESH_MAX_RANKS} sources (use ring, ring-2r2w or kangaring)",
+            cfg.ranks
+        ));
     }
     if cfg.algo == Algo::Ring2r2w && cfg.arch <= 2 {
         return bad("ring-2r2w writes two destinations per reduce: replication needs arch ≥ 3".into());
@@ -533,19 +599,150 @@ pub fn check(cfg: &Config) -> Result<(), CollectiveError> {
     if cfg.elems == 0 {
         return bad("elements per rank must be positive".into());
     }
+    Ok(())
+}
+
+/// Whether one rank's buffers fit the model's address slots (and so every address of the
+/// schedule is representable).
+fn fits_slots(cfg: &Config) -> bool {
     let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
-    // IN + P + W (+ RECV) per rank, and the rings.
-    let want = bytes
-        .saturating_mul(4)
-        .saturating_mul(cfg.ranks as u64)
-        .saturating_add(cfg.ranks as u64 * 2 * RING_SIZE as u64 * 16);
-    if want > cfg.budget {
-        return Err(CollectiveError::Memory(cce_engine::MemError::Budget { want, budget: cfg.budget }));
+    bytes / cfg.ranks as u64 + 64 <= CHUNK_STRIDE && bytes <= P_OFF
+}
+
+/// One work item's program (`None` for an empty one).
+fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Result<Option<Program>, CollectiveError> {
+    let host = |error| CollectiveError::Host { rank, step, error };
+    let kop = match cfg.op {
+        RedOp::Add => KbinOp::Add,
+        RedOp::Min => KbinOp::Min,
+        RedOp::Max => KbinOp::Max,
+        RedOp::Avg => KbinOp::Fma,
+    };
+    Ok(Some(match w {
+        Work::Reduce { elems: 0, .. } | Work::Copy { bytes: 0, .. } => return Ok(None),
+        Work::Reduce { srcs, dsts, elems, scales } => {
+            // A one-source reduce is the 1R2W gather: an ADD that copies (MODEL C4).
+            let op = if srcs.len() == 1 { KbinOp::Add } else { kop };
+            // The gather's one-source ADD widens floats to fp32 (exact, and the fast path);
+            // integers stay in their own type.
+            let accum = match (srcs.len(), cfg.dtype.is_float()) {
+                (1, true) => SdmaDtype::Fp32,
+                (1, false) => cfg.dtype,
+                _ => cfg.accum,
+            };
+            let mut req = ReduceRequest::new(
+                op.value(),
+                srcs.clone(),
+                dsts.clone(),
+                *elems,
+                cfg.dtype,
+                accum,
+                cfg.dtype,
+                cfg.arch,
+            );
+            req.rounding = cfg.rounding;
+            if op == KbinOp::Fma {
+                req = req.with_fma_scales(scales).map_err(host)?;
+            }
+            plan(&req).map_err(host)?
+        }
+        Work::Copy { src, dst, bytes } => {
+            plan_copy(&CopyRequest { src: *src, dst: *dst, bytes: *bytes, arch: cfg.arch }).map_err(host)?
+        }
+    }))
+}
+
+/// The ring size of a rank whose programs hold `descs` descriptors per ring.
+fn ring_size(descs: u64) -> u32 {
+    cce_format::ringfile::ring_size_for(descs).min(RING_SIZE as u64) as u32
+}
+
+/// The ring bytes of every rank: its programs (planned, not built) and its two ring regions.
+fn ring_need(cfg: &Config, steps: &[Vec<Step>]) -> Result<u64, CollectiveError> {
+    let mut total = 0u64;
+    for (q, st) in steps.iter().enumerate() {
+        let (mut tx, mut rx, mut per_ring) = (0u64, 0u64, 0u64);
+        for (s, step) in st.iter().enumerate() {
+            for w in &step.work {
+                if let Some(p) = plan_work(cfg, q, s, w)? {
+                    tx += p.tx_descriptors();
+                    rx += p.rx_descriptors();
+                    per_ring += p.tx_descriptors().max(p.rx_descriptors());
+                }
+            }
+        }
+        let regions = 2 * 16 * ring_size(per_ring) as u64;
+        total = total.saturating_add(16u64.saturating_mul(tx + rx)).saturating_add(regions);
     }
-    if bytes / cfg.ranks as u64 + 64 > CHUNK_STRIDE || bytes > P_OFF {
+    Ok(total)
+}
+
+/// The inputs, buffers and outputs of `cfg` (closed form, saturating; no rings).
+fn data_need(cfg: &Config) -> MemoryNeed {
+    let r = cfg.ranks as u64;
+    let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
+    let all = bytes.saturating_mul(r);
+    // Chunks of one element or none when elems < R: each empty chunk still maps one byte.
+    let empty = r.saturating_sub(cfg.elems);
+    let slot_sets = if cfg.algo == Algo::Ring2r2w { 3 } else { 2 }; // P, W (, RECV)
+    let buffers = bytes.saturating_add(bytes.saturating_add(empty).saturating_mul(slot_sets)).saturating_mul(r);
+    MemoryNeed { inputs: all, buffers, rings: None, outputs: all }
+}
+
+/// The memory a run of `cfg` needs: the inputs handed to [`run`], the model memory's buffers and
+/// rings, and the outputs. Nothing is allocated; the ring part plans every step's packets (which
+/// fails as [`run`] would) and is left out when the sizes do not fit the model's slots.
+pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
+    check_shape(cfg)?;
+    let mut need = data_need(cfg);
+    if fits_slots(cfg) {
+        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+        need.rings = Some(ring_need(cfg, &schedule(cfg, &l).0)?);
+    }
+    Ok(need)
+}
+
+/// Refuses a configuration [`run`] cannot execute — ranks, algorithm limits, dtypes, sizes, the
+/// failure injection's rank and step, every step's packets, and the memory budget
+/// ([`memory_need`] against [`Config::budget`]) — before anything is allocated, and returns the
+/// need. [`run`] calls it first; callers that prepare inputs themselves call it before
+/// generating or reading them.
+pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    check_shape(cfg)?;
+    let budget_error = |need: &MemoryNeed| CollectiveError::Budget {
+        ranks: cfg.ranks,
+        elems: cfg.elems,
+        dtype: cfg.dtype.name(),
+        need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
+        budget: Bytes { bytes: cfg.budget, at_least: false },
+    };
+    let need = match memory_need(cfg) {
+        Ok(n) => n,
+        // A step that cannot be planned: still, buffers over the budget are the first reason.
+        Err(e) => {
+            let data = data_need(cfg);
+            return Err(if data.total() > cfg.budget { budget_error(&data) } else { e });
+        }
+    };
+    if need.total() > cfg.budget {
+        return Err(budget_error(&need));
+    }
+    if !fits_slots(cfg) {
+        let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
         return bad(format!("{bytes} bytes per rank exceed the model's buffer slots"));
     }
-    Ok(())
+    if let Some((k, s)) = cfg.fail {
+        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+        let nsteps = schedule(cfg, &l).0[0].len();
+        if k >= cfg.ranks || s >= nsteps {
+            return Err(CollectiveError::Config(format!(
+                "--fail-rank {k} --fail-step {s}: ranks 0..{}, steps 0..{nsteps}",
+                cfg.ranks
+            )));
+        }
+    }
+    Ok(need)
 }
 
 /// A built rank: its rings and, per step, the cumulative (tx, rx, packets) after it.
@@ -556,52 +753,15 @@ struct RankProgram {
 
 fn build(cfg: &Config, rank: usize, steps: &[Step]) -> Result<RankProgram, CollectiveError> {
     let mut programs: Vec<(usize, Program)> = Vec::new();
-    let (kop, in_dt) = match cfg.op {
-        RedOp::Add => (KbinOp::Add, cfg.dtype),
-        RedOp::Min => (KbinOp::Min, cfg.dtype),
-        RedOp::Max => (KbinOp::Max, cfg.dtype),
-        RedOp::Avg => (KbinOp::Fma, cfg.dtype),
-    };
     for (s, step) in steps.iter().enumerate() {
         for w in &step.work {
-            let host = |error| CollectiveError::Host { rank, step: s, error };
-            let p = match w {
-                Work::Reduce { elems: 0, .. } | Work::Copy { bytes: 0, .. } => continue,
-                Work::Reduce { srcs, dsts, elems, scales } => {
-                    // A one-source reduce is the 1R2W gather: an ADD that copies (MODEL C4).
-                    let op = if srcs.len() == 1 { KbinOp::Add } else { kop };
-                    // The gather's one-source ADD widens floats to fp32 (exact, and the fast
-                    // path); integers stay in their own type.
-                    let accum = match (srcs.len(), cfg.dtype.is_float()) {
-                        (1, true) => SdmaDtype::Fp32,
-                        (1, false) => cfg.dtype,
-                        _ => cfg.accum,
-                    };
-                    let mut req = ReduceRequest::new(
-                        op.value(),
-                        srcs.clone(),
-                        dsts.clone(),
-                        *elems,
-                        in_dt,
-                        accum,
-                        cfg.dtype,
-                        cfg.arch,
-                    );
-                    req.rounding = cfg.rounding;
-                    if op == KbinOp::Fma {
-                        req = req.with_fma_scales(scales).map_err(host)?;
-                    }
-                    plan(&req).map_err(host)?
-                }
-                Work::Copy { src, dst, bytes } => {
-                    plan_copy(&CopyRequest { src: *src, dst: *dst, bytes: *bytes, arch: cfg.arch }).map_err(host)?
-                }
-            };
-            programs.push((s, p));
+            if let Some(p) = plan_work(cfg, rank, s, w)? {
+                programs.push((s, p));
+            }
         }
     }
     let total: u64 = programs.iter().map(|(_, p)| p.tx_descriptors().max(p.rx_descriptors())).sum();
-    let ring = cce_format::ringfile::ring_size_for(total).min(RING_SIZE as u64);
+    let ring = ring_size(total) as u64;
     let mut b = Rings::builder(Some(ring), total).map_err(|error| CollectiveError::Host { rank, step: 0, error })?;
     let mut marks = Vec::with_capacity(steps.len());
     let (mut tx, mut rx, mut packets) = (0u64, 0u64, 0u64);
@@ -631,14 +791,6 @@ pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError>
     let l = Layout { r: cfg.ranks, n: cfg.elems, size };
     let (steps, owner) = schedule(cfg, &l);
     let nsteps = steps[0].len();
-    if let Some((k, s)) = cfg.fail {
-        if k >= cfg.ranks || s >= nsteps {
-            return Err(CollectiveError::Config(format!(
-                "--fail-rank {k} --fail-step {s}: ranks 0..{}, steps 0..{nsteps}",
-                cfg.ranks
-            )));
-        }
-    }
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     // Memory: every buffer its own region.
     let mem = SharedMemory::new(cfg.budget.saturating_add(1 << 30));

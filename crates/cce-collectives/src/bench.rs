@@ -1,5 +1,7 @@
 //! `cce bench reduce`: 4 × N-byte bf16 sources, fp32 accumulate, bf16 out, through the whole
-//! path (ring build + engine), against a plain memcpy measured in the same run.
+//! path (ring build + engine), against a plain memcpy measured in the same run; `cce bench
+//! allreduce`: every all-reduce algorithm over R ranks. Both check their sizes and memory budget
+//! before allocating anything.
 //!
 //! GB/s counts bytes read + written. The baseline copies a buffer as large as all sources
 //! once, single-threaded (`copy_from_slice`), and counts read + written bytes likewise;
@@ -70,9 +72,23 @@ pub fn memcpy_gbps(bytes: usize, reps: usize) -> f64 {
     2.0 * bytes as f64 / best / 1e9
 }
 
+/// The bytes per source [`reduce`] runs for `bytes_per_source` (whole 64-byte granules).
+fn reduce_size(bytes_per_source: usize) -> usize {
+    bytes_per_source.max(64) / 64 * 64
+}
+
+/// Checks [`reduce`]'s sizes and memory budget (its four sources and output against
+/// [`ReduceJob::budget`]) without allocating anything.
+pub fn check_reduce(bytes_per_source: usize) -> Result<(), PathError> {
+    let job = ReduceJob::add(SdmaDtype::Bf16, SdmaDtype::Fp32, SdmaDtype::Bf16);
+    crate::single::check_inputs(&job, &[reduce_size(bytes_per_source) as u64; 4]).map(drop)
+}
+
 /// Runs both jobs at each thread count, `bytes_per_source` per source, best of `reps`.
 pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> Result<ReduceBench, PathError> {
-    let size = bytes_per_source.max(64) / 64 * 64;
+    // The sizes and the budget, before anything is allocated.
+    check_reduce(bytes_per_source)?;
+    let size = reduce_size(bytes_per_source);
     let srcs = bf16_sources(size);
     let views: Vec<&[u8]> = srcs.iter().map(Vec::as_slice).collect();
     let memcpy = memcpy_gbps(4 * size, reps);
@@ -128,15 +144,31 @@ pub struct AllreduceBench {
     pub results: Vec<AllreduceBenchResult>,
 }
 
+/// The benchmark's configuration for `algo`.
+fn allreduce_config(ranks: usize, bytes_per_rank: usize, algo: crate::allreduce::Algo) -> crate::allreduce::Config {
+    let elems = (bytes_per_rank / 2) as u64;
+    crate::allreduce::Config::new(ranks, algo, crate::allreduce::RedOp::Add, SdmaDtype::Bf16, elems)
+}
+
+/// Checks [`allreduce`]'s configuration for every algorithm ([`crate::allreduce::check`], the
+/// memory budget included) without allocating anything.
+pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<(), crate::allreduce::CollectiveError> {
+    for algo in crate::allreduce::Algo::ALL {
+        crate::allreduce::check(&allreduce_config(ranks, bytes_per_rank, algo))?;
+    }
+    Ok(())
+}
+
 /// Runs every algorithm once after a warm-up of the inputs, best of `reps`.
 pub fn allreduce(
     ranks: usize,
     bytes_per_rank: usize,
     reps: usize,
 ) -> Result<AllreduceBench, crate::allreduce::CollectiveError> {
-    use crate::allreduce::{Algo, Config, RedOp};
-    let elems = (bytes_per_rank / 2) as u64;
-    let base = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
+    use crate::allreduce::{Algo, Config};
+    // Every algorithm's configuration and memory budget, before the inputs are generated.
+    check_allreduce(ranks, bytes_per_rank)?;
+    let base = allreduce_config(ranks, bytes_per_rank, Algo::Ring);
     let inputs = crate::metrics::generate(&base, 7);
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();

@@ -35,8 +35,14 @@ pub struct Row {
     pub descriptors: u64,
     /// Bytes read + written.
     pub bytes: u64,
-    /// Largest |error| against the exact sum.
+    /// Largest |error| against the exact sum ([`metrics::Metrics::max_abs_err`]).
     pub max_abs_err: f64,
+    /// Largest error relative to the largest exact magnitude ([`metrics::Metrics::max_rel_err`]).
+    pub max_rel_err: f64,
+    /// Largest error in bf16 ulps at the exact value ([`metrics::Metrics::max_ulp_err`]).
+    pub max_ulp_err: f64,
+    /// Mean error in bf16 ulps ([`metrics::Metrics::mean_ulp_err`]).
+    pub mean_ulp_err: f64,
     /// Every rank holds the same bytes.
     pub ranks_identical: bool,
     /// Elements outside the sequential-rounding error bound.
@@ -116,10 +122,19 @@ pub fn examples() -> Result<Vec<Example>, PathError> {
     ])
 }
 
-/// Checks the demo all-reduce's configuration ([`allreduce::check`]) without running it, so a
-/// caller can refuse bad sizes before printing anything.
+/// The demo all-reduce's configuration for `algo`.
+fn config(ranks: usize, elems: u64, algo: Algo) -> Config {
+    Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, elems)
+}
+
+/// Checks the demo all-reduce's configuration for every algorithm ([`allreduce::check`], the
+/// memory budget included) without allocating anything, so a caller can refuse bad sizes
+/// before printing anything.
 pub fn check_allreduce(ranks: usize, elems: u64) -> Result<(), allreduce::CollectiveError> {
-    allreduce::check(&Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems))
+    for algo in Algo::ALL {
+        allreduce::check(&config(ranks, elems, algo))?;
+    }
+    Ok(())
 }
 
 /// An all-reduce over `ranks` ranks of `elems` bf16 elements each with every algorithm.
@@ -128,9 +143,9 @@ pub fn allreduce_rows(
     elems: u64,
     mut progress: impl FnMut(Algo),
 ) -> Result<Vec<Row>, allreduce::CollectiveError> {
-    let base = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
+    let base = config(ranks, elems, Algo::Ring);
     // Refused sizes are refused before the inputs are generated.
-    allreduce::check(&base)?;
+    check_allreduce(ranks, elems)?;
     let inputs = metrics::generate(&base, 2026);
     let exact = metrics::exact(&base, &inputs);
     let mut rows = Vec::new();
@@ -146,6 +161,9 @@ pub fn allreduce_rows(
             descriptors: o.descriptors(),
             bytes: o.bytes_moved(),
             max_abs_err: m.max_abs_err,
+            max_rel_err: m.max_rel_err,
+            max_ulp_err: m.max_ulp_err,
+            mean_ulp_err: m.mean_ulp_err,
             ranks_identical: m.ranks_identical,
             wrong: m.wrong,
         });

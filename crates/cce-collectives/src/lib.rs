@@ -5,7 +5,12 @@
 //!
 //! - [`single`]: one reduce (N sources → M destinations) through the whole path — the request,
 //!   the rings, the engine, the memory read back; what `cce reduce` runs;
-//! - [`bench`]: the `cce bench reduce` job, against a same-run memcpy.
+//! - [`allreduce`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
+//!   its own engine; [`allreduce::check`] refuses a configuration (memory budget included)
+//!   before anything is allocated;
+//! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
+//! - [`demo`]: `cce demo`, the worked examples and an all-reduce with every algorithm;
+//! - [`bench`](mod@bench): the `cce bench reduce` and `cce bench allreduce` jobs, against a same-run memcpy.
 #![forbid(unsafe_code)]
 
 pub mod allreduce;

@@ -7,34 +7,78 @@ use cce_numerics::NumType;
 
 use crate::allreduce::{Collective, Config, RedOp};
 
+/// Decodes element `i` of a raw little-endian array of `t` as f64 (integers exactly up to 2^53).
+fn value_at(t: NumType, bytes: &[u8], i: usize) -> f64 {
+    let size = t.size();
+    let mut b = [0u8; 8];
+    b[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
+    let raw = u64::from_le_bytes(b);
+    match (t.float_format(), t.int_info()) {
+        (Some(f), _) => cce_numerics::float::decode(f, raw as u32),
+        (None, Some((bits, true))) => ((raw << (64 - bits)) as i64 >> (64 - bits)) as f64,
+        _ => raw as f64,
+    }
+}
+
 /// The values of a raw little-endian array of `dtype`, as f64 (integers exactly up to 2^53).
 pub fn values(dtype: SdmaDtype, bytes: &[u8]) -> Vec<f64> {
     let Ok(t) = NumType::from_sdma(dtype) else { return Vec::new() };
-    let size = t.size();
-    bytes
-        .chunks_exact(size)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..size].copy_from_slice(c);
-            let raw = u64::from_le_bytes(b);
-            match (t.float_format(), t.int_info()) {
-                (Some(f), _) => cce_numerics::float::decode(f, raw as u32),
-                (None, Some((bits, true))) => ((raw << (64 - bits)) as i64 >> (64 - bits)) as f64,
-                _ => raw as f64,
-            }
-        })
-        .collect()
+    (0..bytes.len() / t.size()).map(|i| value_at(t, bytes, i)).collect()
 }
 
-/// What [`measure`] found.
+/// The unit in the last place of `dtype` at `x`: for a float dtype of p-bit precision (the
+/// implicit bit included) `2^(floor(log2 |x|) − p + 1)`, floored at the dtype's smallest
+/// subnormal spacing `2^(1 − bias − (p − 1))` (so at 0 and below the normal range it is that
+/// spacing); for an integer dtype 1. `None` for a dtype without values (fp32r, invalid).
+pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
+    let t = NumType::from_sdma(dtype).ok()?;
+    let Some(f) = t.float_format() else { return Some(1.0) };
+    let p = f.precision() as i32;
+    let min_exp = 1 - f.bias; // exponent of the smallest normal
+    let e = if x == 0.0 || !x.is_finite() {
+        min_exp
+    } else {
+        // floor(log2 |x|), exactly: the f64 exponent (f64 subnormals are far below every dtype).
+        let a = x.abs();
+        if a.is_normal() { ((a.to_bits() >> 52) & 0x7FF) as i32 - 1023 } else { min_exp }
+    };
+    Some(2f64.powi(e.max(min_exp) - p + 1))
+}
+
+/// What [`measure`] found. Every error compares an output element with the exact reduction of
+/// the inputs (computed in f64, see the module); for an all-reduce every rank's output is
+/// measured, for reduce-scatter and all-gather alone only `ranks_identical` is (the other
+/// fields are 0). Elements whose output is NaN or infinite while the exact value is finite are
+/// left out of the error maxima and means and counted in `wrong`.
+///
+/// The keys of `cce allreduce --json` (a contract: extended, never renamed). From here, one per
+/// field below: `ranks_identical`, `max_abs_err`, `max_rel_err`, `max_ulp_err`, `mean_ulp_err`,
+/// `wrong`. From the run ([`crate::allreduce::Outcome`]): `packets` and `descriptors` (tx + rx)
+/// executed over all ranks; `bytes_moved`, bytes read + written over all ranks; `seconds`, wall
+/// time of the run (loading excluded); `model_seconds`, the alpha-beta estimate; `algbw_gbps` =
+/// elems · size / seconds / 10⁹ and `busbw_gbps` = algbw · 2(R−1)/R (all-reduce) or · (R−1)/R
+/// ([`bandwidths`]); `steps`, steps per rank; `memory_bytes`, what
+/// [`crate::allreduce::check`] counted against the budget; `per_rank`, each rank's `packets`,
+/// `descriptors`, `bytes_read`, `bytes_written`; `per_link`, `{from, to, bytes}` for every
+/// pair of ranks that exchanged bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Metrics {
     /// Every rank holds the same bytes (for reduce-scatter: trivially true).
     pub ranks_identical: bool,
-    /// Largest |output − exact| over all ranks and elements.
+    /// Largest |output − exact| over all ranks and elements, in the dtype's units.
     pub max_abs_err: f64,
-    /// Largest |output − exact| / |exact| (elements whose exact value is 0 are skipped).
+    /// `max_abs_err` relative to the largest exact magnitude: max |output − exact| / max
+    /// |exact|, both maxima over all ranks and elements (not a per-element ratio, which is
+    /// meaningless where a sum cancels to near zero). 0 when every output is exact; infinite
+    /// (JSON null) only if every exact value is 0 and some output is not.
     pub max_rel_err: f64,
+    /// Largest |output − exact| / [`ulp`]`(dtype, exact)`: the error in units in the last place
+    /// of the output dtype at the exact value (integers: the absolute error). A correctly
+    /// rounded result is within 0.5; each rounding of a partial can add about 0.5 ulp of the
+    /// partial's magnitude.
+    pub max_ulp_err: f64,
+    /// The mean of the same ulp error over every measured element of every rank.
+    pub mean_ulp_err: f64,
     /// Elements (over all ranks) outside the bound of a sequential reduction that rounds at
     /// every step: |err| ≤ R · 2^-p · Σ|x| for a p-bit float dtype; for integers, any difference
     /// from the wrapping result.
@@ -44,20 +88,28 @@ pub struct Metrics {
 /// The exact reduction of the inputs, per element: (value, Σ|x|).
 pub struct Exact(Vec<(f64, f64)>);
 
-/// Computes the exact reduction of `inputs` for `cfg` (in f64; integer sums wrap).
+impl Exact {
+    /// Bytes an [`Exact`] of `elems` elements holds (two f64 per element).
+    pub fn bytes(elems: u64) -> u64 {
+        elems.saturating_mul(16)
+    }
+}
+
+/// Computes the exact reduction of `inputs` for `cfg` (in f64; integer sums wrap). Element by
+/// element: no decoded copy of the inputs is held.
 pub fn exact(cfg: &Config, inputs: &[Vec<u8>]) -> Exact {
-    let ins: Vec<Vec<f64>> = inputs.iter().map(|b| values(cfg.dtype, b)).collect();
-    let n = ins.first().map_or(0, Vec::len);
+    let Ok(t) = NumType::from_sdma(cfg.dtype) else { return Exact(Vec::new()) };
+    let n = inputs.first().map_or(0, |b| b.len() / t.size());
     let r = cfg.ranks as f64;
     let int = !cfg.dtype.is_float();
     Exact(
         (0..n)
             .map(|i| {
-                let xs = ins.iter().map(|v| v[i]);
-                let mag: f64 = ins.iter().map(|v| v[i].abs()).sum();
+                let xs = inputs.iter().map(|b| value_at(t, b, i));
+                let mag: f64 = xs.clone().map(f64::abs).sum();
                 let e = match cfg.op {
                     RedOp::Add | RedOp::Avg if int => {
-                        wrap(cfg.dtype, ins.iter().map(|v| v[i] as i64).fold(0i64, i64::wrapping_add))
+                        wrap(cfg.dtype, xs.map(|v| v as i64).fold(0i64, i64::wrapping_add))
                     }
                     RedOp::Add => xs.sum(),
                     RedOp::Avg => xs.sum::<f64>() / r,
@@ -79,11 +131,13 @@ pub fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Metrics
 pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metrics {
     let r = cfg.ranks as f64;
     let int = !cfg.dtype.is_float();
-    let prec = NumType::from_sdma(cfg.dtype).ok().and_then(|t| t.float_format()).map_or(24, |f| f.precision());
+    let t = NumType::from_sdma(cfg.dtype).ok();
+    let prec = t.and_then(|t| t.float_format()).map_or(24, |f| f.precision());
     let mut m = Metrics {
         ranks_identical: outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter,
         ..Metrics::default()
     };
+    let Some(t) = t else { return m };
     if cfg.collective != Collective::AllReduce {
         return m; // the exact value of a partial buffer is the caller's to check
     }
@@ -91,23 +145,37 @@ pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
     // When every rank holds the same bytes, one rank's errors are every rank's.
     let (measured, times) =
         if m.ranks_identical { (&outputs[..outputs.len().min(1)], outputs.len() as u64) } else { (outputs, 1) };
+    let (mut max_exact, mut ulp_sum, mut counted) = (0f64, 0f64, 0u64);
     for out in measured {
-        let got = values(cfg.dtype, out);
+        let n = (out.len() / t.size()).min(exact.0.len());
         let mut wrong = 0;
-        for (g, &(e, mag)) in got.iter().zip(&exact.0) {
+        for (i, &(e, mag)) in exact.0.iter().enumerate().take(n) {
+            let g = value_at(t, out, i);
             let err = (g - e).abs();
             if err.is_nan() || err > if int { 0.0 } else { bound(mag) } {
                 wrong += 1;
             }
+            if e.is_finite() {
+                max_exact = max_exact.max(e.abs());
+            }
             if err.is_finite() {
                 m.max_abs_err = m.max_abs_err.max(err);
-                if e != 0.0 {
-                    m.max_rel_err = m.max_rel_err.max(err / e.abs());
-                }
+                let u = err / ulp(cfg.dtype, e).unwrap_or(1.0);
+                m.max_ulp_err = m.max_ulp_err.max(u);
+                ulp_sum += u;
+                counted += 1;
             }
         }
         m.wrong += wrong * times;
     }
+    m.max_rel_err = if m.max_abs_err == 0.0 {
+        0.0
+    } else if max_exact == 0.0 {
+        f64::INFINITY
+    } else {
+        m.max_abs_err / max_exact
+    };
+    m.mean_ulp_err = if counted == 0 { 0.0 } else { ulp_sum / counted as f64 };
     m
 }
 
@@ -141,20 +209,30 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<Vec<u8>> {
     (0..cfg.ranks)
         .map(|r| {
             let mut x = seed.wrapping_add(r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-            let mut vals = Vec::with_capacity(cfg.elems as usize);
-            for _ in 0..cfg.elems {
+            let mut next = move || {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                vals.push((x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0);
-            }
+                (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            let n = cfg.elems as usize;
             if t.is_float() {
-                let f: Vec<u8> = vals.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect();
+                let mut f = Vec::with_capacity(n * 4);
+                for _ in 0..n {
+                    f.extend_from_slice(&(next() as f32).to_le_bytes());
+                }
+                if t == NumType::F32 {
+                    return f;
+                }
                 cce_numerics::convert_to_vec(NumType::F32, t, &f, cce_numerics::Rounding::Rne, false)
                     .unwrap_or_default()
             } else {
                 let size = t.size();
-                vals.iter().flat_map(|v| ((v * 1000.0) as i64).to_le_bytes()[..size].to_vec()).collect()
+                let mut v = Vec::with_capacity(n * size);
+                for _ in 0..n {
+                    v.extend_from_slice(&((next() * 1000.0) as i64).to_le_bytes()[..size]);
+                }
+                v
             }
         })
         .collect()

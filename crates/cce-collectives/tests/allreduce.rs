@@ -144,3 +144,42 @@ fn refusals() {
             .contains("32")
     );
 }
+
+#[test]
+fn memory_need_counts_every_buffer() {
+    // By hand, from the module's buffer layout: per rank IN (elems · size) and one P and one W
+    // region per chunk (an empty chunk maps 1 byte), RECV too for ring-2r2w; inputs and outputs
+    // R · elems · size each.
+    let need = |algo, elems| allreduce::memory_need(&Config::new(4, algo, RedOp::Add, SdmaDtype::I32, elems)).unwrap();
+    let n = need(Algo::Ring, 10);
+    assert_eq!((n.inputs, n.buffers, n.outputs), (160, 4 * (40 + 2 * 40), 160));
+    let n = need(Algo::Ring2r2w, 10);
+    assert_eq!(n.buffers, 4 * (40 + 3 * 40));
+    // 2 elements over 4 ranks: chunks of 0, 1, 0, 1 elements.
+    let n = need(Algo::Ring, 2);
+    assert_eq!(n.buffers, 4 * (8 + 2 * (8 + 2)));
+    // The rings: at least 32 descriptors of 16 bytes in each of a rank's two ring regions.
+    let rings = n.rings.unwrap();
+    assert!(rings >= 4 * 2 * 32 * 16, "{rings}");
+    // check accepts a budget of exactly the need and refuses one byte less.
+    let cfg = Config::new(4, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 1000);
+    let total = allreduce::check(&cfg).unwrap().total();
+    assert!(allreduce::check(&Config { budget: total, ..cfg.clone() }).is_ok());
+    let e = allreduce::check(&Config { budget: total - 1, ..cfg.clone() }).unwrap_err();
+    assert!(matches!(e, CollectiveError::Budget { .. }), "{e}");
+    // And run, under exactly that budget, completes.
+    let inputs = i32_inputs(4, 1000, 9);
+    let o = allreduce::run(&Config { budget: total, ..cfg }, &inputs).unwrap();
+    assert_eq!(o.outputs[0], exact_sum(&inputs));
+}
+
+#[test]
+fn mesh_runs_32_ranks_and_refuses_33() {
+    assert_eq!(allreduce::MESH_MAX_RANKS, 32);
+    let inputs = i32_inputs(32, 64, 2);
+    let o = allreduce::run(&Config::new(32, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64), &inputs).unwrap();
+    assert!(o.outputs.iter().all(|x| *x == exact_sum(&inputs)));
+    let e = allreduce::check(&Config::new(33, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64)).unwrap_err();
+    assert!(e.to_string().contains("at most 32"), "{e}");
+    assert!(allreduce::check(&Config::new(33, Algo::Ring, RedOp::Add, SdmaDtype::I32, 64)).is_ok());
+}

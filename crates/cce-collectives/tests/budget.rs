@@ -1,0 +1,57 @@
+//! The memory budget is checked before anything is allocated: a configuration over it is refused
+//! by `allreduce::check` (and by `run`, before it looks at its inputs) with one line naming the
+//! ranks, elements and bytes, and the peak memory of this process stays small.
+//!
+//! One test in its own file, so this process's peak resident memory is its own.
+
+use std::time::{Duration, Instant};
+
+use cce_collectives::allreduce::{self, Algo, CollectiveError, Config, RedOp};
+use cce_collectives::bench;
+use cce_format::SdmaDtype;
+
+/// Peak resident memory of this process, in bytes (Linux; `None` elsewhere).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[test]
+fn over_the_budget_is_refused_before_allocating() {
+    let t = Instant::now();
+    let cfg = Config::new(16, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 256 << 20);
+    // By hand: 16 ranks × 2^28 bf16 elements = 512 MiB per rank, held five times (the input
+    // handed to run, its IN copy, the P and W chunks, the output): 40 GiB before the rings.
+    let buffers = 5 * 16 * (512u64 << 20);
+    let err = allreduce::check(&cfg).unwrap_err();
+    let CollectiveError::Budget { ranks, elems, dtype, need, budget } = err.clone() else {
+        panic!("not a budget refusal: {err}")
+    };
+    assert_eq!((ranks, elems, dtype), (16, 1 << 28, "bf16"));
+    assert_eq!(budget.bytes, 16 << 30);
+    assert!(!need.at_least, "the rings are counted");
+    // The rings (16 bytes a descriptor) add well under 1 % to the buffers.
+    assert!(need.bytes > buffers && need.bytes < buffers + buffers / 100, "{}", need.bytes);
+    let msg = err.to_string();
+    assert!(msg.starts_with("16 ranks x 268435456 bf16 elements need "), "{msg}");
+    assert!(msg.contains("over the budget of 17179869184 bytes (16.0 GiB)"), "{msg}");
+    assert_eq!(msg.lines().count(), 1);
+    // run refuses it before looking at its (here absent) inputs.
+    assert_eq!(allreduce::run(&cfg, &[]).unwrap_err(), err);
+    // Every algorithm, ring-2r2w with a sixth buffer set (RECV).
+    for algo in Algo::ALL {
+        let e = allreduce::check(&Config { algo, ..cfg.clone() }).unwrap_err();
+        assert!(matches!(e, CollectiveError::Budget { .. }), "{}: {e}", algo.name());
+    }
+    // The benchmarks' own checks: 8 ranks x 64 MiB fits; 64 ranks x 1 GiB does not; a reduce
+    // of 4 x 8 GiB sources (32 GiB) does not either.
+    assert!(bench::check_allreduce(8, 64 << 20).is_ok());
+    assert!(matches!(bench::check_allreduce(64, 1 << 30), Err(CollectiveError::Budget { .. })));
+    assert!(bench::check_reduce(8 << 30).unwrap_err().to_string().contains("budget"));
+    assert!(t.elapsed() < Duration::from_secs(5), "checks only: {:?}", t.elapsed());
+    if let Some(peak) = peak_rss() {
+        assert!(peak < 100 << 20, "peak resident memory {peak} bytes: something was allocated");
+    }
+}
