@@ -96,12 +96,18 @@ fn spinner(msg: String) -> indicatif::ProgressBar {
     pb
 }
 
+/// An ulp error for a table: fixed-point while readable, else scientific (an error at an exact
+/// value of 0 is counted in the dtype's smallest subnormal spacing, so it can be ~1e37).
+fn ulps(x: f64) -> String {
+    if x < 1e5 { format!("{x:.3}") } else { format!("{x:.3e}") }
+}
+
 pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, sweep);
     }
     let elems = if let Some(dir) = &a.input_dir {
-        // Without --elems, the element count follows rank0.bin.
+        // Without --elems, the element count follows rank0.bin (its length only: nothing is read).
         match a.elems {
             Some(e) => e,
             None => {
@@ -116,15 +122,11 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         a.elems.ok_or_else(|| input("--elems is required without --input-dir"))?
     };
     let cfg = config(a, elems)?;
+    // The whole configuration, the memory budget included, before any input is generated or read.
+    let need = allreduce::check(&cfg)?;
     let inputs = match &a.input_dir {
         Some(d) => read_inputs(&cfg, d)?,
-        None => {
-            let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64).saturating_mul(cfg.ranks as u64);
-            if bytes > cfg.budget {
-                return Err(input(format!("{bytes} bytes of inputs exceed the {}-byte budget", cfg.budget)));
-            }
-            metrics::generate(&cfg, a.seed)
-        }
+        None => metrics::generate(&cfg, a.seed),
     };
     let pb = spinner(format!("{} over {} ranks", cfg.algo.name(), cfg.ranks));
     let outcome = allreduce::run(&cfg, &inputs);
@@ -138,19 +140,34 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         }
     }
     let (algbw, busbw) = metrics::bandwidths(&cfg, o.seconds);
-    let v = json!({
-        "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
-        "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
-        "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
-        "wrong": m.wrong, "steps": o.steps,
-        "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
-        "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
-    });
     if a.json {
+        let v = json!({
+            "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
+            "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
+            "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
+            "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
+            "wrong": m.wrong, "steps": o.steps, "memory_bytes": need.total(),
+            "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
+            "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
+        });
         crate::print_json(&v);
     } else {
+        // One line (the README shows it so): the run, then how good its result is.
+        let quality = if cfg.collective == Collective::AllReduce {
+            format!(
+                "#wrong {} (elements outside the sequential-rounding error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",
+                m.wrong,
+                ulps(m.max_ulp_err),
+                ulps(m.mean_ulp_err),
+                cfg.dtype.name(),
+                m.max_abs_err,
+                m.max_rel_err,
+            )
+        } else {
+            "partial results not compared with an exact value".to_string()
+        };
         println!(
-            "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, max abs err {:.3e}, ranks identical: {}",
+            "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, {quality}, ranks identical: {}",
             cfg.algo.name(),
             cfg.elems,
             cfg.dtype.name(),
@@ -163,32 +180,50 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             o.packets(),
             o.descriptors(),
             o.bytes_moved(),
-            m.max_abs_err,
-            m.ranks_identical
+            m.ranks_identical,
         );
     }
     Ok(())
 }
 
-fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
+/// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
+/// element counts as one element, and sizes that round to the same count run once.
+fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, CliError> {
     let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("--sweep '{sweep}': expected MIN:MAX bytes")))?;
     let lo = crate::values::parse_u64(lo).map_err(input)?;
     let hi = crate::values::parse_u64(hi).map_err(input)?;
-    let size = a.dtype.bytes().max(1) as u64;
     if lo == 0 || lo > hi {
         return Err(input("--sweep: MIN must be positive and at most MAX"));
     }
-    let mut sizes = Vec::new();
+    let mut counts: Vec<u64> = Vec::new();
     let mut s = lo;
-    while s <= hi {
-        sizes.push(s);
-        s = s.saturating_mul(2);
-        if s == u64::MAX {
-            break;
+    loop {
+        let count = (s / elem_bytes.max(1)).max(1);
+        // Doubling sizes give non-decreasing counts: a repeat is the previous one.
+        if counts.last() != Some(&count) {
+            counts.push(count);
+        }
+        match s.checked_mul(2) {
+            Some(next) if next <= hi => s = next,
+            _ => break,
         }
     }
-    let pb =
-        indicatif::ProgressBar::with_draw_target(Some(sizes.len() as u64), indicatif::ProgressDrawTarget::stderr());
+    Ok(counts)
+}
+
+fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
+    let size = a.dtype.bytes().max(1) as u64;
+    let counts = sweep_counts(sweep, size)?;
+    // Every size's configuration and memory budget, before any size runs.
+    let cfgs = counts
+        .iter()
+        .map(|&count| {
+            let cfg = config(a, count)?;
+            allreduce::check(&cfg)?;
+            Ok(cfg)
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let pb = indicatif::ProgressBar::with_draw_target(Some(cfgs.len() as u64), indicatif::ProgressDrawTarget::stderr());
     let mut rows = Vec::new();
     if !a.json {
         println!(
@@ -196,9 +231,8 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
             "size", "count", "type", "redop", "time(us)", "algbw", "busbw", "#wrong", "model(us)", "algbw", "busbw"
         );
     }
-    for bytes in sizes {
-        let count = (bytes / size).max(1);
-        let cfg = config(a, count)?;
+    for cfg in cfgs {
+        let count = cfg.elems;
         let inputs = metrics::generate(&cfg, a.seed);
         let o = allreduce::run(&cfg, &inputs)?;
         let m = metrics::measure(&cfg, &inputs, &o.outputs);
@@ -208,6 +242,7 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
         if a.json {
             rows.push(json!({"size": count * size, "count": count, "type": cfg.dtype.name(), "redop": cfg.op.name(),
                 "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus, "wrong": m.wrong,
+                "max_ulp_err": m.max_ulp_err,
                 "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus}));
         } else {
             pb.suspend(|| {
@@ -237,10 +272,17 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
 
 pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     let ranks = 8;
-    // Bad sizes are refused before any output.
+    // Bad sizes (and a memory budget the all-reduce would exceed) are refused before any output.
     cce_collectives::demo::check_allreduce(ranks, a.elems)?;
     let mut failures = Vec::new();
-    for ex in cce_collectives::demo::examples()? {
+    let examples = cce_collectives::demo::examples()?;
+    for ex in &examples {
+        if ex.mismatches != 0 {
+            failures.push(ex.title.to_string());
+        }
+        if a.json {
+            continue;
+        }
         println!("== {}", ex.title);
         let bytes = ex.rings.to_file_bytes(0, 3);
         let file = cce_format::ringfile::RingFile::parse(&bytes)?;
@@ -252,37 +294,73 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
                 "engine result: {} of {} elements DIFFER from the independent computation\n",
                 ex.mismatches, ex.elems
             );
-            failures.push(ex.title.to_string());
         }
     }
-    println!("== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm", a.elems);
+    if !a.json {
+        println!("== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm", a.elems);
+    }
     let pb = spinner(String::new());
     let rows =
         cce_collectives::demo::allreduce_rows(ranks, a.elems, |algo| pb.set_message(format!("{} ...", algo.name())));
     pb.finish_and_clear();
     let rows = rows?;
-    println!(
-        "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>7} {:>6}",
-        "algorithm", "seconds", "model (s)", "descriptors", "bytes", "max err", "ranks=", "wrong"
-    );
     for r in &rows {
-        println!(
-            "{:<10} {:>9.3} {:>12.6} {:>12} {:>14} {:>10.3e} {:>7} {:>6}",
-            r.algo.name(),
-            r.seconds,
-            r.model_seconds,
-            r.descriptors,
-            r.bytes,
-            r.max_abs_err,
-            r.ranks_identical,
-            r.wrong
-        );
         if !r.ranks_identical || r.wrong != 0 {
             failures.push(format!("all-reduce {}", r.algo.name()));
         }
     }
+    if a.json {
+        crate::print_json(&json!({
+            "examples": examples.iter().map(|ex| json!({
+                "title": ex.title, "elems": ex.elems, "mismatches": ex.mismatches, "packets": ex.rings.packets,
+                "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
+            })).collect::<Vec<_>>(),
+            "allreduce": {
+                "ranks": ranks, "elems": a.elems, "dtype": "bf16", "accum": "fp32", "op": "add",
+                "rows": rows.iter().map(|r| json!({
+                    "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
+                    "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,
+                    "max_rel_err": r.max_rel_err, "max_ulp_err": r.max_ulp_err, "mean_ulp_err": r.mean_ulp_err,
+                    "ranks_identical": r.ranks_identical, "wrong": r.wrong,
+                })).collect::<Vec<_>>(),
+            },
+            "passed": failures.is_empty(),
+            "failures": failures,
+        }));
+    } else {
+        println!(
+            "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}",
+            "algorithm",
+            "seconds",
+            "model (s)",
+            "descriptors",
+            "bytes",
+            "max err",
+            "max ulp",
+            "mean ulp",
+            "ranks=",
+            "wrong"
+        );
+        for r in &rows {
+            println!(
+                "{:<10} {:>9.3} {:>12.6} {:>12} {:>14} {:>10.3e} {:>9} {:>9} {:>7} {:>6}",
+                r.algo.name(),
+                r.seconds,
+                r.model_seconds,
+                r.descriptors,
+                r.bytes,
+                r.max_abs_err,
+                ulps(r.max_ulp_err),
+                ulps(r.mean_ulp_err),
+                r.ranks_identical,
+                r.wrong
+            );
+        }
+    }
     if failures.is_empty() {
-        println!("\ndemo: every check passed");
+        if !a.json {
+            println!("\ndemo: every check passed");
+        }
         Ok(())
     } else {
         Err(CliError::Failed(format!("demo checks failed: {}", failures.join(", "))))

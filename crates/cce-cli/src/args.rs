@@ -84,7 +84,7 @@ pub(crate) struct AllreduceArgs {
     /// Buffer dtype.
     #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
     pub(crate) dtype: cce_format::SdmaDtype,
-    /// Accumulate dtype (default fp32 for floats, the dtype for integers).
+    /// Accumulate dtype; omitted: fp32 for a float dtype, the dtype itself for an integer one.
     #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
     pub(crate) accum: Option<cce_format::SdmaDtype>,
     /// Elements per rank (without it, --input-dir's rank0.bin gives the count; ignored with
@@ -144,7 +144,7 @@ pub(crate) struct AllreduceArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
-    /// Elements per rank of the 8-rank bf16 all-reduce (16777216 = 16 Mi).
+    /// Elements per rank of the 8-rank bf16 all-reduce.
     #[arg(long, default_value = "16777216", value_parser = crate::values::parse_u64)]
     pub(crate) elems: u64,
     /// One JSON object (the examples, every all-reduce row, whether every check passed) instead

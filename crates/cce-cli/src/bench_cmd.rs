@@ -5,9 +5,13 @@ use serde_json::{Map, Value, json};
 use crate::args::BenchArgs;
 use crate::error::CliError;
 
+/// Every benchmark, in the order a bare `cce bench` runs them (`cce bench --help` describes each).
 const ALL: [&str; 4] = ["numerics", "encode", "reduce", "allreduce"];
-/// Bytes per source of the numerics and reduce jobs (the issues' 64 MiB).
+/// Bytes per source of the numerics and reduce jobs, and per rank of the all-reduce job (the
+/// issues' 64 MiB).
 const SOURCE_BYTES: usize = 64 << 20;
+/// Ranks of the all-reduce job.
+const ALLREDUCE_RANKS: usize = 8;
 
 fn all_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -21,6 +25,14 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
             return Err(CliError::Input(format!("unknown benchmark '{w}' (expected one of: {})", ALL.join(" "))));
         }
     };
+    // Every selected job's sizes and memory budget, before any job allocates or runs.
+    for w in &which {
+        match *w {
+            "reduce" => cce_collectives::bench::check_reduce(SOURCE_BYTES)?,
+            "allreduce" => cce_collectives::bench::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?,
+            _ => {}
+        }
+    }
     let threads: Vec<usize> = if all_threads() > 1 { vec![1, all_threads()] } else { vec![1] };
     let mut out = Map::new();
     for w in &which {
@@ -46,9 +58,13 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                 json!({"descriptors": r.descriptors, "seconds": r.seconds, "descriptors_per_sec": r.descriptors_per_sec})
             }
             "allreduce" => {
-                let r = cce_collectives::bench::allreduce(8, SOURCE_BYTES, 2)?;
+                let r = cce_collectives::bench::allreduce(ALLREDUCE_RANKS, SOURCE_BYTES, 2)?;
                 if !a.json {
-                    println!("allreduce (8 ranks x 64 MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s", r.memcpy_gbps);
+                    println!(
+                        "allreduce ({ALLREDUCE_RANKS} ranks x {} MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s",
+                        SOURCE_BYTES >> 20,
+                        r.memcpy_gbps
+                    );
                     println!("{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
                     for x in &r.results {
                         println!("{:<10} {:>9.3} {:>9.3} {:>7.2}", x.name, x.seconds, x.bound_seconds, x.ratio);

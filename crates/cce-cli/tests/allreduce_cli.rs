@@ -149,3 +149,191 @@ fn sweep_and_refusals() {
         "1",
     ]);
 }
+
+/// Runs `cce` and returns (exit code, stdout, stderr, seconds).
+fn timed(args: &[&str]) -> (Option<i32>, String, String, f64) {
+    let t = std::time::Instant::now();
+    let out = cce(args);
+    let secs = t.elapsed().as_secs_f64();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into(), secs)
+}
+
+const BIG: [&str; 11] =
+    ["allreduce", "--ranks", "16", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "268435456"];
+
+#[test]
+fn the_budget_is_refused_before_any_input_is_made_or_read() {
+    // 16 ranks x 2^28 bf16 = 512 MiB per rank, five times over (inputs, IN, P, W, outputs):
+    // 40 GiB, over the 16 GiB budget. Generating the inputs alone took a minute and 11 GB.
+    let (code, stdout, stderr, secs) = timed(&BIG);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty());
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("16 ranks x 268435456 bf16 elements need "), "{stderr}");
+    assert!(stderr.contains("over the budget of 17179869184 bytes"), "{stderr}");
+    assert!(secs < 10.0, "refused after {secs:.1} s: inputs were made first");
+    // With --input-dir: refused before the (missing) files are looked at.
+    let empty = tmp("ar-budget-empty-dir");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut args = BIG.to_vec();
+    args.extend(["--input-dir", empty.to_str().unwrap()]);
+    let err = bad(&args);
+    assert!(err.contains("over the budget") && !err.contains("rank0.bin"), "{err}");
+    // --sweep: every size is checked before the first runs, so nothing is printed. 512 MiB per
+    // rank fits (4 x 5 x 512 MiB = 10 GiB); the first refused size is 1 GiB = 2^29 bf16 (20 GiB).
+    let err = bad(&[
+        "allreduce",
+        "--ranks",
+        "4",
+        "--algo",
+        "ring",
+        "--op",
+        "add",
+        "--dtype",
+        "bf16",
+        "--sweep",
+        "1024:0x400000000",
+    ]);
+    assert!(err.contains("4 ranks x 536870912 bf16 elements need") && err.contains("over the budget"), "{err}");
+    // demo: 8 ranks x 2^28 bf16 (ring-2r2w holds six 512 MiB sets per rank: 24 GiB).
+    let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "268435456"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "demo printed before refusing: {stdout}");
+    assert!(stderr.contains("8 ranks x 268435456 bf16 elements need") && stderr.contains("over the budget"));
+    assert!(secs < 10.0, "demo refused after {secs:.1} s");
+}
+
+#[test]
+fn ulp_and_relative_errors_in_json_and_text() {
+    let args =
+        ["allreduce", "--ranks", "5", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "4000", "--json"];
+    let v = ok(&args);
+    let obj = v.as_object().unwrap();
+    for key in [
+        "ranks_identical",
+        "max_abs_err",
+        "max_rel_err",
+        "max_ulp_err",
+        "mean_ulp_err",
+        "packets",
+        "descriptors",
+        "bytes_moved",
+        "seconds",
+        "model_seconds",
+        "algbw_gbps",
+        "busbw_gbps",
+        "wrong",
+        "steps",
+        "memory_bytes",
+        "per_rank",
+        "per_link",
+    ] {
+        assert!(obj.contains_key(key), "missing {key}");
+    }
+    let (abs, rel, ulp, mean) = (
+        v["max_abs_err"].as_f64().unwrap(),
+        v["max_rel_err"].as_f64().unwrap(),
+        v["max_ulp_err"].as_f64().unwrap(),
+        v["mean_ulp_err"].as_f64().unwrap(),
+    );
+    // Inputs are uniform in [-1, 1): 5 ranks sum to at most 5 in magnitude, so the relative
+    // error of the largest magnitude is at least abs / 5 and, with rounding to bf16 at every
+    // step, at most a few bf16 epsilons (2^-8 each).
+    assert!(abs > 0.0 && rel >= abs / 5.0 && rel < 5.0 * 2f64.powi(-8), "abs {abs} rel {rel}");
+    assert!(ulp >= mean && mean > 0.0, "max {ulp} mean {mean}");
+    assert_eq!(v["wrong"], 0);
+    // The text summary shows #wrong and the ulp error.
+    let out = cce(&args[..args.len() - 1]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("#wrong 0") && text.contains("max ulp err") && text.contains("max rel err"), "{text}");
+}
+
+#[test]
+fn sweep_runs_each_element_count_once() {
+    // fp32: 1, 2 and 4 bytes are all below or at one element (count 1), then 8 and 16 bytes
+    // are 2 and 4 elements: three rows, not five.
+    let v = ok(&["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "fp32", "--sweep", "1:16"]);
+    let rows = v["rows"].as_array().unwrap();
+    let counts: Vec<u64> = rows.iter().map(|r| r["count"].as_u64().unwrap()).collect();
+    let sizes: Vec<u64> = rows.iter().map(|r| r["size"].as_u64().unwrap()).collect();
+    assert_eq!(counts, [1, 2, 4]);
+    assert_eq!(sizes, [4, 8, 16]);
+    assert!(rows.iter().all(|r| r["wrong"] == 0 && r["max_ulp_err"].is_f64()));
+    // bf16, 3..=100 bytes doubling: 3, 6, 12, 24, 48, 96 bytes = 1, 3, 6, 12, 24, 48 elements,
+    // all distinct: nothing is dropped.
+    let v = ok(&["allreduce", "--ranks", "3", "--algo", "mesh", "--op", "max", "--dtype", "bf16", "--sweep", "3:100"]);
+    let counts: Vec<u64> = v["rows"].as_array().unwrap().iter().map(|r| r["count"].as_u64().unwrap()).collect();
+    assert_eq!(counts, [1, 3, 6, 12, 24, 48]);
+    // The text table: one line per distinct count after the header.
+    let out =
+        cce(&["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "fp32", "--sweep", "1:16"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    let mut seen: Vec<&str> = rows.iter().map(|l| l.split_whitespace().nth(1).unwrap()).collect();
+    seen.dedup();
+    assert_eq!(seen, ["1", "2", "4"]);
+}
+
+#[test]
+fn demo_json_is_one_object() {
+    let v = ok(&["demo", "--elems", "600"]);
+    assert_eq!(v["passed"], true);
+    let examples = v["examples"].as_array().unwrap();
+    assert_eq!(examples.len(), 2);
+    for ex in examples {
+        assert!(ex["title"].as_str().unwrap().starts_with("study §9."));
+        assert_eq!(ex["elems"], 1024);
+        assert_eq!(ex["mismatches"], 0);
+    }
+    assert_eq!(v["allreduce"]["ranks"], 8);
+    assert_eq!(v["allreduce"]["elems"], 600);
+    let rows = v["allreduce"]["rows"].as_array().unwrap();
+    let algos: Vec<&str> = rows.iter().map(|r| r["algo"].as_str().unwrap()).collect();
+    assert_eq!(algos, ["ring", "ring-2r2w", "kangaring", "mesh"]);
+    for r in rows {
+        for key in ["seconds", "model_seconds", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err"] {
+            assert!(r[key].is_f64(), "{key}: {r}");
+        }
+        assert!(r["descriptors"].as_u64().unwrap() > 0 && r["bytes_moved"].as_u64().unwrap() > 0);
+        assert_eq!(r["ranks_identical"], true);
+        assert_eq!(r["wrong"], 0);
+    }
+}
+
+#[test]
+fn help_states_the_limits_and_every_benchmark() {
+    let help = |args: &[&str]| {
+        let out = cce(args);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let h = help(&["allreduce", "--help"]);
+    let (lo, hi, mesh) = (
+        cce_collectives::allreduce::MIN_RANKS,
+        cce_collectives::allreduce::MAX_RANKS,
+        cce_collectives::allreduce::MESH_MAX_RANKS,
+    );
+    assert!(h.contains(&format!("{lo}..={hi} ranks")), "{h}");
+    assert!(h.contains(&format!("mesh runs at most {mesh} ranks")), "{h}");
+    assert!(!h.contains("(default"), "a default shown twice: {h}");
+    // The limit the help states is the one the command applies.
+    let over = (mesh + 1).to_string();
+    let err = bad(&["allreduce", "--ranks", &over, "--algo", "mesh", "--op", "add", "--dtype", "i32", "--elems", "8"]);
+    assert!(err.contains(&format!("at most {mesh}")), "{err}");
+    // bench: the names a bad name's refusal lists are exactly the ones the help describes.
+    let h = help(&["bench", "--help"]);
+    let listed: Vec<&str> = h
+        .lines()
+        .skip_while(|l| l.trim_end() != "Benchmarks:")
+        .skip(1)
+        .filter_map(|l| l.strip_prefix("  ").and_then(|l| l.split_whitespace().next()))
+        .collect();
+    let err = bad(&["bench", "no-such-bench"]);
+    let accepted: Vec<&str> =
+        err.split("expected one of: ").nth(1).unwrap().trim_end().trim_end_matches(')').split(' ').collect();
+    assert_eq!(listed, accepted, "{h}");
+    assert!(!help(&["demo", "--help"]).contains("(default"));
+}
