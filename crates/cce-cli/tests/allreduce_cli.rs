@@ -195,7 +195,7 @@ fn the_budget_is_refused_before_any_input_is_made_or_read() {
         "1024:0x400000000",
     ]);
     assert!(err.contains("4 ranks x 536870912 bf16 elements need") && err.contains("over the budget"), "{err}");
-    // demo: 8 ranks x 2^28 bf16 (ring-2r2w holds six 512 MiB sets per rank: 24 GiB).
+    // demo: 8 ranks x 2^28 bf16; its first algorithm, ring, already needs 5 x 8 x 512 MiB = 20 GiB.
     let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "268435456"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty(), "demo printed before refusing: {stdout}");
