@@ -166,7 +166,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         } else {
             "partial results not compared with an exact value".to_string()
         };
-        println!(
+        crate::output::outln!(
             "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, {quality}, ranks identical: {}",
             cfg.algo.name(),
             cfg.elems,
@@ -226,9 +226,19 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
     let pb = indicatif::ProgressBar::with_draw_target(Some(cfgs.len() as u64), indicatif::ProgressDrawTarget::stderr());
     let mut rows = Vec::new();
     if !a.json {
-        println!(
+        crate::output::outln!(
             "{:>12} {:>12} {:>6} {:>6} {:>11} {:>9} {:>9} {:>7} {:>11} {:>9} {:>9}",
-            "size", "count", "type", "redop", "time(us)", "algbw", "busbw", "#wrong", "model(us)", "algbw", "busbw"
+            "size",
+            "count",
+            "type",
+            "redop",
+            "time(us)",
+            "algbw",
+            "busbw",
+            "#wrong",
+            "model(us)",
+            "algbw",
+            "busbw"
         );
     }
     for cfg in cfgs {
@@ -246,7 +256,7 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
                 "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus}));
         } else {
             pb.suspend(|| {
-                println!(
+                crate::output::outln!(
                     "{:>12} {:>12} {:>6} {:>6} {:>11.1} {:>9.2} {:>9.2} {:>7} {:>11.2} {:>9.2} {:>9.2}",
                     count * size,
                     count,
@@ -283,21 +293,25 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
         if a.json {
             continue;
         }
-        println!("== {}", ex.title);
+        crate::output::outln!("== {}", ex.title);
         let bytes = ex.rings.to_file_bytes(0, 3);
         let file = cce_format::ringfile::RingFile::parse(&bytes)?;
-        print!("{}", crate::ring_cmd::listing(&file));
+        crate::output::out!("{}", crate::ring_cmd::listing(&file));
         if ex.mismatches == 0 {
-            println!("engine result: all {} elements equal the independent computation\n", ex.elems);
+            crate::output::outln!("engine result: all {} elements equal the independent computation\n", ex.elems);
         } else {
-            println!(
+            crate::output::outln!(
                 "engine result: {} of {} elements DIFFER from the independent computation\n",
-                ex.mismatches, ex.elems
+                ex.mismatches,
+                ex.elems
             );
         }
     }
     if !a.json {
-        println!("== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm", a.elems);
+        crate::output::outln!(
+            "== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm",
+            a.elems
+        );
     }
     let pb = spinner(String::new());
     let rows =
@@ -328,7 +342,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
             "failures": failures,
         }));
     } else {
-        println!(
+        crate::output::outln!(
             "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}",
             "algorithm",
             "seconds",
@@ -342,7 +356,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
             "wrong"
         );
         for r in &rows {
-            println!(
+            crate::output::outln!(
                 "{:<10} {:>9.3} {:>12.6} {:>12} {:>14} {:>10.3e} {:>9} {:>9} {:>7} {:>6}",
                 r.algo.name(),
                 r.seconds,
@@ -359,7 +373,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     }
     if failures.is_empty() {
         if !a.json {
-            println!("\ndemo: every check passed");
+            crate::output::outln!("\ndemo: every check passed");
         }
         Ok(())
     } else {

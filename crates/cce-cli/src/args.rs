@@ -47,7 +47,7 @@ pub(crate) enum Command {
     Build(Box<BuildArgs>),
     /// Disassemble a ring dump: every descriptor, its packet, fields and tags.
     Disasm(DisasmArgs),
-    /// Benchmarks: `cce bench [numerics|encode|reduce] [--json]`; bare, every benchmark.
+    /// Benchmarks: `cce bench [numerics|encode|reduce|allreduce] [--json]`; bare, every benchmark.
     Bench(BenchArgs),
     /// Reduce files through the whole path: host rings, the engine, memory.
     Reduce(Box<ReduceArgs>),

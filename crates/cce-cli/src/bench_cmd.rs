@@ -40,7 +40,7 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
             "numerics" => {
                 let r = cce_numerics::bench::run_numerics_bench(SOURCE_BYTES, &threads);
                 if !a.json {
-                    print!("numerics\n{}", r.to_table());
+                    crate::output::out!("numerics\n{}", r.to_table());
                 }
                 serde_json::from_str(&r.to_json()).map_err(|e| CliError::Input(format!("numerics bench JSON: {e}")))?
             }
@@ -48,7 +48,7 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                 // 1 GiB per source: the "1 GiB bf16 4-source reduce".
                 let r = cce_host::bench::encode(1 << 30, 5)?;
                 if !a.json {
-                    println!(
+                    crate::output::outln!(
                         "encode: {} descriptors for a 4 x 1 GiB bf16 reduce in {:.1} ms = {:.1} M descriptors/s (1 thread)",
                         r.descriptors,
                         r.seconds * 1e3,
@@ -60,14 +60,20 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
             "allreduce" => {
                 let r = cce_collectives::bench::allreduce(ALLREDUCE_RANKS, SOURCE_BYTES, 2)?;
                 if !a.json {
-                    println!(
+                    crate::output::outln!(
                         "allreduce ({ALLREDUCE_RANKS} ranks x {} MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s",
                         SOURCE_BYTES >> 20,
                         r.memcpy_gbps
                     );
-                    println!("{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
+                    crate::output::outln!("{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
                     for x in &r.results {
-                        println!("{:<10} {:>9.3} {:>9.3} {:>7.2}", x.name, x.seconds, x.bound_seconds, x.ratio);
+                        crate::output::outln!(
+                            "{:<10} {:>9.3} {:>9.3} {:>7.2}",
+                            x.name,
+                            x.seconds,
+                            x.bound_seconds,
+                            x.ratio
+                        );
                     }
                 }
                 json!({
@@ -79,16 +85,21 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                 let r = cce_collectives::bench::reduce(SOURCE_BYTES, &threads, 3)
                     .map_err(|e| CliError::Input(e.to_string()))?;
                 if !a.json {
-                    println!(
+                    crate::output::outln!(
                         "reduce (build + execute, 4 x 64 MiB bf16 -> fp32 -> bf16)\nmemcpy (1 thread): {:.2} GB/s",
                         r.memcpy_gbps
                     );
-                    println!(
+                    crate::output::outln!(
                         "{:<18} {:>7} {:>9} {:>7} {:>8} {:>8}",
-                        "job", "threads", "GB/s", "ratio", "decode", "build"
+                        "job",
+                        "threads",
+                        "GB/s",
+                        "ratio",
+                        "decode",
+                        "build"
                     );
                     for x in &r.results {
-                        println!(
+                        crate::output::outln!(
                             "{:<18} {:>7} {:>9.2} {:>7.2} {:>7.1}% {:>7.1}%",
                             x.name,
                             x.threads,

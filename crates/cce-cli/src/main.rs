@@ -35,7 +35,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Clap(e)) => error::clap_exit(e),
         Err(CliError::Help(text)) => {
-            print!("{text}");
+            crate::output::out!("{text}");
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -6,6 +6,24 @@ use std::io::Write;
 
 use serde_json::Value;
 
+/// `println!` that never panics: a closed stdout (`cce … | head`) ends the output quietly.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!` that never panics (see [`outln`]).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+pub(crate) use {out, outln};
+
 /// The separators of [`print_json`]: `", "` between items, `": "` after a key, no newlines.
 struct Spaced;
 
@@ -34,7 +52,7 @@ pub(crate) fn json_line(v: &Value) -> String {
 
 /// Prints one JSON object on one line of stdout.
 pub(crate) fn print_json(v: &Value) {
-    println!("{}", json_line(v));
+    outln!("{}", json_line(v));
 }
 
 /// Prints `v` as JSON when `json` is set, else the text `text` renders from it.
@@ -42,7 +60,7 @@ pub(crate) fn emit(v: &Value, json: bool, text: impl FnOnce(&Value) -> String) {
     if json {
         print_json(v);
     } else {
-        print!("{}", text(v));
+        out!("{}", text(v));
     }
 }
 

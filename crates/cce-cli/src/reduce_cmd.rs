@@ -96,9 +96,14 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             "bytes_read": o.bytes_read, "bytes_written": o.bytes_written, "seconds": o.seconds,
         }));
     } else {
-        println!(
+        crate::output::outln!(
             "{} elements, {} packets, {} descriptors, {} bytes read, {} written, {:.3} s",
-            o.elements, o.packets, o.descriptors, o.bytes_read, o.bytes_written, o.seconds
+            o.elements,
+            o.packets,
+            o.descriptors,
+            o.bytes_read,
+            o.bytes_written,
+            o.seconds
         );
     }
     Ok(())
@@ -202,7 +207,7 @@ pub(crate) fn run(a: &RunArgs) -> Result<(), CliError> {
         crate::print_json(&v);
     } else {
         for q in &queues {
-            println!(
+            crate::output::outln!(
                 "queue {}: {} semaphore {} packets {} tx {} rx {}{}",
                 q["queue"],
                 q["state"].as_str().unwrap_or("?"),

@@ -136,7 +136,7 @@ pub(crate) fn build(a: &BuildArgs) -> Result<(), CliError> {
         }
         crate::print_json(&v);
     } else {
-        println!(
+        crate::output::outln!(
             "{} packets, {} tx + {} rx descriptors, ring {} descriptors (phase {}), doorbells rx {} then tx {}{}",
             rings.packets,
             rings.tx_doorbell(),
@@ -290,7 +290,7 @@ pub(crate) fn disasm(a: &DisasmArgs) -> Result<(), CliError> {
         }));
         return Ok(());
     }
-    print!("{}", listing(&file));
+    crate::output::out!("{}", listing(&file));
     Ok(())
 }
 

@@ -325,3 +325,21 @@ fn help_exits_zero() {
     // No sub-command at all is a usage error.
     assert_eq!(cce(&[]).status.code(), Some(2));
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    // The reader goes away before cce writes (`cce tables | head -0`): the write fails with
+    // EPIPE, which must end the output quietly, never as a panic (exit 101).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cce"))
+        .arg("tables")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run cce");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for cce");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(101), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -72,10 +72,13 @@ pub struct Metrics {
     /// meaningless where a sum cancels to near zero). 0 when every output is exact; infinite
     /// (JSON null) only if every exact value is 0 and some output is not.
     pub max_rel_err: f64,
-    /// Largest |output − exact| / [`ulp`]`(dtype, exact)`: the error in units in the last place
-    /// of the output dtype at the exact value (integers: the absolute error). A correctly
-    /// rounded result is within 0.5; each rounding of a partial can add about 0.5 ulp of the
-    /// partial's magnitude.
+    /// Largest |output − exact| / [`ulp`]`(dtype, scale)`: the error in units in the last place
+    /// of the output dtype at the magnitude the reduction works at, `scale` = Σ|x| (for avg
+    /// Σ|x| / R), never below |exact| (integers: the absolute error). Measured at Σ|x| rather
+    /// than at the exact value, because a sum that cancels to near zero passes through partials
+    /// of Σ|x|'s size and each of their roundings may add up to 0.5 of this unit: a correctly
+    /// rounded result is within 0.5, a reduction over R ranks that rounds every partial within
+    /// about R / 2 (the bound `wrong` counts against, in these units).
     pub max_ulp_err: f64,
     /// The mean of the same ulp error over every measured element of every rank.
     pub mean_ulp_err: f64,
@@ -160,7 +163,8 @@ pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
             }
             if err.is_finite() {
                 m.max_abs_err = m.max_abs_err.max(err);
-                let u = err / ulp(cfg.dtype, e).unwrap_or(1.0);
+                let scale = if cfg.op == RedOp::Avg { mag / r } else { mag }.max(e.abs());
+                let u = err / ulp(cfg.dtype, scale).unwrap_or(1.0);
                 m.max_ulp_err = m.max_ulp_err.max(u);
                 ulp_sum += u;
                 counted += 1;
