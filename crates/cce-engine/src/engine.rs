@@ -8,8 +8,8 @@ use cce_numerics::{Exec, NumericsError};
 use crate::exec::{self, Scratch, Work};
 use crate::memory::{MemError, Memory};
 
-/// Queues one engine serves (public Neuron docs).
-pub const MAX_QUEUES: usize = 16;
+/// Queues one engine serves (see [`cce_format::limits::MAX_QUEUES`]).
+pub use cce_format::limits::MAX_QUEUES;
 const LOOKAHEAD: usize = packet::MAX_PACKET_DESCRIPTORS;
 
 /// Why a queue stopped.

@@ -82,4 +82,9 @@ pub fn dtype_gate_nc_v1(compute_op: bool, in_dt: u32, out_dt: u32) -> bool {
 }
 
 /// Largest number of sources in one CCE packet (`cce_info.num_sources`, `scale[32]`; study §4.1).
-pub const MAX_SOURCES: u32 = 32;
+/// The one definition: `packet`, `cce-numerics` and the host re-export or use this.
+pub const MAX_SOURCES: usize = 32;
+
+/// Most queues (rings) one DMA engine serves (public Neuron docs: up to 16 rings per engine).
+/// The one definition: the ring dump format and `cce-engine` re-export it.
+pub const MAX_QUEUES: usize = 16;

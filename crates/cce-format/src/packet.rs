@@ -57,8 +57,8 @@ pub const RX_OUT_DT: FieldDef = FieldDef {
 /// Most descriptors one packet may use on either ring before the parser gives up (the v2
 /// per-packet maximum; v3/v4 allow 65 tx / 60 rx).
 pub const MAX_PACKET_DESCRIPTORS: usize = 128;
-/// Largest number of sources.
-pub const MAX_SOURCES: usize = 32;
+/// Largest number of sources (see [`crate::limits::MAX_SOURCES`]).
+pub use crate::limits::MAX_SOURCES;
 
 /// Per-arch descriptors-per-packet limits (companion chapter "The 16-Byte UDMA Descriptor":
 /// 128 / 128 on v2, 65 tx / 60 rx on v3 and v4; MED).

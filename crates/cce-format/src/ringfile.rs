@@ -30,8 +30,8 @@ pub const MAGIC: [u8; 8] = *b"CCERING\0";
 pub const VERSION: u16 = 1;
 const HEADER_BYTES: usize = 32;
 const QUEUE_BYTES: usize = 32;
-/// Most queues one engine serves (public Neuron docs: up to 16 rings per DMA engine).
-pub const MAX_QUEUES: usize = 16;
+/// Most queues one engine serves (see [`crate::limits::MAX_QUEUES`]).
+pub use crate::limits::MAX_QUEUES;
 /// Smallest ring, in descriptors.
 pub const MIN_RING: u32 = 32;
 /// Ring sizes are multiples of this many descriptors.

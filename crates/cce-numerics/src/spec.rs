@@ -4,8 +4,9 @@ use crate::error::NumericsError;
 use crate::types::{AccumType, NumType};
 use alloc::vec::Vec;
 
-/// The largest number of sources one reduce takes (`cce_info`, GAPS.md §8).
-pub const MAX_SOURCES: usize = 32;
+/// The largest number of sources one reduce takes (`cce_info`, GAPS.md §8); see
+/// [`cce_format::limits::MAX_SOURCES`].
+pub use cce_format::limits::MAX_SOURCES;
 
 /// One FMA operand selector (spec §3.1, `al_sdma_m2s_fma_operand`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
