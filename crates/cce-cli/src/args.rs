@@ -195,9 +195,9 @@ pub(crate) struct GenArgs {
     /// Seed: the same seed gives the same bytes.
     #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
     pub(crate) seed: u64,
-    /// uniform (floats in [-1, 1), integers in [-1000, 1000), or [0, 1000) unsigned, rounded to
-    /// the dtype), ramp (0, 1, 2, … in the dtype), or bits (pseudo-random bytes: any pattern,
-    /// NaN and inf included).
+    /// uniform (v in [-1, 1): floats v rounded to the dtype, integers trunc(1000 v) wrapped to
+    /// the dtype's width; the all-reduce's inputs for rank r are --seed <seed + r>), ramp (0, 1,
+    /// 2, … in the dtype), or bits (pseudo-random bytes: any pattern, NaN and inf included).
     #[arg(long, default_value = "uniform")]
     pub(crate) values: String,
     /// Output file (written atomically).

@@ -4,6 +4,7 @@
 
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;
+use cce_numerics::sample::{SampleKind, sample};
 
 use crate::allreduce::{Collective, Config, RedOp};
 
@@ -206,38 +207,13 @@ pub fn bandwidths(cfg: &Config, seconds: f64) -> (f64, f64) {
     (algbw, algbw * factor)
 }
 
-/// Deterministic inputs for `cfg` from `seed`: floats uniform in [−1, 1) rounded to the dtype,
-/// integers uniform over a range that keeps sums from overflowing.
+/// Deterministic inputs for `cfg` from `seed`: rank r holds
+/// [`cce_numerics::sample::sample`]`(dtype, elems, seed + r, Uniform)` — floats uniform in
+/// [−1, 1) rounded to the dtype, integers in (−1000, 1000) — the bytes `cce gen --seed <seed + r>`
+/// writes.
 pub fn generate(cfg: &Config, seed: u64) -> Vec<Vec<u8>> {
     let t = NumType::from_sdma(cfg.dtype).unwrap_or(NumType::F32);
     (0..cfg.ranks)
-        .map(|r| {
-            let mut x = seed.wrapping_add(r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            };
-            let n = cfg.elems as usize;
-            if t.is_float() {
-                let mut f = Vec::with_capacity(n * 4);
-                for _ in 0..n {
-                    f.extend_from_slice(&(next() as f32).to_le_bytes());
-                }
-                if t == NumType::F32 {
-                    return f;
-                }
-                cce_numerics::convert_to_vec(NumType::F32, t, &f, cce_numerics::Rounding::Rne, false)
-                    .unwrap_or_default()
-            } else {
-                let size = t.size();
-                let mut v = Vec::with_capacity(n * size);
-                for _ in 0..n {
-                    v.extend_from_slice(&((next() * 1000.0) as i64).to_le_bytes()[..size]);
-                }
-                v
-            }
-        })
+        .map(|r| sample(t, cfg.elems as usize, seed.wrapping_add(r as u64), SampleKind::Uniform).unwrap_or_default())
         .collect()
 }
