@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cce_collectives::{ReduceJob, run_reduce};
+use cce_collectives::{PathError, ReduceJob, run_reduce};
 use cce_engine::feed::run_programs;
 use cce_engine::{Engine, EngineConfig, MemError, Memory, PagedMemory, QueueState};
 use cce_format::KbinOp;
@@ -74,16 +74,15 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     }
     // Sizes first: a request that would exhaust memory is refused before reading anything.
     let lens = a.src.iter().map(|p| file_len(p)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(k) = lens.iter().position(|l| *l != lens[0]) {
-        return Err(CliError::Input(format!(
-            "sources differ in length: {} has {} bytes, {} has {} bytes",
+    cce_collectives::single::check_inputs(&job, &lens).map_err(|e| match e {
+        // The library counts sources; the files have names.
+        PathError::SourceLengths { index, first, len } => CliError::Input(format!(
+            "sources differ in length: {} has {first} bytes, {} has {len} bytes",
             a.src[0].display(),
-            lens[0],
-            a.src[k].display(),
-            lens[k]
-        )));
-    }
-    cce_collectives::single::check_inputs(&job, &lens)?;
+            a.src[index].display()
+        )),
+        e => e.into(),
+    })?;
     let data = a.src.iter().map(|p| std::fs::read(p).map_err(io(p))).collect::<Result<Vec<_>, _>>()?;
     let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
     let o = run_reduce(&job, &views)?;

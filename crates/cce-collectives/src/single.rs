@@ -90,6 +90,16 @@ pub enum PathError {
     /// Bad inputs (shape).
     #[error("{0}")]
     Input(String),
+    /// Source `index` has another length than source 0 (a front end names the files).
+    #[error("sources differ in length: source 0 has {first} bytes, source {index} has {len} bytes")]
+    SourceLengths {
+        /// The first source whose length differs.
+        index: usize,
+        /// Source 0's length.
+        first: u64,
+        /// Source `index`'s length.
+        len: u64,
+    },
     /// The host refused the request (the study's dispatcher rules).
     #[error(transparent)]
     Host(#[from] HostError),
@@ -108,8 +118,8 @@ pub enum PathError {
 pub fn check_inputs(job: &ReduceJob, lens: &[u64]) -> Result<u64, PathError> {
     let size = job.in_dt.bytes() as u64;
     let first = *lens.first().ok_or_else(|| PathError::Input("a reduce needs at least one source".into()))?;
-    if let Some(l) = lens.iter().find(|l| **l != first) {
-        return Err(PathError::Input(format!("sources differ in length: {first} and {l} bytes")));
+    if let Some(index) = lens.iter().position(|l| *l != first) {
+        return Err(PathError::SourceLengths { index, first, len: lens[index] });
     }
     if size == 0 {
         return Err(PathError::Host(HostError::Format(cce_format::FormatError::ZeroSizeDtype(job.in_dt.name()))));

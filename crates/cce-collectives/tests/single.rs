@@ -64,5 +64,8 @@ fn refusals_allocate_nothing() {
     // Sizes that would exhaust the model's memory are refused before allocating.
     let job = ReduceJob { budget: 100, ..ReduceJob::add(Bf16, Fp32, Bf16) };
     assert!(matches!(run_reduce(&job, &[&a, &a]), Err(PathError::Memory(_))));
-    assert!(matches!(run_reduce(&ReduceJob::add(Bf16, Fp32, Bf16), &[&a, &a[..62]]), Err(PathError::Input(_))));
+    assert!(matches!(
+        run_reduce(&ReduceJob::add(Bf16, Fp32, Bf16), &[&a, &a[..62]]),
+        Err(PathError::SourceLengths { index: 1, first: 64, len: 62 })
+    ));
 }

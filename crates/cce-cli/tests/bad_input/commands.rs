@@ -30,9 +30,9 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
          the slot is refused as over budget",
     ),
     (
-        "sources differ in length: {first} and {l} bytes",
-        "`cce reduce` compares the source files' lengths first and names the files (\"sources differ in length: \
-         a.bf16 has …\"); the collectives pass equal-length rank buffers",
+        "sources differ in length: source 0 has {first} bytes, source {index} has {len} bytes",
+        "`cce reduce` renders this error with the files' names (\"sources differ in length: a.bf16 has …\"); the \
+         collectives pass equal-length rank buffers",
     ),
     // cce-engine
     (
