@@ -132,22 +132,15 @@ fn sweep_and_refusals() {
         "--arch",
         "2",
     ]);
-    bad(&["allreduce", "--ranks", "4", "--algo", "ring", "--op", "add", "--dtype", "bf16"]);
-    bad(&[
-        "allreduce",
-        "--ranks",
-        "4",
-        "--algo",
-        "ring",
-        "--op",
-        "add",
-        "--dtype",
-        "bf16",
-        "--elems",
-        "10",
-        "--fail-rank",
-        "1",
-    ]);
+    bad(&ring4_add_bf16(&[]));
+    bad(&ring4_add_bf16(&["--elems", "10", "--fail-rank", "1"]));
+}
+
+/// `cce allreduce` over 4 ranks, ring, add, bf16, then `extra`.
+fn ring4_add_bf16<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["allreduce", "--ranks", "4", "--algo", "ring", "--op", "add", "--dtype", "bf16"];
+    v.extend_from_slice(extra);
+    v
 }
 
 /// Runs `cce` and returns (exit code, stdout, stderr, seconds).
@@ -181,19 +174,7 @@ fn the_budget_is_refused_before_any_input_is_made_or_read() {
     assert!(err.contains("over the budget") && !err.contains("rank0.bin"), "{err}");
     // --sweep: every size is checked before the first runs, so nothing is printed. 512 MiB per
     // rank fits (4 x 5 x 512 MiB = 10 GiB); the first refused size is 1 GiB = 2^29 bf16 (20 GiB).
-    let err = bad(&[
-        "allreduce",
-        "--ranks",
-        "4",
-        "--algo",
-        "ring",
-        "--op",
-        "add",
-        "--dtype",
-        "bf16",
-        "--sweep",
-        "1024:0x400000000",
-    ]);
+    let err = bad(&ring4_add_bf16(&["--sweep", "1024:0x400000000"]));
     assert!(err.contains("4 ranks x 536870912 bf16 elements need") && err.contains("over the budget"), "{err}");
     // demo: 8 ranks x 2^28 bf16; its first algorithm, ring, already needs 5 x 8 x 512 MiB = 20 GiB.
     let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "268435456"]);
