@@ -1,0 +1,26 @@
+//! `cce._cce`: the Python extension module behind the `cce` package (python/cce).
+//!
+//! A thin front, like the CLI: arguments arrive as raw little-endian byte arrays (numpy `uint8`
+//! views of the caller's arrays, read without a copy) and dtype names; the work is done by the
+//! library crates (cce-numerics, cce-host, cce-engine, cce-collectives) exactly as `cce convert`
+//! and `cce reduce` do it; results leave as new `uint8` arrays the package views as the right
+//! dtype.
+//!
+//! Guarantees: the GIL is released during every computation; no Rust panic crosses into Python
+//! (a panic becomes a `RuntimeError` naming it a bug); bad input raises `cce.CceError` (a
+//! `ValueError`) with the CLI's one-line message, an engine fault `cce.EngineFault` (queue,
+//! descriptor, reason), a failed rank `cce.RankFailed` (rank, step).
+#![forbid(unsafe_code)]
+
+mod errors;
+mod numbers;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
+    m.add("MAX_SOURCES", cce_format::limits::MAX_SOURCES)?;
+    Ok(())
+}
