@@ -43,16 +43,29 @@ def convert(x, dtype, *, rounding="rne", seed=0, saturate=False):
     """
     a = as_array(x, "convert")
     src, dst = cce_name(a.dtype), cce_name(dtype)
-    out = _cce.convert(raw(a), src, dst, rounding, int(seed), bool(saturate), 1)
+    out = _cce.convert(raw(a), src, dst, str(rounding), _uint("seed", seed, 64), bool(saturate), 1)
     return from_raw(out, dst, a.shape)
 
 
+def _uint(name, v, bits):
+    """``v`` as an integer in 0..2**bits, else CceError naming ``name``."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise CceError(f"{name}: {v!r} is not an integer")
+    if not 0 <= int(v) < (1 << bits):
+        raise CceError(f"{name}: {v} does not fit {bits} bits (0..={(1 << bits) - 1})")
+    return int(v)
+
+
 def _scales(scales, n):
+    """None (1.0 each), one number for every source, or one per source, as fp32 values."""
     if scales is None:
         return []
-    if isinstance(scales, (int, float)):
-        return [float(scales)] * n
-    return [float(s) for s in scales]
+    try:
+        if isinstance(scales, (int, float, np.floating, np.integer)):
+            return [float(scales)] * n
+        return [float(s) for s in scales]
+    except (TypeError, ValueError):
+        raise CceError(f"scales: {scales!r} is not a number or a list of numbers") from None
 
 
 def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None, clamp_dtype=None,
@@ -71,6 +84,7 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
         clamp_dtype: the constant's dtype (int8, uint8, int16, uint16, bfloat16, float16);
             default the sources' dtype.
         rounding: ``"rne"`` or ``"sr"``; ``seed``: the 32-bit stochastic-rounding seed.
+        threads: engine threads (the bits do not depend on it); 1..65535.
         arch: NeuronCore arch (1..=4; more than one destination needs 3 or 4).
         dests: destinations; more than one replicates the result (each gets the same bytes).
         threads: engine threads (the bits do not depend on it).
@@ -92,10 +106,13 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
         if cce_name(a.dtype) != in_dt:
             raise CceError(f"source {i} is {a.dtype.name}, source 0 is {arrays[0].dtype.name}: one dtype for all")
     out_dt = in_dt if out is None else cce_name(out)
+    if not isinstance(op, str):
+        raise CceError(f"op {op!r}: expected 'add', 'fma', 'min' or 'max'")
     outs, _stats = _cce.reduce(
         [raw(a) for a in arrays], op, in_dt, cce_name(accum), out_dt, _scales(scales, len(arrays)),
         None if clamp is None else str(clamp), None if clamp_dtype is None else cce_name(clamp_dtype),
-        rounding, int(seed), int(arch), int(dests), int(threads),
+        str(rounding), _uint("seed", seed, 32), _uint("arch", arch, 32), _uint("dests", dests, 16),
+        _uint("threads", threads, 16),
     )
     results = [from_raw(o, out_dt, arrays[0].shape) for o in outs]
     return results if dests > 1 else results[0]

@@ -74,6 +74,9 @@ pub(crate) fn convert<'py>(
     Ok(PyArray1::from_vec(py, output))
 }
 
+/// Each destination's bytes and the run's counts (the keys of `cce reduce --json`).
+type Reduced<'py> = (Vec<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>);
+
 /// Reduces `srcs` (raw arrays of `in_dt`, equal lengths) through the whole path — cce-host
 /// builds the rings, cce-engine executes their bytes over memory — as `cce reduce` does.
 /// Returns each destination's bytes and the run's counts.
@@ -95,7 +98,7 @@ pub(crate) fn reduce<'py>(
     arch: u32,
     dests: usize,
     threads: usize,
-) -> PyResult<(Vec<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>)> {
+) -> PyResult<Reduced<'py>> {
     let kop = match op {
         "add" => KbinOp::Add,
         "fma" => KbinOp::Fma,
