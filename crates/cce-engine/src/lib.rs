@@ -7,6 +7,8 @@
 //!
 //! - [`memory`]: the [`Memory`] trait (bounds-checked, u64 addresses) and [`PagedMemory`],
 //!   sparse regions of 1 MiB pages; a flat fake behind the `test-utils` feature;
+//! - [`host_memory`]: [`HostMemory`], the caller's own buffers mapped in place (read-only)
+//!   beside owned destination regions, for jobs on arrays a program already holds;
 //! - [`Engine`]: up to 16 queues, served round robin, switching only at packet boundaries;
 //!   a completion semaphore per queue (signed 32-bit, wrapping) incremented per packet;
 //! - the executor: plain copies and CCE ADD / FMA / MIN / MAX through `cce-numerics`, with
@@ -26,9 +28,11 @@
 mod engine;
 mod exec;
 pub mod feed;
+pub mod host_memory;
 pub mod memory;
 
 pub use engine::{
     Engine, EngineConfig, EngineError, Fault, FaultReason, MAX_QUEUES, QueueConfig, QueueState, QueueStatus, RunReport,
 };
+pub use host_memory::HostMemory;
 pub use memory::{MemError, Memory, PagedMemory};

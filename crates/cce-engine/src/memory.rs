@@ -41,6 +41,12 @@ pub enum MemError {
         /// Length of the region it overlaps.
         other_len: u64,
     },
+    /// A write to memory the engine may only read (a [`crate::HostMemory`] borrowed region).
+    #[error("region 0x{base:x} is read-only (the caller's buffer)")]
+    ReadOnly {
+        /// Base of the region.
+        base: u64,
+    },
     /// The regions would exceed the memory budget.
     #[error("{want} bytes of memory exceed the budget of {budget} bytes")]
     Budget {

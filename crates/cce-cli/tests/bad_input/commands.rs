@@ -36,6 +36,11 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     // cce-engine
     (
+        "region 0x{base:x} is read-only",
+        "only HostMemory raises it, for a write into the caller's borrowed buffer; the reduce path maps sources \
+         borrowed and writes only its owned destinations, and `cce run` uses PagedMemory",
+    ),
+    (
         "region 0x{base:x}+{len} is empty",
         "`cce run` refuses an empty --load file (\"the file is empty\") and a --dump of length 0 before mapping",
     ),
