@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use cce_engine::feed::run_programs;
-use cce_engine::{Engine, EngineConfig, EngineError, Fault, MemError, Memory, PagedMemory, QueueState};
+use cce_engine::{Engine, EngineConfig, EngineError, Fault, HostMemory, MemError, PagedMemory, QueueState};
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rounding, plan};
 
@@ -181,33 +181,33 @@ pub fn run_reduce(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceOutcome, P
     let t_build = Instant::now();
     let program = plan(&req)?;
     let plan_seconds = t_build.elapsed().as_secs_f64();
-    let mut mem = PagedMemory::new(job.budget.saturating_add(1 << 30));
+    // The sources are read in place (the caller's slices, never written); the destinations
+    // and the rings are the model's own memory, moved out at the end without a copy.
+    let mut mem = HostMemory::new(job.budget.saturating_add(1 << 30));
     for (i, s) in sources.iter().enumerate() {
-        mem.add_region(req.srcs[i], s.len() as u64)?;
-        mem.write(req.srcs[i], s)?;
+        mem.add_borrowed(req.srcs[i], s)?;
     }
     let out_len = elems * job.out_dt.bytes() as u64;
     for &d in &req.dsts {
-        mem.add_resident_region(d, out_len)?;
+        mem.add_region(d, out_len)?;
     }
     let t = Instant::now();
     let rings = program.to_rings(None)?;
     let build_seconds = plan_seconds + t.elapsed().as_secs_f64();
     let mut engine = Engine::new(mem, EngineConfig { threads: job.threads.max(1), ..EngineConfig::default() });
-    let report = run_programs(&mut engine, &[rings.queue(0)], &mut |m: &mut PagedMemory, a, l| m.add_region(a, l))?;
+    let report = run_programs(&mut engine, &[rings.queue(0)], &mut |m: &mut HostMemory<'_>, a, l| m.add_region(a, l))?;
     let seconds = plan_seconds + t.elapsed().as_secs_f64();
     let st = engine.status(0).ok_or(EngineError::Queue(0))?;
     if let Some(f) = st.fault {
         return Err(PathError::Fault(f));
     }
     debug_assert_eq!(st.state, QueueState::Idle);
-    let mem = engine.into_memory();
-    let mut outputs = Vec::with_capacity(req.dsts.len());
-    for &d in &req.dsts {
-        let mut b = vec![0u8; out_len as usize];
-        mem.read(d, &mut b)?;
-        outputs.push(b);
-    }
+    let mut mem = engine.into_memory();
+    let outputs = req
+        .dsts
+        .iter()
+        .map(|&d| mem.take(d).ok_or(MemError::OutOfBounds { addr: d, len: out_len }))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(ReduceOutcome {
         outputs,
         elements: elems,
