@@ -24,11 +24,26 @@ _FROM_CCE = {v: k for k, v in _TO_CCE.items()}
 _FROM_CCE["fp32r"] = "float32"
 
 
+from ._errors import CceError  # noqa: E402
+
+# Resolved once: numpy dtype object <-> cce name (dtype objects hash by value).
+_BY_DTYPE = {}
+_DTYPE_OF = {}
+for _np_name, _cce in _TO_CCE.items():
+    _t = getattr(ml_dtypes, _np_name, None) if ml_dtypes is not None else None
+    _dt = np.dtype(_t) if _t is not None else np.dtype(_np_name)
+    _BY_DTYPE[_dt] = _cce
+    _DTYPE_OF[_cce] = _dt
+_DTYPE_OF["fp32r"] = np.dtype(np.float32)
+
+
 def cce_name(dtype):
     """The cce name of a dtype given as a numpy/ml_dtypes dtype, its type, its numpy name or a cce
     name (``bf16``, ``fp8e4`` …). Raises CceError for anything else."""
-    from ._errors import CceError
-
+    if isinstance(dtype, np.dtype):
+        name = _BY_DTYPE.get(dtype)
+        if name is not None:
+            return name
     if isinstance(dtype, str):
         if dtype in _FROM_CCE:
             return dtype
@@ -37,26 +52,21 @@ def cce_name(dtype):
         raise CceError(f"unknown dtype '{dtype}' (expected one of: {', '.join(sorted(_TO_CCE))}, "
                        f"or a cce name: {', '.join(sorted(_FROM_CCE))})")
     try:
-        name = np.dtype(dtype).name
+        dt = np.dtype(dtype)
     except TypeError:
         raise CceError(f"unknown dtype {dtype!r}") from None
-    if name not in _TO_CCE:
-        raise CceError(f"dtype {name} is not a CCE dtype (expected one of: {', '.join(sorted(_TO_CCE))})")
-    return _TO_CCE[name]
+    if dt not in _BY_DTYPE:
+        raise CceError(f"dtype {dt.name} is not a CCE dtype (expected one of: {', '.join(sorted(_TO_CCE))})")
+    return _BY_DTYPE[dt]
 
 
 def numpy_dtype(cce):
     """The numpy (or ml_dtypes) dtype of a cce name."""
-    name = _FROM_CCE[cce]
-    if ml_dtypes is not None and hasattr(ml_dtypes, name):
-        return np.dtype(getattr(ml_dtypes, name))
-    return np.dtype(name)
+    return _DTYPE_OF[cce]
 
 
 def as_array(x, what="array"):
     """``x`` as a numpy array of at least one dimension (0-d arrays are refused)."""
-    from ._errors import CceError
-
     a = x if isinstance(x, np.ndarray) else np.asarray(x)
     if a.ndim == 0:
         raise CceError(f"{what}: a 0-d array has no elements to transfer (give at least one dimension)")
@@ -67,10 +77,12 @@ def raw(a):
     """The bytes of ``a`` as a 1-d ``uint8`` array: a view when ``a`` is C-contiguous, else one copy."""
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
-    return a.reshape(-1).view(np.uint8)
+    if a.ndim != 1:
+        a = a.reshape(-1)
+    return a.view(np.uint8)
 
 
 def from_raw(b, cce, shape=None):
     """A ``uint8`` array as the dtype ``cce`` (no copy), reshaped to ``shape`` when given."""
-    out = b.view(numpy_dtype(cce))
-    return out.reshape(shape) if shape is not None else out
+    out = b.view(_DTYPE_OF[cce])
+    return out if shape is None or out.shape == shape else out.reshape(shape)

@@ -12,6 +12,7 @@
 //! descriptor, reason), a failed rank `cce.RankFailed` (rank, step).
 #![forbid(unsafe_code)]
 
+mod bench;
 mod errors;
 mod numbers;
 
@@ -21,6 +22,7 @@ use pyo3::prelude::*;
 fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::bench_reduce, m)?)?;
     m.add("MAX_SOURCES", cce_format::limits::MAX_SOURCES)?;
     Ok(())
 }
