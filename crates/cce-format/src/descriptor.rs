@@ -86,6 +86,12 @@ pub fn words_to_bytes(words: [u32; 4]) -> [u8; DESC_BYTES] {
     b
 }
 
+/// The 64-bit buffer address a data descriptor carries in W2 (low half) and W3 (high half):
+/// the M2S `buf_ptr`, the S2M `buf1_ptr` (public UDMA layout). Reads any words.
+pub const fn data_buf_ptr(words: [u32; 4]) -> u64 {
+    (words[3] as u64) << 32 | words[2] as u64
+}
+
 /// 16 little-endian bytes as W0..W3; any other length is an error.
 pub fn bytes_to_words(bytes: &[u8]) -> Result<[u32; 4], FormatError> {
     let b: &[u8; DESC_BYTES] = bytes.try_into().map_err(|_| FormatError::ByteLength {
@@ -470,11 +476,7 @@ impl Descriptor for M2sDataDescriptor {
     fn parse(words: [u32; 4]) -> Result<Self, FormatError> {
         // Bit 29 (strong-order) is an S2M flag; the M2S layout leaves it unexplained.
         check_fit(Self::LAYOUT, &words)?;
-        Ok(M2sDataDescriptor {
-            len_ctrl: LenCtrl::parse(&words),
-            meta_ctrl: words[1],
-            buf_ptr: (words[3] as u64) << 32 | words[2] as u64,
-        })
+        Ok(M2sDataDescriptor { len_ctrl: LenCtrl::parse(&words), meta_ctrl: words[1], buf_ptr: data_buf_ptr(words) })
     }
 }
 
@@ -496,10 +498,6 @@ impl Descriptor for S2mDataDescriptor {
     }
     fn parse(words: [u32; 4]) -> Result<Self, FormatError> {
         check_fit(Self::LAYOUT, &words)?;
-        Ok(S2mDataDescriptor {
-            len_ctrl: LenCtrl::parse(&words),
-            buf2_ptr_lo: words[1],
-            buf1_ptr: (words[3] as u64) << 32 | words[2] as u64,
-        })
+        Ok(S2mDataDescriptor { len_ctrl: LenCtrl::parse(&words), buf2_ptr_lo: words[1], buf1_ptr: data_buf_ptr(words) })
     }
 }

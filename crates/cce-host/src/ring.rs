@@ -1,5 +1,6 @@
 //! Programs (the packets of one request) and their layout on a queue's rings.
 
+use cce_format::descriptor;
 use cce_format::dtype::SdmaDtype;
 use cce_format::packet::{self, DescSink, Packet, PacketOp};
 use cce_format::ringfile::{self, QueueRings, RingFile};
@@ -171,7 +172,7 @@ impl Sink {
             .iter()
             .map(|w| {
                 let data = w[0] & packet::META_BIT == 0;
-                (cce_format::descriptor::words_to_bytes(*w), data, (w[3] as u64) << 32 | w[2] as u64)
+                (descriptor::words_to_bytes(*w), data, descriptor::data_buf_ptr(*w))
             })
             .collect();
         let start = self.bytes.len();
