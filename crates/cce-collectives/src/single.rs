@@ -151,24 +151,7 @@ pub fn request(job: &ReduceJob, n: usize, elems: u64) -> Result<ReduceRequest, P
     let dsts = (0..job.dests as u64).map(|j| DST_BASE + j * STRIDE).collect();
     let mut req = ReduceRequest::new(job.op.value(), srcs, dsts, elems, job.in_dt, job.accum_dt, job.out_dt, job.arch);
     req.rounding = job.rounding;
-    match job.op {
-        KbinOp::Fma if n <= 32 => {
-            let scales = match job.scales.len() {
-                0 => vec![1.0; n],
-                1 => vec![job.scales[0]; n],
-                k if k == n => job.scales.clone(),
-                k => return Err(PathError::Input(format!("{k} scales for {n} sources (give one, or one per source)"))),
-            };
-            req = req.with_fma_scales(&scales)?;
-        }
-        KbinOp::Min | KbinOp::Max => {
-            if let Some(c) = job.constant {
-                req = req.with_min_max_constant(c);
-            }
-        }
-        _ => {}
-    }
-    Ok(req)
+    Ok(req.with_options(&job.scales, job.constant)?)
 }
 
 /// Runs `job` over `sources` (raw little-endian arrays of the in dtype, equal lengths).

@@ -78,6 +78,31 @@ pub enum HostError {
     /// The per-priority cap rounds a packet down to zero bytes.
     #[error("priority cap {0} bytes is below the 32-byte packet granule")]
     CapTooSmall(u32),
+    /// An op name the front end does not take.
+    #[error("--op '{name}': expected {expected}")]
+    OpName {
+        /// The name given.
+        name: String,
+        /// The names it takes.
+        expected: &'static str,
+    },
+    /// A rounding name other than `rne` or `sr`.
+    #[error("--rounding '{0}': expected rne or sr")]
+    RoundingName(String),
+    /// A stochastic-rounding seed given with round-to-nearest-even.
+    #[error("--seed is for --rounding sr")]
+    SeedWithoutSr,
+    /// FMA scales given for another op.
+    #[error("--scale is for --op fma only")]
+    ScalesNotFma,
+    /// A scale count that is neither one nor one per source.
+    #[error("{given} scales for {sources} sources (give one, or one per source)")]
+    ScaleCount {
+        /// Scales given.
+        given: usize,
+        /// Sources.
+        sources: usize,
+    },
     /// The program would be too large to build in memory.
     #[error("{descriptors} descriptors exceed the {max} a program may hold; split the transfer")]
     TooLarge {

@@ -12,6 +12,9 @@
 //! 3. [`Program::to_rings`] lays the packets out as one queue's tx and rx ring bytes, with the
 //!    ring-id phase that changes on every wrap, and the doorbell counts.
 //!
+//! [`options`] reads a reduce's options as a front end names them (the op and rounding by
+//! name, FMA scales, the clamp constant) with one rule each, for every front end.
+//!
 //! Packets are laid out by [`cce_format::packet`] (the MODEL packet convention), so whatever
 //! the host writes, the engine's parser reads back exactly.
 //!
@@ -23,10 +26,12 @@
 pub mod bench;
 mod build;
 mod error;
+pub mod options;
 mod ring;
 
 pub use build::{
     CopyRequest, MinMaxConstant, ReduceRequest, Rounding, combo_packet, min_max_constant_supported, plan, plan_copy,
 };
 pub use error::HostError;
+pub use options::{broadcast_scales, check_options, dispatcher_op, reduce_op, rounding_seed};
 pub use ring::{INITIAL_PHASE, MAX_PROGRAM_DESCRIPTORS, Program, RingBuilder, Rings};
