@@ -1,68 +1,41 @@
-//! `cce allreduce` and `cce demo`.
+//! `cce allreduce` and `cce demo`: the configuration and the JSON are [`cce_api::collective`]'s;
+//! inputs and outputs on disk, progress and printing here.
 
 use std::time::Duration;
 
-use cce_collectives::allreduce::{self, Algo, Collective, Config, RedOp, TimeModel};
+use cce_api::collective::{self as api, AllreduceParams};
+use cce_collectives::allreduce::{self, Collective, Config};
 use cce_collectives::metrics;
-use cce_host::Rounding;
 use serde_json::json;
 
 use crate::args::{AllreduceArgs, DemoArgs};
 use crate::error::CliError;
-use crate::ring_cmd::write_atomic;
+use crate::files::write_atomic;
 
 fn input(m: impl Into<String>) -> CliError {
     CliError::Input(m.into())
 }
 
+fn params(a: &AllreduceArgs) -> AllreduceParams {
+    AllreduceParams {
+        accum: a.accum,
+        seed: a.seed,
+        arch: a.arch,
+        rounding: a.rounding.clone(),
+        collective: a.collective.clone(),
+        fail: a.fail_rank.zip(a.fail_step),
+        timeout_secs: a.timeout,
+        alpha_ns: a.alpha_ns,
+        dma_gbps: a.dma_gbps,
+        link_gbps: a.link_gbps,
+        cce_rate: a.cce_rate,
+        latency_us: a.latency_us,
+        ..AllreduceParams::new(a.ranks, &a.algo, &a.op, a.dtype)
+    }
+}
+
 fn config(a: &AllreduceArgs, elems: u64) -> Result<Config, CliError> {
-    let algo = Algo::from_name(&a.algo)
-        .ok_or_else(|| input(format!("--algo '{}': expected ring, ring-2r2w, kangaring or mesh", a.algo)))?;
-    let op = RedOp::from_name(&a.op).ok_or_else(|| input(format!("--op '{}': expected add, min, max or avg", a.op)))?;
-    let ranks = usize::try_from(a.ranks).map_err(|_| input("--ranks out of range"))?;
-    let mut cfg = Config::new(ranks, algo, op, a.dtype, elems);
-    if let Some(acc) = a.accum {
-        cfg.accum = acc;
-    }
-    cfg.arch = a.arch as u32;
-    cfg.model = TimeModel::defaults(cfg.arch);
-    cfg.rounding = match a.rounding.as_str() {
-        "rne" => Rounding::Rne,
-        "sr" => Rounding::Stochastic { seed: a.seed as u32 },
-        other => return Err(input(format!("--rounding '{other}': expected rne or sr"))),
-    };
-    cfg.collective = match a.collective.as_str() {
-        "allreduce" | "all-reduce" => Collective::AllReduce,
-        "reduce-scatter" => Collective::ReduceScatter,
-        "all-gather" => Collective::AllGather,
-        other => {
-            return Err(input(format!("--collective '{other}': expected allreduce, reduce-scatter or all-gather")));
-        }
-    };
-    cfg.fail = a.fail_rank.zip(a.fail_step).map(|(k, s)| (k as usize, s as usize));
-    cfg.timeout = Duration::from_secs(a.timeout.max(1));
-    let positive = |v: Option<f64>, name: &str| -> Result<Option<f64>, CliError> {
-        match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("--{name} must be a positive number"))),
-            v => Ok(v),
-        }
-    };
-    if let Some(v) = positive(a.alpha_ns, "alpha-ns")? {
-        cfg.model.per_descriptor = v * 1e-9;
-    }
-    if let Some(v) = positive(a.dma_gbps, "dma-gbps")? {
-        cfg.model.dma_bytes_per_sec = v * 1e9;
-    }
-    if let Some(v) = positive(a.link_gbps, "link-gbps")? {
-        cfg.model.link_bytes_per_sec = v * 1e9;
-    }
-    if let Some(v) = positive(a.cce_rate, "cce-rate")? {
-        cfg.model.cce_rate = v;
-    }
-    if let Some(v) = positive(a.latency_us, "latency-us")? {
-        cfg.model.step_latency = v * 1e-6;
-    }
-    Ok(cfg)
+    Ok(params(a).config(elems)?)
 }
 
 fn read_inputs(cfg: &Config, dir: &std::path::Path) -> Result<Vec<Vec<u8>>, CliError> {
@@ -112,9 +85,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             Some(e) => e,
             None => {
                 let p = dir.join("rank0.bin");
-                let len = std::fs::metadata(&p)
-                    .map_err(|source| CliError::Io { path: p.display().to_string(), source })?
-                    .len();
+                let len = std::fs::metadata(&p).map_err(CliError::io(&p))?.len();
                 len / a.dtype.bytes().max(1) as u64
             }
         }
@@ -129,28 +100,19 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         None => metrics::generate(&cfg, a.seed),
     };
     let pb = spinner(format!("{} over {} ranks", cfg.algo.name(), cfg.ranks));
-    let outcome = allreduce::run(&cfg, &inputs);
+    let result = api::run_config(&cfg, &inputs, need.total());
     pb.finish_and_clear();
-    let o = outcome?;
-    let m = metrics::measure(&cfg, &inputs, &o.outputs);
+    let r = result?;
+    let (o, m) = (&r.outcome, &r.metrics);
     if let Some(dir) = &a.output_dir {
-        std::fs::create_dir_all(dir).map_err(|source| CliError::Io { path: dir.display().to_string(), source })?;
+        std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
         for (r, out) in o.outputs.iter().enumerate() {
             write_atomic(&dir.join(format!("rank{r}.bin")), out)?;
         }
     }
-    let (algbw, busbw) = metrics::bandwidths(&cfg, o.seconds);
+    let (algbw, busbw) = r.bandwidths();
     if a.json {
-        let v = json!({
-            "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
-            "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
-            "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
-            "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
-            "wrong": m.wrong, "steps": o.steps, "memory_bytes": need.total(),
-            "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
-            "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
-        });
-        crate::print_json(&v);
+        crate::print_json(&r.to_json());
     } else {
         // One line (the README shows it so): the run, then how good its result is.
         let quality = if cfg.collective == Collective::AllReduce {
@@ -186,34 +148,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
-/// element counts as one element, and sizes that round to the same count run once.
-fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, CliError> {
-    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("--sweep '{sweep}': expected MIN:MAX bytes")))?;
-    let lo = crate::values::parse_u64(lo).map_err(input)?;
-    let hi = crate::values::parse_u64(hi).map_err(input)?;
-    if lo == 0 || lo > hi {
-        return Err(input("--sweep: MIN must be positive and at most MAX"));
-    }
-    let mut counts: Vec<u64> = Vec::new();
-    let mut s = lo;
-    loop {
-        let count = (s / elem_bytes.max(1)).max(1);
-        // Doubling sizes give non-decreasing counts: a repeat is the previous one.
-        if counts.last() != Some(&count) {
-            counts.push(count);
-        }
-        match s.checked_mul(2) {
-            Some(next) if next <= hi => s = next,
-            _ => break,
-        }
-    }
-    Ok(counts)
-}
-
 fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
     let size = a.dtype.bytes().max(1) as u64;
-    let counts = sweep_counts(sweep, size)?;
+    let counts = api::sweep_counts(sweep, size)?;
     // Every size's configuration and memory budget, before any size runs.
     let cfgs = counts
         .iter()
@@ -242,30 +179,26 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
         );
     }
     for cfg in cfgs {
-        let count = cfg.elems;
         let inputs = metrics::generate(&cfg, a.seed);
-        let o = allreduce::run(&cfg, &inputs)?;
-        let m = metrics::measure(&cfg, &inputs, &o.outputs);
-        let (alg, bus) = metrics::bandwidths(&cfg, o.seconds);
-        let (malg, mbus) = metrics::bandwidths(&cfg, o.model_seconds);
+        let r = api::run_config(&cfg, &inputs, 0)?;
         pb.inc(1);
         if a.json {
-            rows.push(json!({"size": count * size, "count": count, "type": cfg.dtype.name(), "redop": cfg.op.name(),
-                "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus, "wrong": m.wrong,
-                "max_ulp_err": m.max_ulp_err,
-                "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus}));
+            rows.push(r.sweep_row());
         } else {
+            let o = &r.outcome;
+            let (alg, bus) = r.bandwidths();
+            let (malg, mbus) = metrics::bandwidths(&cfg, o.model_seconds);
             pb.suspend(|| {
                 crate::output::outln!(
                     "{:>12} {:>12} {:>6} {:>6} {:>11.1} {:>9.2} {:>9.2} {:>7} {:>11.2} {:>9.2} {:>9.2}",
-                    count * size,
-                    count,
+                    cfg.elems * size,
+                    cfg.elems,
                     cfg.dtype.name(),
                     cfg.op.name(),
                     o.seconds * 1e6,
                     alg,
                     bus,
-                    m.wrong,
+                    r.metrics.wrong,
                     o.model_seconds * 1e6,
                     malg,
                     mbus
@@ -281,33 +214,24 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
 }
 
 pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
-    let ranks = 8;
+    let ranks = api::DEMO_RANKS;
     // Bad sizes (and a memory budget the all-reduce would exceed) are refused before any output.
     cce_collectives::demo::check_allreduce(ranks, a.elems)?;
-    let mut failures = Vec::new();
     let examples = cce_collectives::demo::examples()?;
-    for ex in &examples {
-        if ex.mismatches != 0 {
-            failures.push(ex.title.to_string());
-        }
-        if a.json {
-            continue;
-        }
-        crate::output::outln!("== {}", ex.title);
-        let bytes = ex.rings.to_file_bytes(0, 3);
-        let file = cce_format::ringfile::RingFile::parse(&bytes)?;
-        crate::output::out!("{}", crate::ring_cmd::listing(&file));
-        if ex.mismatches == 0 {
-            crate::output::outln!("engine result: all {} elements equal the independent computation\n", ex.elems);
-        } else {
-            crate::output::outln!(
-                "engine result: {} of {} elements DIFFER from the independent computation\n",
-                ex.mismatches,
-                ex.elems
-            );
-        }
-    }
     if !a.json {
+        for ex in &examples {
+            crate::output::outln!("== {}", ex.title);
+            crate::output::out!("{}", api::example_listing(ex).to_text());
+            if ex.mismatches == 0 {
+                crate::output::outln!("engine result: all {} elements equal the independent computation\n", ex.elems);
+            } else {
+                crate::output::outln!(
+                    "engine result: {} of {} elements DIFFER from the independent computation\n",
+                    ex.mismatches,
+                    ex.elems
+                );
+            }
+        }
         crate::output::outln!(
             "== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm",
             a.elems
@@ -318,29 +242,9 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
         cce_collectives::demo::allreduce_rows(ranks, a.elems, |algo| pb.set_message(format!("{} ...", algo.name())));
     pb.finish_and_clear();
     let rows = rows?;
-    for r in &rows {
-        if !r.ranks_identical || r.wrong != 0 {
-            failures.push(format!("all-reduce {}", r.algo.name()));
-        }
-    }
+    let failures = api::demo_failures(&examples, &rows);
     if a.json {
-        crate::print_json(&json!({
-            "examples": examples.iter().map(|ex| json!({
-                "title": ex.title, "elems": ex.elems, "mismatches": ex.mismatches, "packets": ex.rings.packets,
-                "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
-            })).collect::<Vec<_>>(),
-            "allreduce": {
-                "ranks": ranks, "elems": a.elems, "dtype": "bf16", "accum": "fp32", "op": "add",
-                "rows": rows.iter().map(|r| json!({
-                    "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
-                    "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,
-                    "max_rel_err": r.max_rel_err, "max_ulp_err": r.max_ulp_err, "mean_ulp_err": r.mean_ulp_err,
-                    "ranks_identical": r.ranks_identical, "wrong": r.wrong,
-                })).collect::<Vec<_>>(),
-            },
-            "passed": failures.is_empty(),
-            "failures": failures,
-        }));
+        crate::print_json(&api::demo_json(&examples, &rows, a.elems));
     } else {
         crate::output::outln!(
             "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}",
@@ -370,13 +274,9 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
                 r.wrong
             );
         }
-    }
-    if failures.is_empty() {
-        if !a.json {
+        if failures.is_empty() {
             crate::output::outln!("\ndemo: every check passed");
         }
-        Ok(())
-    } else {
-        Err(CliError::Failed(format!("demo checks failed: {}", failures.join(", "))))
     }
+    Ok(api::demo_check(&failures)?)
 }

@@ -73,7 +73,7 @@ outputs and the rings: about 5 x ranks x elems x dtype bytes (6 x for ring-2r2w)
 generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
     /// Ranks, 2..=64 (mesh: at most 32).
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: u64,
     /// ring, ring-2r2w (arch 3 or 4), kangaring or mesh (at most 32 ranks).
     #[arg(long)]
@@ -82,20 +82,20 @@ pub(crate) struct AllreduceArgs {
     #[arg(long)]
     pub(crate) op: String,
     /// Buffer dtype.
-    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) dtype: cce_format::SdmaDtype,
     /// Accumulate dtype; omitted: fp32 for a float dtype, the dtype itself for an integer one.
-    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) accum: Option<cce_format::SdmaDtype>,
     /// Elements per rank (without it, --input-dir's rank0.bin gives the count; ignored with
     /// --sweep).
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: Option<u64>,
     /// Seed of the generated inputs (and of stochastic rounding).
-    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) seed: u64,
     /// NeuronCore arch (2, 3 or 4).
-    #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    #[arg(long, default_value = "3", value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
     /// rne or sr (stochastic rounding, seeded by --seed).
     #[arg(long, default_value = "rne")]
@@ -107,10 +107,10 @@ pub(crate) struct AllreduceArgs {
     #[arg(long)]
     pub(crate) output_dir: Option<std::path::PathBuf>,
     /// Inject a failure: this rank stops ...
-    #[arg(long, requires = "fail_step", value_parser = crate::values::parse_u64)]
+    #[arg(long, requires = "fail_step", value_parser = cce_api::values::parse_u64)]
     pub(crate) fail_rank: Option<u64>,
     /// ... before this step.
-    #[arg(long, requires = "fail_rank", value_parser = crate::values::parse_u64)]
+    #[arg(long, requires = "fail_rank", value_parser = cce_api::values::parse_u64)]
     pub(crate) fail_step: Option<u64>,
     /// allreduce, reduce-scatter or all-gather.
     #[arg(long, default_value = "allreduce")]
@@ -120,7 +120,7 @@ pub(crate) struct AllreduceArgs {
     #[arg(long, conflicts_with_all = ["input_dir", "output_dir"])]
     pub(crate) sweep: Option<String>,
     /// Seconds a rank waits for a semaphore before failing.
-    #[arg(long, default_value = "60", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "60", value_parser = cce_api::values::parse_u64)]
     pub(crate) timeout: u64,
     /// Time model: nanoseconds per descriptor.
     #[arg(long)]
@@ -145,7 +145,7 @@ pub(crate) struct AllreduceArgs {
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
     /// Elements per rank of the 8-rank bf16 all-reduce.
-    #[arg(long, default_value = "16777216", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "16777216", value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// One JSON object (the examples, every all-reduce row, whether every check passed) instead
     /// of the listing and tables.
@@ -171,13 +171,13 @@ pub(crate) struct ConvertArgs {
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,
     /// Stochastic-rounding seed (0 when omitted).
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) seed: Option<u64>,
     /// Overflow to ±max finite instead of ±inf / NaN.
     #[arg(long)]
     pub(crate) saturate: bool,
     /// Threads.
-    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object (what was written: elements, bytes, dtypes, rounding) instead of a line.
     #[arg(long)]
@@ -190,10 +190,10 @@ pub(crate) struct GenArgs {
     #[arg(long)]
     pub(crate) dtype: String,
     /// Element count.
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// Seed: the same seed gives the same bytes.
-    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) seed: u64,
     /// uniform (v in [-1, 1): floats v rounded to the dtype, integers trunc(1000 v) wrapped to
     /// the dtype's width; the all-reduce's inputs for rank r are --seed <seed + r>), ramp (0, 1,
@@ -214,13 +214,13 @@ pub(crate) struct ReduceArgs {
     #[arg(long)]
     pub(crate) op: String,
     /// Source dtype.
-    #[arg(long = "in", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) in_dt: cce_format::SdmaDtype,
     /// Accumulate dtype.
-    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) accum: cce_format::SdmaDtype,
     /// Output dtype.
-    #[arg(long = "out", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "out", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) out_dt: cce_format::SdmaDtype,
     /// Source files: raw little-endian arrays of the in dtype, equal lengths (repeat).
     #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append)]
@@ -232,10 +232,10 @@ pub(crate) struct ReduceArgs {
     #[command(flatten)]
     pub(crate) opts: OpArgs,
     /// NeuronCore arch (2, 3 or 4).
-    #[arg(long, default_value = "3", value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    #[arg(long, default_value = "3", value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
     /// Engine threads.
-    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object instead of a line.
     #[arg(long)]
@@ -254,7 +254,7 @@ pub(crate) struct RunArgs {
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub(crate) dump: Vec<String>,
     /// Engine threads.
-    #[arg(long, default_value = "1", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object instead of a report.
     #[arg(long)]
@@ -280,43 +280,43 @@ pub(crate) struct BenchArgs {
 #[derive(Debug, Args)]
 pub(crate) struct BuildArgs {
     /// NeuronCore arch (1..=4; replication needs 3 or 4).
-    #[arg(long, default_value = "3", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "3", value_parser = cce_api::values::parse_u64)]
     pub(crate) arch: u64,
     /// add, fma, min, max (copy and transpose reach the dispatcher and are refused).
     #[arg(long)]
     pub(crate) op: String,
     /// Source dtype.
-    #[arg(long = "in", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) in_dt: cce_format::SdmaDtype,
     /// Accumulate dtype.
-    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) accum: cce_format::SdmaDtype,
     /// Output dtype, and/or the ring dump file to write (see above).
     #[arg(long = "out", action = clap::ArgAction::Append, required_unless_present = "out_dtype")]
     pub(crate) out: Vec<String>,
     /// Output dtype (unambiguous form of `--out D`).
-    #[arg(long = "out-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "out-dtype", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) out_dtype: Option<cce_format::SdmaDtype>,
     /// Ring dump file to write (unambiguous form of `--out FILE`).
     #[arg(short = 'o', long = "output")]
     pub(crate) output: Option<std::path::PathBuf>,
     /// Elements per source.
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// Source addresses (repeat, or several after one flag).
-    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
     pub(crate) src: Vec<u64>,
     /// Destination addresses; more than one replicates (arch ≥ 3).
-    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = crate::values::parse_u64)]
+    #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
     pub(crate) dst: Vec<u64>,
     /// Op options shared with `cce reduce` / `cce build`.
     #[command(flatten)]
     pub(crate) opts: OpArgs,
     /// QoS priority class (0..=4).
-    #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "0", value_parser = cce_api::values::parse_u64)]
     pub(crate) prio: u64,
     /// Cap in bytes for this priority class (0 = none); 65536 when omitted (MODEL).
-    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    #[arg(long, value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) cap: Option<u64>,
     /// Build without a cce_info (an FMA then fails as the runtime's assert does).
     #[arg(long)]
@@ -325,10 +325,10 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     pub(crate) selectors: Option<String>,
     /// Ring size in descriptors (a multiple of 16, at least 32); the smallest that fits when omitted.
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ring_size: Option<u64>,
     /// Queue id written to the dump (0..=15).
-    #[arg(long, default_value = "0", value_parser = |s: &str| crate::values::parse_max(s, 15, 4))]
+    #[arg(long, default_value = "0", value_parser = |s: &str| cce_api::values::parse_max(s, 15, 4))]
     pub(crate) queue: u64,
     /// One JSON object with every descriptor instead of the summary line.
     #[arg(long)]
@@ -377,16 +377,16 @@ pub(crate) struct TablesArgs {
 #[derive(Debug, Args)]
 pub(crate) struct PacketSizeArgs {
     /// SDMA dtype (name or 0..=15).
-    #[arg(long, value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) dtype: cce_format::SdmaDtype,
     /// Element count.
-    #[arg(long, value_parser = crate::values::parse_u64)]
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// QoS priority class (0..=4).
-    #[arg(long, default_value = "0", value_parser = crate::values::parse_u64)]
+    #[arg(long, default_value = "0", value_parser = cce_api::values::parse_u64)]
     pub(crate) prio: u64,
     /// This class's cap in bytes (0 = no cap); 65536 when omitted (MODEL).
-    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    #[arg(long, value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) cap: Option<u64>,
     /// One JSON object instead of a line.
     #[arg(long)]
@@ -396,10 +396,10 @@ pub(crate) struct PacketSizeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct DtypeGateArgs {
     /// Input SDMA dtype (name or 0..=15).
-    #[arg(long = "in", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) in_dt: cce_format::SdmaDtype,
     /// Output SDMA dtype (name or 0..=15).
-    #[arg(long = "out", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "out", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) out_dt: cce_format::SdmaDtype,
     /// The transfer is a plain copy (no compute op): always valid.
     #[arg(long)]
@@ -419,12 +419,23 @@ pub(crate) struct OpArgs {
     #[arg(long = "const", allow_negative_numbers = true)]
     pub(crate) constant: Option<String>,
     /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); the in dtype when omitted.
-    #[arg(long = "const-dtype", value_parser = crate::values::parse_sdma_dtype)]
+    #[arg(long = "const-dtype", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
     /// Rounding to the output dtype: rne or sr (stochastic).
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,
     /// Stochastic-rounding seed (32 bits; 0 when omitted).
-    #[arg(long, value_parser = |s: &str| crate::values::parse_max(s, u32::MAX as u64, 32))]
+    #[arg(long, value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) seed: Option<u64>,
+}
+
+/// The shared op options as the library takes them.
+pub(crate) fn op_options(o: &OpArgs) -> cce_api::OpOptions {
+    cce_api::OpOptions {
+        scales: o.scale.clone(),
+        constant: o.constant.clone(),
+        const_dtype: o.const_dtype,
+        rounding: o.rounding.clone(),
+        seed: o.seed,
+    }
 }

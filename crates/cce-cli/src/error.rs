@@ -1,25 +1,22 @@
-//! The CLI's error and exit-code policy.
+//! The CLI's errors: its own (flags, files, clap) and the library's ([`ApiError`], whose
+//! exit-code policy it keeps).
 
 use std::process::ExitCode;
+
+use cce_api::ApiError;
 
 /// Everything a command can fail with.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
-    /// Bad input: exit 2.
+    /// Bad input the command line itself names (flags, files): exit 2.
     #[error("{0}")]
     Input(String),
-    /// A format-layer rule: exit 2.
-    #[error(transparent)]
-    Format(#[from] cce_format::FormatError),
     /// Help text that a command produced instead of a result: stdout, exit 0.
     #[error("{0}")]
     Help(String),
-    /// A host rule (the dispatcher's asserts): exit 2.
+    /// What the library refused or a run that failed: its exit code ([`ApiError::exit_code`]).
     #[error(transparent)]
-    Host(#[from] cce_host::HostError),
-    /// A ring dump that cannot be read: exit 2.
-    #[error(transparent)]
-    RingFile(#[from] cce_format::ringfile::RingFileError),
+    Api(#[from] ApiError),
     /// A ring dump file that cannot be read, by its path: exit 2.
     #[error("{path}: {source}")]
     RingFileAt {
@@ -36,22 +33,29 @@ pub(crate) enum CliError {
         /// The cause.
         source: std::io::Error,
     },
-    /// The reduce path refused or failed.
-    #[error(transparent)]
-    Path(#[from] cce_collectives::PathError),
-    /// The numerics refused (unsupported dtype, bad length): exit 2.
-    #[error(transparent)]
-    Numerics(#[from] cce_numerics::NumericsError),
-    /// A collective: configuration errors exit 2, a failed rank exits 1.
-    #[error(transparent)]
-    Collective(#[from] cce_collectives::allreduce::CollectiveError),
-    /// A run that executed but stopped on a fault: exit 1.
-    #[error("{0}")]
-    Failed(String),
     /// A sub-command's own argument parser (help included).
     #[error("{}", clap_line(.0))]
     Clap(clap::Error),
 }
+
+/// The library errors a command passes on with `?`, through [`ApiError`].
+macro_rules! via_api {
+    ($($t:ty),*) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                CliError::Api(e.into())
+            }
+        }
+    )*};
+}
+
+via_api!(
+    cce_format::FormatError,
+    cce_host::HostError,
+    cce_collectives::PathError,
+    cce_collectives::allreduce::CollectiveError,
+    cce_format::ringfile::RingFileError
+);
 
 impl CliError {
     /// A ring dump at `path` that `RingFile::parse` refused.
@@ -59,31 +63,16 @@ impl CliError {
         CliError::RingFileAt { path: path.display().to_string(), source }
     }
 
+    /// `path`'s I/O error.
+    pub(crate) fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+        move |source| CliError::Io { path: path.display().to_string(), source }
+    }
+
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             CliError::Help(_) => 0,
-            CliError::Numerics(_) => 2,
-            CliError::Collective(cce_collectives::allreduce::CollectiveError::RankFailed { .. }) => 1,
-            CliError::Collective(_) => 2,
-            CliError::Failed(_) => 1,
-            // A fault of host-built rings is the model's own failure, unless the request names
-            // something the model does not execute (a dtype in a role it cannot take, an
-            // unsupported combination): that is input. Anything else is input too.
-            CliError::Path(cce_collectives::PathError::Fault(f)) => {
-                if f.reason.is_unsupported_request() {
-                    2
-                } else {
-                    1
-                }
-            }
-            CliError::Path(_) => 2,
-            CliError::Input(_)
-            | CliError::Format(_)
-            | CliError::Clap(_)
-            | CliError::Host(_)
-            | CliError::RingFile(_)
-            | CliError::RingFileAt { .. }
-            | CliError::Io { .. } => 2,
+            CliError::Api(e) => e.exit_code(),
+            CliError::Input(_) | CliError::Clap(_) | CliError::RingFileAt { .. } | CliError::Io { .. } => 2,
         }
     }
 }

@@ -1,39 +1,21 @@
-//! `cce gen`: a deterministic raw test array (cce-numerics' `sample`), written atomically.
-
-use cce_numerics::sample::{SampleKind, sample};
-use serde_json::json;
+//! `cce gen`: a deterministic raw test array ([`cce_api::generate`]), written atomically.
 
 use crate::args::GenArgs;
-use crate::convert_cmd::{FILE_BUDGET, dtype};
 use crate::error::CliError;
-use crate::ring_cmd::write_atomic;
+use crate::files;
 
 pub(crate) fn generate(a: &GenArgs) -> Result<(), CliError> {
-    let t = dtype(&a.dtype)?;
-    let kind = SampleKind::from_name(&a.values)
-        .ok_or_else(|| CliError::Input(format!("--values '{}': expected uniform, ramp or bits", a.values)))?;
-    let bytes = a.elems.saturating_mul(t.size() as u64);
-    if bytes > FILE_BUDGET {
-        return Err(CliError::Input(format!(
-            "--elems {}: {bytes} bytes of {} exceed the {FILE_BUDGET}-byte budget",
-            a.elems,
-            t.name()
-        )));
-    }
-    let data = sample(t, a.elems as usize, a.seed, kind)?;
-    write_atomic(&a.output, &data)?;
-    let v = json!({
-        "output": a.output.display().to_string(), "dtype": t.name(), "elements": a.elems,
-        "bytes": data.len(), "values": a.values, "seed": a.seed,
-    });
+    let g = cce_api::generate(&a.dtype, a.elems, a.seed, &a.values)?;
+    files::write_atomic(&a.output, &g.data)?;
+    let v = g.to_json(&a.output.display().to_string());
     crate::output::emit(&v, a.json, |_| {
         format!(
             "wrote {} {} elements ({} bytes, {}, seed {}) to {}\n",
-            a.elems,
-            t.name(),
-            data.len(),
-            a.values,
-            a.seed,
+            g.elements,
+            g.dtype.name(),
+            g.data.len(),
+            g.values,
+            g.seed,
             a.output.display()
         )
     });

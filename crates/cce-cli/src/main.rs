@@ -1,4 +1,5 @@
-//! `cce` — the command line of the cce project: parse, call the libraries, print.
+//! `cce` — the command line of the cce project: parse (clap), call the library API
+//! (`cce-api`), print.
 //!
 //! Output: text for humans by default; with `--json`, exactly one JSON object on one line
 //! ([`output`]). Exit codes: 0 success; 2 bad input (one line on stderr, nothing on stdout); 1 a
@@ -12,12 +13,11 @@ mod bits_cmd;
 mod bits_text;
 mod convert_cmd;
 mod error;
+mod files;
 mod gen_cmd;
 mod output;
 mod reduce_cmd;
-mod render;
 mod ring_cmd;
-mod values;
 
 use std::process::ExitCode;
 
@@ -51,12 +51,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let (v, json) = bits_cmd::encode(&a)?;
             output::emit(&v, json, bits_text::encode);
         }
-        Command::Decode(a) => output::emit(&bits_cmd::decode(&a)?, a.json, bits_text::decode),
-        Command::Tables(a) => output::emit(&bits_cmd::tables(), a.json, bits_text::tables),
-        Command::PacketSize(a) => {
-            output::emit(&bits_cmd::packet_size(&a)?, a.json, |v| format!("{} bytes\n", v["bytes"]))
-        }
-        Command::DtypeGate(a) => output::emit(&bits_cmd::dtype_gate(&a), a.json, |v| {
+        Command::Decode(a) => output::emit(&cce_api::decode(&a.encoder, &a.hex.join(""))?, a.json, bits_text::decode),
+        Command::Tables(a) => output::emit(&cce_api::tables(), a.json, bits_text::tables),
+        Command::PacketSize(a) => output::emit(&cce_api::packet_size(a.dtype, a.elems, a.prio, a.cap)?, a.json, |v| {
+            format!("{} bytes\n", v["bytes"])
+        }),
+        Command::DtypeGate(a) => output::emit(&cce_api::dtype_gate(a.in_dt, a.out_dt, !a.no_compute), a.json, |v| {
             let valid = v["valid"].as_bool().unwrap_or(false);
             format!("{}\n", if valid { "valid" } else { "invalid" })
         }),

@@ -9,14 +9,33 @@ use crate::{Files, Row, build_args, reduce_args, set, sv};
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     // cce-cli
     (
+        "numerics bench JSON: ",
+        "parses the JSON the numerics bench itself renders; no input reaches it (and the bench needs 64 MiB per source)",
+    ),
+    // cce-api
+    (
         "demo checks failed: ",
         "only when the engine disagrees with the independent computation or the ranks disagree: a model bug, \
          never an input (and `cce demo` prints its examples on stdout before any check)",
     ),
     ("--ranks out of range", "--ranks is parsed as a u64, and usize is 64 bits on every target the project builds"),
     (
-        "numerics bench JSON: ",
-        "parses the JSON the numerics bench itself renders; no input reaches it (and the bench needs 64 MiB per source)",
+        "{encoder} takes {want} words, got {}",
+        "only decode_words (the library's words entry point) counts words; `cce decode` takes hex, which \
+         parse_hex_bytes refuses at the wrong length (\"expected 32 hex digits\")",
+    ),
+    (
+        "load {index} at 0x{addr:x}: {problem}",
+        "`cce run` renders a refused load with its --load argument (\"--load ADDR=FILE: region … overlaps … \
+         (--load …)\") or file (\"--load FILE: the file is empty\")",
+    ),
+    (
+        "nothing to load (0 bytes)",
+        "a refused load's reason: `cce run` names the file instead (\"--load FILE: the file is empty\")",
+    ),
+    (
+        "dump {index} at 0x{addr:x}: {error}",
+        "`cce run` renders a refused dump with its file (\"--dump FILE: … exceed the budget …\")",
     ),
     // cce-collectives
     (

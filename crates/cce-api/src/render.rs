@@ -1,9 +1,10 @@
-//! Presentation shared by the commands: one field as JSON, one descriptor as a listing line.
+//! Fields as the fronts show them: one field as JSON (its value, a readable form, bits, tag and
+//! note), and the non-zero fields of a word as listing text.
 
 use cce_format::SdmaDtype;
 use cce_format::Tag;
 use cce_format::descriptor::FmaOperand;
-use cce_format::layout::{FieldDef, FieldKind, Layout};
+use cce_format::layout::{FieldDef, FieldKind, FieldValue};
 use serde_json::{Map, Value, json};
 
 /// One field: its value, a readable form where it has one, its bits, tag and note.
@@ -37,15 +38,9 @@ pub(crate) fn field_json(def: &FieldDef, value: u32, words: u8) -> Value {
     Value::Object(o)
 }
 
-/// Every field of `words` under `layout`, by name.
-pub(crate) fn fields_map(layout: &Layout, words: &[u32]) -> Value {
-    Value::Object(
-        layout
-            .describe(words)
-            .iter()
-            .map(|fv| (fv.def.name.to_string(), field_json(&fv.def, fv.value, layout.words)))
-            .collect(),
-    )
+/// Decoded fields (of a layout of `words` words) by name.
+pub(crate) fn fields_map(fields: &[FieldValue], words: u8) -> Value {
+    Value::Object(fields.iter().map(|fv| (fv.def.name.to_string(), field_json(&fv.def, fv.value, words))).collect())
 }
 
 /// One field as listing text, `name=value`, with its tag when it is not HIGH.
@@ -63,10 +58,9 @@ fn field_text(def: &FieldDef, value: u32) -> String {
     if def.tag == Tag::High { format!("{}={v}", def.name) } else { format!("{}={v}[{}]", def.name, def.tag) }
 }
 
-/// The non-zero fields of `words` under `layout`, as listing text.
-pub(crate) fn fields_text(layout: &Layout, words: &[u32], skip: &[&str]) -> String {
-    layout
-        .describe(words)
+/// The non-zero decoded fields, except those named in `skip`, as listing text.
+pub(crate) fn fields_text(fields: &[FieldValue], skip: &[&str]) -> String {
+    fields
         .iter()
         .filter(|fv| fv.value != 0 && !skip.contains(&fv.def.name))
         .map(|fv| field_text(&fv.def, fv.value))

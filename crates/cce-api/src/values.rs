@@ -1,9 +1,11 @@
-//! Value parsers shared by every command: numbers in decimal or 0x-hex, dtype names, hex bytes.
+//! Value parsers shared by every front end: numbers in decimal or 0x-hex, dtype names, hex
+//! bytes. Each returns its message as a `String` (what the CLI's argument parser shows after
+//! "invalid value … for …"); none panics on any text.
 
 use cce_format::SdmaDtype;
 
 /// Parses a decimal or `0x`-hex unsigned integer.
-pub(crate) fn parse_u64(s: &str) -> Result<u64, String> {
+pub fn parse_u64(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(h) => (h, 16),
@@ -16,8 +18,12 @@ pub(crate) fn parse_u64(s: &str) -> Result<u64, String> {
 }
 
 /// Parses an integer that must be at most `max`; the message names the range.
-pub(crate) fn parse_max(s: &str, max: u64, bits: u32) -> Result<u64, String> {
-    let v = parse_u64(s)?;
+pub fn parse_max(s: &str, max: u64, bits: u32) -> Result<u64, String> {
+    fit(parse_u64(s)?, max, bits)
+}
+
+/// `v` if it is at most `max`, else the message of [`parse_max`] (a `bits`-bit field).
+pub fn fit(v: u64, max: u64, bits: u32) -> Result<u64, String> {
     if v > max {
         return Err(format!("{v} does not fit {bits} bits (0..={max})"));
     }
@@ -25,13 +31,13 @@ pub(crate) fn parse_max(s: &str, max: u64, bits: u32) -> Result<u64, String> {
 }
 
 /// The names the CLI accepts for dtypes, for messages.
-pub(crate) fn dtype_names() -> String {
+pub fn dtype_names() -> String {
     SdmaDtype::ALL.iter().skip(1).map(|d| d.name()).collect::<Vec<_>>().join(" ")
 }
 
 /// Parses a dtype: a name (`bf16`, …) or a number below `limit` (16 for a nibble, 8 for the
 /// 3-bit constant dtype).
-pub(crate) fn parse_dtype(s: &str, limit: u64) -> Result<u64, String> {
+pub fn parse_dtype(s: &str, limit: u64) -> Result<u64, String> {
     if let Some(d) = SdmaDtype::from_name(s.trim()) {
         let v = d.value() as u64;
         if v >= limit {
@@ -54,12 +60,12 @@ fn bits_for(limit: u64) -> u32 {
 }
 
 /// A dtype nibble as an [`SdmaDtype`].
-pub(crate) fn parse_sdma_dtype(s: &str) -> Result<SdmaDtype, String> {
+pub fn parse_sdma_dtype(s: &str) -> Result<SdmaDtype, String> {
     parse_dtype(s, 16).map(|v| SdmaDtype::from_nibble(v as u32))
 }
 
 /// Parses hex bytes (spaces, `_` and `:` ignored) into exactly `n` bytes.
-pub(crate) fn parse_hex_bytes(s: &str, n: usize) -> Result<Vec<u8>, String> {
+pub fn parse_hex_bytes(s: &str, n: usize) -> Result<Vec<u8>, String> {
     let clean: String = s.chars().filter(|c| !matches!(c, ' ' | '_' | ':')).collect();
     if !clean.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("malformed hex '{s}': only 0-9 a-f allowed"));
@@ -71,24 +77,13 @@ pub(crate) fn parse_hex_bytes(s: &str, n: usize) -> Result<Vec<u8>, String> {
 }
 
 /// Lowercase hex of bytes.
-pub(crate) fn to_hex(bytes: &[u8]) -> String {
+pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The little-endian bytes of words.
-pub(crate) fn words_le(words: &[u32]) -> Vec<u8> {
+pub fn words_le(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-/// `--rounding rne|sr` with `--seed`: the seed only goes with `sr` (default 0). Returns the
-/// seed for `sr`, `None` for `rne`.
-pub(crate) fn rounding_seed(rounding: &str, seed: Option<u64>) -> Result<Option<u64>, String> {
-    match rounding {
-        "rne" if seed.is_none() => Ok(None),
-        "rne" => Err("--seed is for --rounding sr".into()),
-        "sr" => Ok(Some(seed.unwrap_or(0))),
-        other => Err(format!("--rounding '{other}': expected rne or sr")),
-    }
 }
 
 #[cfg(test)]
@@ -113,15 +108,6 @@ mod tests {
         assert!(parse_dtype("16", 16).is_err());
         assert!(parse_dtype("fp32", 8).unwrap_err().contains("3-bit"));
         assert!(parse_dtype("bfloat", 16).unwrap_err().contains("unknown dtype"));
-    }
-
-    #[test]
-    fn rounding() {
-        assert_eq!(rounding_seed("rne", None), Ok(None));
-        assert_eq!(rounding_seed("sr", None), Ok(Some(0)));
-        assert_eq!(rounding_seed("sr", Some(9)), Ok(Some(9)));
-        assert!(rounding_seed("rne", Some(9)).unwrap_err().contains("--seed"));
-        assert!(rounding_seed("rtz", None).unwrap_err().contains("rtz"));
     }
 
     #[test]

@@ -1,0 +1,285 @@
+//! Collectives, as `cce allreduce` and `cce demo` run them: [`AllreduceParams`] (the flags, as
+//! plain fields and names) → a checked `cce-collectives` [`Config`]; a run's outcome and error
+//! metrics as the JSON objects the CLI prints (one run, a sweep row, the demo).
+//!
+//! ## Guarantees
+//! - [`AllreduceParams::config`] checks every name and time-model override;
+//!   [`cce_collectives::allreduce::check`] (called by [`allreduce()`] and by the CLI before it
+//!   makes or reads inputs) then checks the configuration and memory budget before anything is
+//!   allocated.
+//! - JSON keys are the CLI's contract, in its order.
+
+use std::time::Duration;
+
+use cce_collectives::allreduce::{self, Algo, Collective, Config, Outcome, RedOp, TimeModel};
+use cce_collectives::demo::{Example, Row};
+use cce_collectives::metrics::{self, Metrics};
+use cce_format::SdmaDtype;
+use cce_format::ringfile::RingFile;
+use cce_host::Rounding;
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::listing::Listing;
+use crate::values;
+
+fn input(m: impl Into<String>) -> ApiError {
+    ApiError::Input(m.into())
+}
+
+/// The flags of `cce allreduce`, as plain fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllreduceParams {
+    /// Ranks, 2..=64 (mesh: at most 32).
+    pub ranks: u64,
+    /// `ring`, `ring-2r2w`, `kangaring` or `mesh`.
+    pub algo: String,
+    /// `add`, `min`, `max` or `avg`.
+    pub op: String,
+    /// Buffer dtype.
+    pub dtype: SdmaDtype,
+    /// Accumulate dtype; `None`: fp32 for a float dtype, the dtype itself for an integer one.
+    pub accum: Option<SdmaDtype>,
+    /// Seed of the generated inputs and of stochastic rounding.
+    pub seed: u64,
+    /// NeuronCore arch (2, 3 or 4).
+    pub arch: u64,
+    /// `rne` or `sr` (seeded by `seed`).
+    pub rounding: String,
+    /// `allreduce`, `reduce-scatter` or `all-gather`.
+    pub collective: String,
+    /// Inject a failure: this rank stops before this step.
+    pub fail: Option<(u64, u64)>,
+    /// Seconds a rank waits for a semaphore before failing (at least 1).
+    pub timeout_secs: u64,
+    /// Time model: nanoseconds per descriptor.
+    pub alpha_ns: Option<f64>,
+    /// Time model: DMA bandwidth per rank, GB/s.
+    pub dma_gbps: Option<f64>,
+    /// Time model: link bandwidth, GB/s.
+    pub link_gbps: Option<f64>,
+    /// Time model: fraction of the DMA rate a CCE reduce runs at.
+    pub cce_rate: Option<f64>,
+    /// Time model: microseconds per step.
+    pub latency_us: Option<f64>,
+}
+
+impl AllreduceParams {
+    /// An all-reduce with the defaults of `cce allreduce`: seed 1, arch 3, RNE, a 60 s
+    /// timeout, the time model's defaults, no injected failure.
+    pub fn new(ranks: u64, algo: &str, op: &str, dtype: SdmaDtype) -> Self {
+        AllreduceParams {
+            ranks,
+            algo: algo.to_string(),
+            op: op.to_string(),
+            dtype,
+            accum: None,
+            seed: 1,
+            arch: 3,
+            rounding: "rne".into(),
+            collective: "allreduce".into(),
+            fail: None,
+            timeout_secs: 60,
+            alpha_ns: None,
+            dma_gbps: None,
+            link_gbps: None,
+            cce_rate: None,
+            latency_us: None,
+        }
+    }
+
+    /// The configuration for `elems` elements per rank, every name and override checked
+    /// (the ranks, sizes and budget are [`allreduce::check`]'s).
+    pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
+        let algo = Algo::from_name(&self.algo)
+            .ok_or_else(|| input(format!("--algo '{}': expected ring, ring-2r2w, kangaring or mesh", self.algo)))?;
+        let op = RedOp::from_name(&self.op)
+            .ok_or_else(|| input(format!("--op '{}': expected add, min, max or avg", self.op)))?;
+        let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
+        let mut cfg = Config::new(ranks, algo, op, self.dtype, elems);
+        if let Some(acc) = self.accum {
+            cfg.accum = acc;
+        }
+        cfg.arch = crate::build::fit32("--arch <ARCH>", self.arch)?;
+        cfg.model = TimeModel::defaults(cfg.arch);
+        cfg.rounding = match cce_host::rounding_seed(&self.rounding, None)? {
+            None => Rounding::Rne,
+            Some(_) => Rounding::Stochastic { seed: self.seed as u32 },
+        };
+        cfg.collective = match self.collective.as_str() {
+            "allreduce" | "all-reduce" => Collective::AllReduce,
+            "reduce-scatter" => Collective::ReduceScatter,
+            "all-gather" => Collective::AllGather,
+            other => {
+                return Err(input(format!("--collective '{other}': expected allreduce, reduce-scatter or all-gather")));
+            }
+        };
+        cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
+        cfg.timeout = Duration::from_secs(self.timeout_secs.max(1));
+        let positive = |v: Option<f64>, name: &str| -> Result<Option<f64>, ApiError> {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("--{name} must be a positive number"))),
+                v => Ok(v),
+            }
+        };
+        if let Some(v) = positive(self.alpha_ns, "alpha-ns")? {
+            cfg.model.per_descriptor = v * 1e-9;
+        }
+        if let Some(v) = positive(self.dma_gbps, "dma-gbps")? {
+            cfg.model.dma_bytes_per_sec = v * 1e9;
+        }
+        if let Some(v) = positive(self.link_gbps, "link-gbps")? {
+            cfg.model.link_bytes_per_sec = v * 1e9;
+        }
+        if let Some(v) = positive(self.cce_rate, "cce-rate")? {
+            cfg.model.cce_rate = v;
+        }
+        if let Some(v) = positive(self.latency_us, "latency-us")? {
+            cfg.model.step_latency = v * 1e-6;
+        }
+        Ok(cfg)
+    }
+}
+
+/// One collective's result: the outcome, its error metrics and the memory it was checked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllreduceResult {
+    /// The configuration it ran.
+    pub config: Config,
+    /// Each rank's output and the run's counts.
+    pub outcome: Outcome,
+    /// The outputs against the exact reduction.
+    pub metrics: Metrics,
+    /// What [`allreduce::check`] counted against the budget.
+    pub memory_bytes: u64,
+}
+
+impl AllreduceResult {
+    /// nccl-tests' (algbw, busbw) of the wall-clock run, GB/s.
+    pub fn bandwidths(&self) -> (f64, f64) {
+        metrics::bandwidths(&self.config, self.outcome.seconds)
+    }
+
+    /// The object `cce allreduce --json` prints.
+    pub fn to_json(&self) -> Value {
+        let (o, m) = (&self.outcome, &self.metrics);
+        let (algbw, busbw) = self.bandwidths();
+        json!({
+            "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
+            "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
+            "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
+            "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
+            "wrong": m.wrong, "steps": o.steps, "memory_bytes": self.memory_bytes,
+            "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
+            "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// One row of `cce allreduce --sweep --json` (nccl-tests' columns, measured and modelled).
+    pub fn sweep_row(&self) -> Value {
+        let (cfg, o) = (&self.config, &self.outcome);
+        let (alg, bus) = self.bandwidths();
+        let (malg, mbus) = metrics::bandwidths(cfg, o.model_seconds);
+        json!({"size": cfg.elems * cfg.dtype.bytes() as u64, "count": cfg.elems, "type": cfg.dtype.name(), "redop": cfg.op.name(),
+            "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus, "wrong": self.metrics.wrong,
+            "max_ulp_err": self.metrics.max_ulp_err,
+            "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus})
+    }
+}
+
+/// Runs a checked configuration over `inputs` (one buffer per rank) and measures the outputs;
+/// `memory_bytes` is what [`allreduce::check`] returned for it.
+pub fn run_config(cfg: &Config, inputs: &[Vec<u8>], memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
+    let outcome = allreduce::run(cfg, inputs)?;
+    let metrics = metrics::measure(cfg, inputs, &outcome.outputs);
+    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes })
+}
+
+/// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal
+/// lengths): the configuration for their element count, checked with its memory budget, then
+/// [`run_config`]. `params.ranks` is the number of inputs.
+pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<AllreduceResult, ApiError> {
+    let size = params.dtype.bytes().max(1) as u64;
+    let len = inputs.first().map_or(0, |b| b.len() as u64);
+    if len % size != 0 {
+        return Err(ApiError::Ragged { len, dtype: params.dtype.name().to_string(), size: size as usize });
+    }
+    let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
+    let cfg = params.config(len / size)?;
+    let need = allreduce::check(&cfg)?;
+    run_config(&cfg, inputs, need.total())
+}
+
+/// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
+/// element counts as one element, and sizes that round to the same count run once.
+pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> {
+    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("--sweep '{sweep}': expected MIN:MAX bytes")))?;
+    let lo = values::parse_u64(lo).map_err(input)?;
+    let hi = values::parse_u64(hi).map_err(input)?;
+    if lo == 0 || lo > hi {
+        return Err(input("--sweep: MIN must be positive and at most MAX"));
+    }
+    let mut counts: Vec<u64> = Vec::new();
+    let mut s = lo;
+    loop {
+        let count = (s / elem_bytes.max(1)).max(1);
+        // Doubling sizes give non-decreasing counts: a repeat is the previous one.
+        if counts.last() != Some(&count) {
+            counts.push(count);
+        }
+        match s.checked_mul(2) {
+            Some(next) if next <= hi => s = next,
+            _ => break,
+        }
+    }
+    Ok(counts)
+}
+
+/// Ranks of the demo's all-reduce.
+pub const DEMO_RANKS: usize = 8;
+
+/// The demo's checks that failed: examples whose engine result differs from the independent
+/// computation, all-reduce rows whose ranks disagree or whose elements are out of bounds.
+pub fn demo_failures(examples: &[Example], rows: &[Row]) -> Vec<String> {
+    let examples = examples.iter().filter(|ex| ex.mismatches != 0).map(|ex| ex.title.to_string());
+    let rows =
+        rows.iter().filter(|r| !r.ranks_identical || r.wrong != 0).map(|r| format!("all-reduce {}", r.algo.name()));
+    examples.chain(rows).collect()
+}
+
+/// `Err(ApiError::Failed)` naming the failed checks, if any.
+pub fn demo_check(failures: &[String]) -> Result<(), ApiError> {
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::Failed(format!("demo checks failed: {}", failures.join(", "))))
+    }
+}
+
+/// An example's rings as a listing (queue 0, arch 3).
+pub fn example_listing(ex: &Example) -> Listing {
+    Listing::of(&RingFile { arch: 3, queues: vec![ex.rings.queue(0)] })
+}
+
+/// The object `cce demo --json` prints: the examples, every all-reduce row of `elems`
+/// elements per rank, whether every check passed.
+pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
+    let failures = demo_failures(examples, rows);
+    json!({
+        "examples": examples.iter().map(|ex| json!({
+            "title": ex.title, "elems": ex.elems, "mismatches": ex.mismatches, "packets": ex.rings.packets,
+            "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
+        })).collect::<Vec<_>>(),
+        "allreduce": {
+            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": "add",
+            "rows": rows.iter().map(|r| json!({
+                "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
+                "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,
+                "max_rel_err": r.max_rel_err, "max_ulp_err": r.max_ulp_err, "mean_ulp_err": r.mean_ulp_err,
+                "ranks_identical": r.ranks_identical, "wrong": r.wrong,
+            })).collect::<Vec<_>>(),
+        },
+        "passed": failures.is_empty(),
+        "failures": failures,
+    })
+}

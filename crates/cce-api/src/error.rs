@@ -1,0 +1,189 @@
+//! The API's one error type, [`ApiError`], and its policy: every error is either bad input
+//! (exit code 2, a `ValueError`-like refusal) or a run that executed and failed (exit code 1:
+//! an engine fault of host-built rings, a failed rank, a failed check). The fields a front end
+//! maps to its own exceptions are reachable without parsing messages: [`ApiError::fault`]
+//! (queue, descriptor, reason), [`ApiError::rank_failure`] (rank, step), [`ApiError::kind`].
+//!
+//! Messages are one line and are the CLI's: they name options as the CLI spells them.
+
+use cce_collectives::PathError;
+use cce_collectives::allreduce::CollectiveError;
+use cce_engine::{EngineError, Fault, MemError};
+use cce_format::FormatError;
+use cce_format::ringfile::RingFileError;
+use cce_host::HostError;
+use cce_numerics::NumericsError;
+
+/// Everything the API refuses or a run fails with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// Bad input, as one line.
+    #[error("{0}")]
+    Input(String),
+    /// A format-layer rule (a field out of range, a malformed struct).
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A host rule (the dispatcher's asserts, the options of a reduce).
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// Ring dump bytes that are not a valid dump.
+    #[error(transparent)]
+    RingFile(#[from] RingFileError),
+    /// The numerics refused (an unsupported dtype, a bad length).
+    #[error(transparent)]
+    Numerics(#[from] NumericsError),
+    /// Memory refused a region or an access (the budget, an overlap).
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    /// The engine's API refused something (a queue, a ring geometry).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The reduce path refused or failed; a queue fault is [`PathError::Fault`].
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// A collective: a configuration refused, or a rank that failed
+    /// ([`CollectiveError::RankFailed`]).
+    #[error(transparent)]
+    Collective(#[from] CollectiveError),
+    /// Bytes that are not whole elements of their dtype.
+    #[error("{len} bytes is not a multiple of the {dtype} element size ({size})")]
+    Ragged {
+        /// Bytes given.
+        len: u64,
+        /// The dtype, as it was named.
+        dtype: String,
+        /// Its element size.
+        size: usize,
+    },
+    /// A load of [`crate::run::run_ring`] (by its index) that memory refused.
+    #[error("load {index} at 0x{addr:x}: {problem}")]
+    Load {
+        /// Index in the loads given.
+        index: usize,
+        /// Its address.
+        addr: u64,
+        /// Why.
+        problem: LoadProblem,
+    },
+    /// A dump of [`crate::run::run_ring`] (by its index) that memory refused.
+    #[error("dump {index} at 0x{addr:x}: {error}")]
+    Dump {
+        /// Index in the dumps given.
+        index: usize,
+        /// Its address.
+        addr: u64,
+        /// Why.
+        error: MemError,
+    },
+    /// A run whose queues stopped on faults (each with queue, descriptor and reason).
+    #[error("{} queue(s) faulted: {}", .0.len(), faults_text(.0))]
+    Faulted(Vec<Fault>),
+    /// A run that executed and whose checks failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Why a load was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadProblem {
+    /// No bytes to load.
+    #[error("nothing to load (0 bytes)")]
+    Empty,
+    /// Memory refused the region; `overlaps` is the index of an earlier load whose region it
+    /// overlaps.
+    #[error("{error}")]
+    Region {
+        /// Why.
+        error: MemError,
+        /// The earlier load it overlaps, if that is why.
+        overlaps: Option<usize>,
+    },
+}
+
+/// What kind of failure an [`ApiError`] is, for a front end's exception types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input (exit code 2).
+    BadInput,
+    /// An engine fault of a run (exit code 1); see [`ApiError::fault`].
+    EngineFault,
+    /// A rank of a collective failed (exit code 1); see [`ApiError::rank_failure`].
+    RankFailed,
+    /// A run that executed and failed its checks (exit code 1).
+    Failed,
+}
+
+fn faults_text(faults: &[Fault]) -> String {
+    faults.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// `invalid value '{value}' for '{flag}': {why}`, the form of the CLI argument parser's refusals.
+pub(crate) fn invalid_value(flag: &str, value: impl std::fmt::Display, why: &str) -> ApiError {
+    ApiError::Input(format!("invalid value '{value}' for '{flag}': {why}"))
+}
+
+impl ApiError {
+    /// The exit code of the policy: 1 for a run that executed and failed (an engine fault of
+    /// host-built rings, unless the request names something the model does not execute; a
+    /// failed rank; a failed check), 2 for everything else (bad input).
+    pub fn exit_code(&self) -> u8 {
+        match self.kind() {
+            ErrorKind::BadInput => 2,
+            ErrorKind::EngineFault | ErrorKind::RankFailed | ErrorKind::Failed => 1,
+        }
+    }
+
+    /// The kind of failure (see [`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ApiError::Collective(CollectiveError::RankFailed { .. }) => ErrorKind::RankFailed,
+            // A fault of host-built rings is the model's own failure, unless the request names
+            // something the model does not execute (a dtype in a role it cannot take, an
+            // unsupported combination): that is input.
+            ApiError::Path(PathError::Fault(f)) if f.reason.is_unsupported_request() => ErrorKind::BadInput,
+            ApiError::Path(PathError::Fault(_)) | ApiError::Faulted(_) => ErrorKind::EngineFault,
+            ApiError::Failed(_) => ErrorKind::Failed,
+            _ => ErrorKind::BadInput,
+        }
+    }
+
+    /// The engine fault, if a queue stopped on one (the first, when several did): its `queue`,
+    /// `tx_index` / `rx_index` (the packet's first descriptors) and `reason`.
+    pub fn fault(&self) -> Option<&Fault> {
+        match self {
+            ApiError::Path(PathError::Fault(f)) => Some(f),
+            ApiError::Faulted(faults) => faults.first(),
+            _ => None,
+        }
+    }
+
+    /// The rank and step of a failed collective.
+    pub fn rank_failure(&self) -> Option<(usize, usize)> {
+        match self {
+            ApiError::Collective(CollectiveError::RankFailed { rank, step, .. }) => Some((*rank, *step)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cce_engine::FaultReason;
+
+    use super::*;
+
+    #[test]
+    fn policy() {
+        assert_eq!(ApiError::Input("x".into()).exit_code(), 2);
+        let f = Fault { queue: 3, tx_index: 7, rx_index: 2, reason: FaultReason::Selector(3) };
+        let e = ApiError::Path(PathError::Fault(f.clone()));
+        assert_eq!((e.kind(), e.exit_code()), (ErrorKind::EngineFault, 1));
+        assert_eq!(e.fault().map(|f| (f.queue, f.tx_index)), Some((3, 7)));
+        let e = ApiError::Faulted(vec![f.clone(), f]);
+        assert!(e.to_string().starts_with("2 queue(s) faulted: queue 3: packet at tx descriptor 7"));
+        let e = ApiError::Collective(CollectiveError::RankFailed { rank: 1, step: 4, reason: "x".into() });
+        assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 4))));
+        assert_eq!(ApiError::Failed("checks".into()).exit_code(), 1);
+    }
+}

@@ -1,0 +1,63 @@
+//! # cce-api — everything a `cce` command computes, as one library API
+//!
+//! The CLI (`crates/cce-cli`) and the Python package (`crates/cce-py`) are thin fronts over
+//! these functions: they turn their arguments into the plain parameters here, call, and render
+//! what comes back. Nothing here parses a command line, touches a file or prints.
+//!
+//! - [`bits`]: [`encode`] / [`encode_values`] from named fields ([`encoder_fields`] lists them
+//!   with bits, tag, note and value kind), [`decode`] / [`decode_words`], [`tables`],
+//!   [`packet_size`], [`dtype_gate`] — each the JSON object `cce … --json` prints;
+//! - [`build`](mod@build): [`BuildParams`] → [`build()`] → [`Built`] (the rings; dump bytes,
+//!   summary and JSON on demand);
+//! - [`listing`]: [`disasm`] → a [`Listing`] (queues → packets → descriptors with kind, words,
+//!   fields, tags and the walk's fault), rendered by [`Listing::to_json`] and
+//!   [`Listing::to_text`] from one walk;
+//! - [`run`]: [`run_ring`] — ring dump bytes over loaded memory → per-queue status, counts,
+//!   the dumped bytes;
+//! - [`reduce`](mod@reduce): [`ReduceParams`] → [`reduce()`] — the whole path (host rings, the
+//!   engine executing their bytes);
+//! - [`convert`](mod@convert): [`convert()`] and [`generate`] on raw arrays;
+//! - [`collective`]: [`AllreduceParams`] → a checked configuration, [`allreduce`] and the
+//!   JSON of a run, a sweep row and the demo;
+//! - [`values`]: the text parsers every front end shares (numbers, dtypes, hex);
+//! - [`error`]: [`ApiError`] and its exit-code policy.
+//!
+//! ## Guarantees
+//! - Same inputs, same bits and the same JSON as the `cce` binary: the binary is built on
+//!   these functions.
+//! - Every refusal is an [`ApiError`] with the CLI's one-line message; [`ApiError::kind`] and
+//!   [`ApiError::exit_code`] say whether it is bad input (2) or a run that failed (1), and the
+//!   fault's queue / descriptor / reason and a failed rank's rank / step are fields, not text.
+//! - No panics on any input; no unsafe; sizes are checked before large allocations.
+#![forbid(unsafe_code)]
+
+pub mod bits;
+pub mod build;
+pub mod collective;
+pub mod convert;
+pub mod error;
+pub mod listing;
+pub mod reduce;
+mod render;
+pub mod run;
+pub mod values;
+
+pub use bits::{
+    EncoderInfo, FieldInfo, ValueKind, decode, decode_words, dtype_gate, encode, encode_values, encoder,
+    encoder_fields, encoders, packet_size, tables,
+};
+pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
+pub use collective::{AllreduceParams, AllreduceResult, allreduce};
+pub use convert::{Conversion, FILE_BUDGET, Generated, convert, generate, num_type};
+pub use error::{ApiError, ErrorKind, LoadProblem};
+pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};
+pub use reduce::{ReduceParams, ReduceResult, reduce};
+pub use run::{QueueReport, RunResult, run_ring};
+
+/// The dtype type of every parameter (re-exported so a front end needs no other crate).
+pub use cce_format::SdmaDtype;
+
+/// A dtype by SDMA name (`bf16`, `fp32`, …) or value (0..=15), as the CLI's dtype flags take it.
+pub fn dtype(name: &str) -> Result<SdmaDtype, ApiError> {
+    values::parse_sdma_dtype(name).map_err(ApiError::Input)
+}

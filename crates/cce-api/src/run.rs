@@ -1,0 +1,182 @@
+//! Executing a ring dump, as `cce run` does: map the loads into memory, run every queue of the
+//! dump on one engine, read the dumps back.
+//!
+//! ## Guarantees
+//! - Loads are checked against the memory budget as a whole ([`check_loads`]) before any is
+//!   mapped; a refused load or dump is named by its index ([`ApiError::Load`],
+//!   [`ApiError::Dump`]), so a front end can name it its own way.
+//! - A queue that faults is not an error of [`run_ring`]: the result reports every queue,
+//!   faulted or not, and [`RunResult::check`] turns faults into [`ApiError::Faulted`].
+
+use std::time::Instant;
+
+use cce_engine::feed::run_programs;
+use cce_engine::{Engine, EngineConfig, Fault, MemError, Memory, PagedMemory, QueueState, RunReport};
+use cce_format::ringfile::RingFile;
+use serde_json::{Value, json};
+
+use crate::error::{ApiError, LoadProblem};
+
+/// One queue after the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueReport {
+    /// Queue id.
+    pub queue: u32,
+    /// Its state.
+    pub state: QueueState,
+    /// Completion semaphore.
+    pub semaphore: i32,
+    /// Packets finished.
+    pub packets: u64,
+    /// Tx descriptors consumed.
+    pub tx_done: u64,
+    /// Rx descriptors consumed.
+    pub rx_done: u64,
+    /// The fault it stopped on.
+    pub fault: Option<Fault>,
+}
+
+impl QueueReport {
+    /// The state's name: `idle`, `active`, `faulted` or `stalled`.
+    pub fn state_name(&self) -> &'static str {
+        match self.state {
+            QueueState::Idle => "idle",
+            QueueState::Active => "active",
+            QueueState::Faulted => "faulted",
+            QueueState::Stalled => "stalled",
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "queue": self.queue,
+            "state": self.state_name(),
+            "semaphore": self.semaphore, "packets": self.packets, "tx_done": self.tx_done, "rx_done": self.rx_done,
+            "fault": self.fault.as_ref().map(ToString::to_string),
+        })
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// Every queue, by id.
+    pub queues: Vec<QueueReport>,
+    /// The engine's counts.
+    pub report: RunReport,
+    /// Wall-clock seconds of the engine run.
+    pub seconds: f64,
+    /// Each dump's bytes, in the order the dumps were given.
+    pub dumps: Vec<Vec<u8>>,
+}
+
+impl RunResult {
+    /// The faults the queues stopped on.
+    pub fn faults(&self) -> Vec<&Fault> {
+        self.queues.iter().filter_map(|q| q.fault.as_ref()).collect()
+    }
+
+    /// `Err(ApiError::Faulted)` if any queue faulted.
+    pub fn check(&self) -> Result<(), ApiError> {
+        let faults: Vec<Fault> = self.faults().into_iter().cloned().collect();
+        if faults.is_empty() { Ok(()) } else { Err(ApiError::Faulted(faults)) }
+    }
+
+    /// The object `cce run --json` prints: every queue, then the counts.
+    pub fn to_json(&self) -> Value {
+        let r = &self.report;
+        json!({
+            "queues": self.queues.iter().map(QueueReport::to_json).collect::<Vec<_>>(),
+            "packets": r.packets, "descriptors": r.descriptors,
+            "bytes_read": r.bytes_read, "bytes_written": r.bytes_written, "seconds": self.seconds,
+        })
+    }
+}
+
+/// Checks that loads of `lens` bytes fit the memory budget together.
+pub fn check_loads(lens: &[u64]) -> Result<(), ApiError> {
+    let total = lens.iter().fold(0u64, |t, l| t.saturating_add(*l));
+    Ok(PagedMemory::default().fits(total)?)
+}
+
+/// A thread count, which must be at least 1.
+pub fn check_threads(n: u64) -> Result<usize, ApiError> {
+    if n == 0 {
+        return Err(ApiError::Input("--threads must be at least 1".into()));
+    }
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+/// Parses ring dump bytes and runs them (see [`run_file`]).
+pub fn run_ring(
+    file_bytes: &[u8],
+    loads: &[(u64, &[u8])],
+    dumps: &[(u64, u64)],
+    threads: u64,
+) -> Result<RunResult, ApiError> {
+    run_file(&RingFile::parse(file_bytes)?, loads, dumps, threads)
+}
+
+/// Maps each `(address, bytes)` load, runs every queue of `file` on one engine of `threads`
+/// threads, then reads each `(address, length)` dump (a range no load covers is mapped as zeros
+/// first).
+pub fn run_file(
+    file: &RingFile<'_>,
+    loads: &[(u64, &[u8])],
+    dumps: &[(u64, u64)],
+    threads: u64,
+) -> Result<RunResult, ApiError> {
+    let threads = check_threads(threads)?;
+    check_loads(&loads.iter().map(|(_, d)| d.len() as u64).collect::<Vec<_>>())?;
+    let mut mem = PagedMemory::default();
+    for (index, &(addr, data)) in loads.iter().enumerate() {
+        let refused = |problem| ApiError::Load { index, addr, problem };
+        if data.is_empty() {
+            return Err(refused(LoadProblem::Empty));
+        }
+        mem.add_resident_region(addr, data.len() as u64).map_err(|error| {
+            let overlaps = match error {
+                MemError::Overlap { other_base, .. } => loads[..index].iter().position(|(a, _)| *a == other_base),
+                _ => None,
+            };
+            refused(LoadProblem::Region { error, overlaps })
+        })?;
+        mem.write(addr, data)?;
+    }
+    for (index, &(addr, len)) in dumps.iter().enumerate() {
+        if mem.check(addr, len).is_err() {
+            mem.add_resident_region(addr, len).map_err(|error| ApiError::Dump { index, addr, error })?;
+        }
+    }
+    let mut engine = Engine::new(mem, EngineConfig { threads, ..EngineConfig::default() });
+    let t = Instant::now();
+    let report = run_programs(&mut engine, &file.queues, &mut |m: &mut PagedMemory, x, l| m.add_region(x, l))?;
+    let seconds = t.elapsed().as_secs_f64();
+    let queues = engine
+        .queue_ids()
+        .into_iter()
+        .filter_map(|id| {
+            let st = engine.status(id)?;
+            Some(QueueReport {
+                queue: id,
+                state: st.state,
+                semaphore: st.semaphore,
+                packets: st.packets,
+                tx_done: st.tx_done,
+                rx_done: st.rx_done,
+                fault: st.fault,
+            })
+        })
+        .collect();
+    let mem = engine.memory();
+    let dumps = dumps
+        .iter()
+        .enumerate()
+        .map(|(index, &(addr, len))| {
+            let mut buf = vec![0u8; len as usize];
+            mem.read(addr, &mut buf).map_err(|error| ApiError::Dump { index, addr, error })?;
+            Ok(buf)
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(RunResult { queues, report, seconds, dumps })
+}

@@ -1,0 +1,258 @@
+//! The library API without a command line: each entry point against the layer below it, the
+//! text and JSON renderings of one listing against each other, and the error policy's fields.
+
+use cce_api::{
+    AllreduceParams, ApiError, BuildParams, ErrorKind, LoadProblem, OpOptions, ReduceParams, RingSide, SdmaDtype, dtype,
+};
+use cce_format::packet::DescKind;
+use serde_json::json;
+
+const BF16: SdmaDtype = SdmaDtype::Bf16;
+const FP32: SdmaDtype = SdmaDtype::Fp32;
+
+fn add_build(elems: u64, srcs: Vec<u64>, dsts: Vec<u64>) -> BuildParams {
+    BuildParams::new("add", (BF16, FP32, BF16), elems, srcs, dsts)
+}
+
+#[test]
+fn encode_from_text_equals_encode_from_values() {
+    let text =
+        cce_api::encode("fma-descriptor", &[("a-sel", "input"), ("scale", "-0.5"), ("meta-idx", "0x7")]).unwrap();
+    let values = cce_api::encode_values(
+        "fma-descriptor",
+        &[("a-sel", 1), ("scale", (-0.5f32).to_bits() as u64), ("meta-idx", 7)],
+    )
+    .unwrap();
+    assert_eq!(text, values);
+    assert_eq!(text["encoder"], "fma-descriptor");
+    // Decoding the words, or their hex, gives back the fields.
+    let words: Vec<u32> = text["words"].as_array().unwrap().iter().map(|w| w.as_u64().unwrap() as u32).collect();
+    let by_words = cce_api::decode_words("fma-descriptor", &words).unwrap();
+    let by_hex = cce_api::decode("fma-descriptor", text["bytes_hex"].as_str().unwrap()).unwrap();
+    assert_eq!(by_words, by_hex);
+    assert_eq!(by_hex["fields"]["a-sel"]["operand"], "input");
+    assert_eq!(by_hex["fields"]["scale"]["float"], json!(-0.5));
+    assert_eq!(by_hex["exact"], true);
+}
+
+#[test]
+fn encode_refuses_as_the_cli_does() {
+    let e = cce_api::encode("fma-meta-ctrl", &[("sub", "8")]).unwrap_err();
+    assert_eq!(e.to_string(), "invalid value '8' for '--sub <N>': 8 does not fit 3 bits (0..=7)");
+    let e = cce_api::encode("fma-meta-ctrl", &[("bogus", "1")]).unwrap_err();
+    assert_eq!(e.to_string(), "unexpected argument '--bogus' found");
+    assert!(cce_api::encode("no-such", &[]).unwrap_err().to_string().starts_with("unknown encoder 'no-such'"));
+    assert_eq!(cce_api::encode_values("fma-meta-ctrl", &[("bogus", 1)]).unwrap_err().kind(), ErrorKind::BadInput);
+    let e = cce_api::decode_words("fma-descriptor", &[1, 2]).unwrap_err();
+    assert_eq!(e.to_string(), "fma-descriptor takes 4 words, got 2");
+}
+
+#[test]
+fn encoder_fields_list_bits_tags_and_kinds() {
+    let fields = cce_api::encoder_fields("min-max-meta-ctrl").unwrap();
+    let const_dt = fields.iter().find(|f| f.name == "const-dt").unwrap();
+    assert_eq!(const_dt.value, cce_api::ValueKind::Dtype3);
+    assert_eq!(const_dt.parse("bf16"), Ok(6));
+    assert!(const_dt.parse("fp32").unwrap_err().contains("3-bit"));
+    assert!(const_dt.help().starts_with(&format!("{} [", const_dt.bits)));
+    assert_eq!(cce_api::encoders().count(), 13);
+    let info = cce_api::decode_words("cce-info", &[0; 35]).unwrap();
+    assert_eq!(info["num_sources"], 0);
+    assert_eq!(cce_api::tables()["max_sources"], 32);
+}
+
+#[test]
+fn a_build_lists_the_same_from_its_rings_and_from_its_dump() {
+    let p = BuildParams {
+        op: "fma".into(),
+        opts: OpOptions { scales: vec![0.5], rounding: "sr".into(), seed: Some(9), ..OpOptions::default() },
+        queue: 2,
+        ..add_build(300, vec![0x1000, 0x8000], vec![0x10000])
+    };
+    let built = cce_api::build(&p).unwrap();
+    let listing = cce_api::disasm(&built.file_bytes()).unwrap();
+    assert_eq!(listing.arch, 3);
+    assert_eq!(listing.queues.len(), 1);
+    let q = &listing.queues[0];
+    assert_eq!(q.to_json(), built.to_json());
+    assert_eq!(q.queue, 2);
+    let s = built.summary();
+    assert_eq!(
+        (s.packets, s.tx_descriptors as usize, s.rx_descriptors as usize),
+        (q.packets.len() as u64, q.tx_descriptors, q.rx_descriptors)
+    );
+    // Every descriptor once, in program order, each in its packet; no fault.
+    assert!(q.fault.is_none() && q.tx_rest.is_empty() && q.rx_rest.is_empty());
+    let tx: Vec<usize> = q.tx().map(|d| d.index).collect();
+    assert_eq!(tx, (0..q.tx_descriptors).collect::<Vec<_>>());
+    for p in &q.packets {
+        assert_eq!(p.packet.seed, Some(9));
+        assert_eq!(p.tx.first().and_then(|d| d.kind), Some(DescKind::SeedInit));
+        // A data descriptor's address is its source's.
+        let data: Vec<u64> = p.tx.iter().filter_map(|d| d.data()).map(|(_, a)| a).collect();
+        assert_eq!(data, p.packet.sources.iter().map(|s| s.addr).collect::<Vec<_>>());
+        assert!(p.rx.iter().all(|d| d.ring == RingSide::Rx && d.meta_ctrl().is_none()));
+    }
+    let text = listing.to_text();
+    assert!(text.starts_with("; cce ring dump v1, arch 3, 1 queue(s)\nqueue 2: ring "));
+    assert!(text.contains(" packet 0: fma in=bf16 accum=fp32 out=bf16 elems="));
+    assert!(text.contains(" sr-seed=9"));
+    assert_eq!(text.lines().filter(|l| l.starts_with("  tx ")).count(), q.tx_descriptors);
+}
+
+#[test]
+fn a_listing_keeps_the_fault_and_the_descriptors_after_it() {
+    let built = cce_api::build(&add_build(8, vec![0x1000], vec![0x2000])).unwrap();
+    let mut rings = built.rings.clone();
+    // Drop the LAST bit of the only tx data descriptor: the packet never ends.
+    let mut w0 = u32::from_le_bytes(rings.tx[0..4].try_into().unwrap());
+    w0 &= !(1 << 27);
+    rings.tx[0..4].copy_from_slice(&w0.to_le_bytes());
+    let q = cce_api::QueueListing::of(&rings.queue(0));
+    let fault = q.fault.as_ref().expect("a fault");
+    assert_eq!((fault.tx_start, fault.rx_start), (0, 0));
+    assert!(q.packets.is_empty());
+    assert_eq!(q.tx_rest.len(), 1);
+    assert_eq!(q.tx_rest[0].kind, Some(DescKind::M2sData));
+    assert!(!q.tx_rest[0].in_packet());
+    let v = q.to_json();
+    assert_eq!(v["fault"]["tx"], 0);
+    assert_eq!(v["tx"][0]["kind"], "m2s-data");
+    assert!(q.to_text().contains(" ; fault at tx 0 / rx 0: "));
+    assert!(q.to_text().contains("s2m-data?"));
+}
+
+#[test]
+fn build_checks_its_options_in_the_cli_words() {
+    let bad = |p: BuildParams| cce_api::build(&p).unwrap_err().to_string();
+    let base = || add_build(64, vec![0x1000, 0x2000, 0x3000], vec![0x9000]);
+    assert_eq!(
+        bad(BuildParams { op: "sub".into(), ..base() }),
+        "--op 'sub': expected add, fma, min, max, copy or transpose"
+    );
+    assert_eq!(
+        bad(BuildParams { opts: OpOptions { scales: vec![2.0], ..OpOptions::default() }, ..base() }),
+        "--scale is for --op fma only"
+    );
+    assert_eq!(
+        bad(BuildParams {
+            op: "fma".into(),
+            opts: OpOptions { scales: vec![1.0, 2.0], ..OpOptions::default() },
+            ..base()
+        }),
+        "--scale: 2 scales for 3 sources (give one, or one per source)"
+    );
+    assert_eq!(
+        bad(BuildParams { opts: OpOptions { seed: Some(1), ..OpOptions::default() }, ..base() }),
+        "--seed is for --rounding sr"
+    );
+    assert_eq!(
+        bad(BuildParams { queue: 16, ..base() }),
+        "invalid value '16' for '--queue <QUEUE>': 16 does not fit 4 bits (0..=15)"
+    );
+    assert_eq!(
+        bad(BuildParams { opts: OpOptions { constant: Some("1".into()), ..OpOptions::default() }, ..base() }),
+        "a clamp constant is for MIN and MAX only"
+    );
+    assert_eq!(bad(BuildParams { op: "copy".into(), ..base() }), "Unsupported CCE Op! 0");
+}
+
+fn bf16_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| ((v.to_bits() >> 16) as u16).to_le_bytes()).collect()
+}
+
+#[test]
+fn reduce_broadcasts_scales_and_refuses_a_wrong_count() {
+    let a = bf16_bytes(&[1.0, 2.0, 3.0, 4.0]);
+    let b = bf16_bytes(&[0.5, 0.5, 0.5, 0.5]);
+    let fma = |scales: Vec<f32>| ReduceParams {
+        opts: OpOptions { scales, ..OpOptions::default() },
+        ..ReduceParams::new("fma", BF16, FP32, BF16)
+    };
+    let one = cce_api::reduce(&fma(vec![2.0]), &[&a, &b]).unwrap();
+    let each = cce_api::reduce(&fma(vec![2.0, 2.0]), &[&a, &b]).unwrap();
+    assert_eq!(one.outcome.outputs, each.outcome.outputs);
+    assert_eq!(one.outcome.outputs[0], bf16_bytes(&[3.0, 5.0, 7.0, 9.0]));
+    let none = cce_api::reduce(&fma(vec![]), &[&a, &b]).unwrap();
+    let add = cce_api::reduce(&ReduceParams::new("add", BF16, FP32, BF16), &[&a, &b]).unwrap();
+    assert_eq!(none.outcome.outputs, add.outcome.outputs);
+    assert_eq!(add.to_json()["elements"], 4);
+    let e = cce_api::reduce(&fma(vec![1.0, 2.0, 3.0]), &[&a, &b]).unwrap_err();
+    assert_eq!(e.to_string(), "3 scales for 2 sources (give one, or one per source)");
+    assert_eq!(e.exit_code(), 2);
+    let e = cce_api::reduce(&ReduceParams { threads: 0, ..fma(vec![]) }, &[&a]).unwrap_err();
+    assert_eq!(e.to_string(), "--threads must be at least 1");
+    let e = cce_api::reduce(&ReduceParams::new("copy", BF16, FP32, BF16), &[&a]).unwrap_err();
+    assert_eq!(e.to_string(), "--op 'copy': expected add, fma, min or max");
+}
+
+#[test]
+fn run_reports_queues_names_loads_by_index_and_faults_by_field() {
+    let built = cce_api::build(&add_build(4, vec![0x1000, 0x2000], vec![0x3000])).unwrap();
+    let file = built.file_bytes();
+    let (a, b) = (bf16_bytes(&[1.0, 2.0, 3.0, 4.0]), bf16_bytes(&[1.0; 4]));
+    let r = cce_api::run_ring(&file, &[(0x1000, &a), (0x2000, &b)], &[(0x3000, 8)], 1).unwrap();
+    assert!(r.check().is_ok());
+    assert_eq!(r.dumps, vec![bf16_bytes(&[2.0, 3.0, 4.0, 5.0])]);
+    assert_eq!(r.queues[0].state_name(), "idle");
+    assert_eq!(r.to_json()["queues"][0]["semaphore"], 1);
+
+    let e = cce_api::run_ring(&file, &[(0x1000, &a), (0x1004, &b)], &[], 1).unwrap_err();
+    match &e {
+        ApiError::Load { index: 1, addr: 0x1004, problem: LoadProblem::Region { overlaps: Some(0), .. } } => {}
+        other => panic!("{other:?}"),
+    }
+    let e = cce_api::run_ring(&file, &[(0x1000, &[])], &[], 1).unwrap_err();
+    assert!(matches!(e, ApiError::Load { index: 0, problem: LoadProblem::Empty, .. }), "{e:?}");
+
+    // No sources mapped: the queue faults; the run reports it, check() makes it an error.
+    let r = cce_api::run_ring(&file, &[], &[(0x3000, 8)], 1).unwrap();
+    let e = r.check().unwrap_err();
+    assert_eq!((e.kind(), e.exit_code()), (ErrorKind::EngineFault, 1));
+    let f = e.fault().expect("the fault");
+    assert_eq!((f.queue, f.tx_index, f.rx_index), (0, 0, 0));
+    assert!(e.to_string().starts_with("1 queue(s) faulted: queue 0: packet at tx descriptor 0"));
+    assert!(matches!(cce_api::run_ring(b"CCERING", &[], &[], 1), Err(ApiError::RingFile(_))));
+}
+
+#[test]
+fn convert_and_generate_resolve_names_as_the_cli() {
+    let g = cce_api::generate("bf16", 64, 3, "uniform").unwrap();
+    assert_eq!(
+        g.data,
+        cce_numerics::sample::sample(cce_numerics::NumType::Bf16, 64, 3, cce_numerics::sample::SampleKind::Uniform)
+            .unwrap()
+    );
+    let f32s = cce_api::convert("bf16", "f32", &g.data, "rne", None, false, 2).unwrap();
+    let back = cce_api::convert("fp32", "bf16", &f32s, "sr", Some(5), false, 1).unwrap();
+    assert_eq!(back, g.data);
+    let e = cce_api::convert("fp32", "bf16", &[0; 7], "rne", None, false, 1).unwrap_err();
+    assert_eq!(e.to_string(), "7 bytes is not a multiple of the fp32 element size (4)");
+    assert!(cce_api::convert("f64", "bf16", &[], "rne", None, false, 1).is_err());
+    assert_eq!(
+        cce_api::generate("bf16", 4, 1, "sine").unwrap_err().to_string(),
+        "--values 'sine': expected uniform, ramp or bits"
+    );
+    assert_eq!(dtype("bf16").unwrap(), BF16);
+    assert!(dtype("bfloat16").unwrap_err().to_string().starts_with("unknown dtype 'bfloat16'"));
+}
+
+#[test]
+fn allreduce_runs_and_reports_a_failed_rank_by_field() {
+    let p = AllreduceParams::new(0, "ring", "add", BF16);
+    let inputs: Vec<Vec<u8>> = (0..4).map(|r| bf16_bytes(&[r as f32; 16])).collect();
+    let r = cce_api::allreduce(&p, &inputs).unwrap();
+    assert!(r.outcome.outputs.iter().all(|o| *o == bf16_bytes(&[6.0; 16])));
+    let v = r.to_json();
+    assert_eq!(v["ranks_identical"], true);
+    assert_eq!(v["memory_bytes"], r.memory_bytes);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys[..5], ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err"]);
+    let e = cce_api::allreduce(&AllreduceParams { fail: Some((1, 0)), ..p.clone() }, &inputs).unwrap_err();
+    assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 0))));
+    let e = cce_api::allreduce(&AllreduceParams { cce_rate: Some(-1.0), ..p.clone() }, &inputs).unwrap_err();
+    assert_eq!(e.to_string(), "--cce-rate must be a positive number");
+    let e = AllreduceParams { algo: "tree".into(), ..p }.config(8).unwrap_err();
+    assert_eq!(e.to_string(), "--algo 'tree': expected ring, ring-2r2w, kangaring or mesh");
+    assert_eq!(cce_api::collective::sweep_counts("1:64", 4).unwrap(), vec![1, 2, 4, 8, 16]);
+}
