@@ -17,6 +17,7 @@ from ._errors import CceError, EngineFault, RankFailed
 
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
+    "encode", "decode", "tables", "build", "Ring", "run", "allreduce",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -43,7 +44,7 @@ def convert(x, dtype, *, rounding="rne", seed=0, saturate=False):
     """
     a = as_array(x, "convert")
     src, dst = cce_name(a.dtype), cce_name(dtype)
-    out = _cce.convert(raw(a), src, dst, str(rounding), _uint("seed", seed, 64), bool(saturate), 1)
+    out = _cce.convert(raw(a), src, dst, str(rounding), _seed(rounding, seed, 64), bool(saturate), 1)
     return from_raw(out, dst, a.shape)
 
 
@@ -54,6 +55,12 @@ def _uint(name, v, bits):
     if not 0 <= int(v) < (1 << bits):
         raise CceError(f"{name}: {v} does not fit {bits} bits (0..={(1 << bits) - 1})")
     return int(v)
+
+
+def _seed(rounding, seed, bits):
+    """The seed for the library: None with RNE and the default 0 (as the CLI without --seed)."""
+    seed = _uint("seed", seed, bits)
+    return None if rounding != "sr" and seed == 0 else seed
 
 
 def _scales(scales, n):
@@ -111,8 +118,156 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
     outs, _stats = _cce.reduce(
         [raw(a) for a in arrays], op, in_dt, cce_name(accum), out_dt, _scales(scales, len(arrays)),
         None if clamp is None else str(clamp), None if clamp_dtype is None else cce_name(clamp_dtype),
-        str(rounding), _uint("seed", seed, 32), _uint("arch", arch, 32), _uint("dests", dests, 16),
+        str(rounding), _seed(rounding, seed, 32), _uint("arch", arch, 32), _uint("dests", dests, 16),
         _uint("threads", threads, 16),
     )
     results = [from_raw(o, out_dt, arrays[0].shape) for o in outs]
     return results if dests > 1 else results[0]
+
+
+# --- The bits -------------------------------------------------------------------------------
+
+
+def _field_text(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return str(v)
+
+
+def encode(encoder, **fields):
+    """The words ``encoder`` packs from ``fields`` (``cce encode``): e.g.
+    ``cce.encode("fma-descriptor", a_sel="input", b_sel="scale", c_sel="stored", scale=0.5)``.
+
+    Field names are the CLI's with ``_`` for ``-``; values are numbers, dtype names (``"bf16"``),
+    operand names (``"input"``), or ``0x`` strings; an omitted field is 0. Returns the list of
+    32-bit words (``cce encode --json``'s ``words``). Raises CceError for an unknown encoder or
+    field, or a value that does not fit (the CLI's message).
+    """
+    pairs = [(k.replace("_", "-"), _field_text(v)) for k, v in fields.items()]
+    return _cce.encode(str(encoder), pairs)["words"]
+
+
+def decode(encoder, words_or_bytes):
+    """Every field of the words (a list of ints, or the little-endian bytes) as ``encoder``
+    reads them — the object ``cce decode --json`` prints: each field's value, bits, tag and note,
+    ``exact``, the unexplained bits. ``encoder`` may also be ``"meta-ctrl"`` (every reading) or
+    ``"cce-info"`` (the 140-byte struct, bytes only)."""
+    if isinstance(words_or_bytes, (bytes, bytearray, memoryview)):
+        return _cce.decode_hex(str(encoder), bytes(words_or_bytes).hex())
+    if isinstance(words_or_bytes, int):
+        words_or_bytes = [words_or_bytes]
+    try:
+        words = [_uint("word", w, 32) for w in words_or_bytes]
+    except TypeError:
+        raise CceError("decode: a list of 32-bit words, or bytes") from None
+    return _cce.decode_words(str(encoder), words)
+
+
+def tables():
+    """The op, dtype and arch tables with their tags (``cce tables --json``)."""
+    return _cce.tables()
+
+
+# --- Rings ----------------------------------------------------------------------------------
+
+
+class Ring:
+    """A ring dump (the file ``cce build -o`` writes): ``to_bytes()``, ``save(path)``,
+    ``Ring.load(path)``, ``disasm()`` (the ``cce disasm`` listing) and ``descriptors`` (the
+    ``cce disasm --json`` object of its queue(s)). Made by :func:`build` or from dump bytes."""
+
+    def __init__(self, data):
+        self._ring = data if isinstance(data, _cce.Ring) else _cce.Ring(bytes(data))
+
+    @classmethod
+    def load(cls, path):
+        """Reads a ring dump file (CceError if it is not one)."""
+        with open(path, "rb") as f:
+            return cls(f.read())
+
+    def to_bytes(self):
+        """The dump bytes."""
+        return self._ring.to_bytes()
+
+    def save(self, path):
+        """Writes the dump to ``path``."""
+        with open(path, "wb") as f:
+            f.write(self.to_bytes())
+
+    def disasm(self):
+        """The listing ``cce disasm`` prints."""
+        return self._ring.disasm()
+
+    @property
+    def descriptors(self):
+        """Every queue's descriptors, packets and fault: ``cce disasm --json``'s object."""
+        return self._ring.listing()
+
+
+def build(*, op, elems, src, dst, dtype=None, accum="fp32", out=None, arch=3, scale=None, const=None,
+          const_dtype=None, rounding="rne", seed=0, prio=0, cap=None, no_cce_info=False, selectors=None,
+          ring_size=None, queue=0, **flags):
+    """The rings of one reduce, as ``cce build`` builds them (keywords as its flags; ``dtype`` is
+    ``--in``, which Python reserves — ``**{"in": "bf16"}`` works too). ``src`` / ``dst`` are
+    address lists. Returns a :class:`Ring`. Raises CceError with the CLI's (the study's) message."""
+    if "in" in flags:
+        dtype = flags.pop("in")
+    if flags:
+        raise CceError(f"build: unknown keyword(s) {', '.join(sorted(flags))}")
+    if dtype is None:
+        raise CceError("build: the source dtype is required (dtype=, the CLI's --in)")
+    in_dt = cce_name(dtype)
+    src = [src] if isinstance(src, int) else list(src)
+    dst = [dst] if isinstance(dst, int) else list(dst)
+    ring = _cce.build(
+        str(op), in_dt, cce_name(accum), in_dt if out is None else cce_name(out), _uint("elems", elems, 64),
+        [_uint("src", a, 64) for a in src], [_uint("dst", a, 64) for a in dst], _uint("arch", arch, 32),
+        _scales(scale, len(src)), None if const is None else str(const),
+        None if const_dtype is None else cce_name(const_dtype), str(rounding), _seed(rounding, seed, 32),
+        _uint("prio", prio, 32), None if cap is None else _uint("cap", cap, 32), bool(no_cce_info),
+        None if selectors is None else str(selectors), None if ring_size is None else _uint("ring_size", ring_size, 32),
+        _uint("queue", queue, 32),
+    )
+    return Ring(ring)
+
+
+def run(ring, load=None, dump=(), *, threads=1):
+    """Executes ``ring`` (a :class:`Ring`, or dump bytes) over memory loaded from arrays, as
+    ``cce run`` does: ``load`` maps ``{address: array}``, ``dump`` lists ``(address, nbytes)``
+    ranges to read after the run (a range no load covers is zeros first). Returns ``cce run
+    --json``'s object — ``queues`` (state, semaphore, packets, tx/rx done, fault), counts,
+    ``seconds`` — plus ``dumps``, one ``uint8`` array per range. A faulted queue shows in
+    ``queues`` (its packet wrote nothing); bad input raises CceError."""
+    r = ring if isinstance(ring, Ring) else Ring(ring)
+    loads = [(_uint("load address", a, 64), raw(as_array(x, f"load 0x{a:x}"))) for a, x in (load or {}).items()]
+    dumps = [(_uint("dump address", a, 64), _uint("dump length", n, 64)) for a, n in dump]
+    return _cce.run(r._ring, loads, dumps, _uint("threads", threads, 16))
+
+
+# --- Collectives ----------------------------------------------------------------------------
+
+
+def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3):
+    """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
+    ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
+
+    ``algo``: ring, ring-2r2w, kangaring or mesh; ``op``: add, min, max or avg (FMA with scale
+    fl32(1/R)); ``accum``: default fp32 for floats, the dtype for integers. Returns
+    ``(outputs, report)``: every rank's result array and ``cce allreduce --json``'s object
+    (``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``, ``per_link``).
+    Raises CceError for bad input, RankFailed when a rank fails."""
+    ranks = [as_array(a, f"rank {r}") for r, a in enumerate(arrays)]
+    if not ranks:
+        raise CceError("allreduce: at least two ranks' arrays")
+    dt = cce_name(ranks[0].dtype)
+    for r, a in enumerate(ranks[1:], 1):
+        if cce_name(a.dtype) != dt:
+            raise CceError(f"rank {r} is {a.dtype.name}, rank 0 is {ranks[0].dtype.name}: one dtype for all")
+    outs, report = _cce.allreduce(
+        [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
+        _uint("seed", seed, 64), _uint("arch", arch, 32),
+    )
+    return [from_raw(o, dt, ranks[0].shape) for o in outs], report
+

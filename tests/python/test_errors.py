@@ -27,7 +27,7 @@ def a(n=8, dt=BF16):
     (lambda: cce.reduce(a()), "a list of arrays"),
     (lambda: cce.reduce([a(), a()], op="fma", scales=[1.0, 2.0, 3.0]), "3 scales for 2 sources"),
     (lambda: cce.reduce([a(), a()], op="xor"), "op 'xor'"),
-    (lambda: cce.reduce([a(), a()], scales=[0.5, 0.5]), "scales are for op 'fma' only"),
+    (lambda: cce.reduce([a(), a()], scales=[0.5, 0.5]), "--scale is for --op fma only"),
     (lambda: cce.reduce([a(), a()], clamp=1.0), "constant"),
     (lambda: cce.reduce([a(), a()], dests=2, arch=2), "CCE replication not supported for v1/v2 archs"),
     (lambda: cce.reduce([a(), a()], accum="fp32r", out="fp32r"), "fp32r"),

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{detached, path_error};
+use crate::errors::{api_error, detached};
 
 /// Runs `cce bench reduce`'s jobs (4 sources × `bytes_per_source` bf16 → fp32 → bf16, RNE and
 /// SR) at each thread count, best of `reps`; returns `{memcpy_gbps, results: [{name, threads,
@@ -18,7 +18,7 @@ pub(crate) fn bench_reduce<'py>(
     reps: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let r = detached(py, || cce_collectives::bench::reduce(bytes_per_source, &threads, reps.max(1)))?
-        .map_err(|e| path_error(py, e))?;
+        .map_err(|e| api_error(py, cce_api::ApiError::Path(e)))?;
     let out = PyDict::new(py);
     out.set_item("memcpy_gbps", r.memcpy_gbps)?;
     let rows = r

@@ -11,17 +11,6 @@ pub(crate) fn cce_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
     raise(py, "CceError", (message.into(),))
 }
 
-/// `cce.EngineFault(message, queue, descriptor, reason)`: the engine stopped on a packet.
-pub(crate) fn engine_fault(py: Python<'_>, f: &cce_engine::Fault) -> PyErr {
-    raise(py, "EngineFault", (f.to_string(), f.queue, f.tx_index, f.reason.to_string()))
-}
-
-/// `cce.RankFailed(message, rank, step)`: a rank of a collective failed.
-#[allow(dead_code, reason = "raised by the collectives once they are bound")]
-pub(crate) fn rank_failed(py: Python<'_>, message: String, rank: usize, step: usize) -> PyErr {
-    raise(py, "RankFailed", (message, rank, step))
-}
-
 fn raise<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str, args: A) -> PyErr {
     match py.import("cce._errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1(args)) {
         Ok(e) => PyErr::from_value(e),
@@ -29,13 +18,29 @@ fn raise<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str, args
     }
 }
 
-/// A reduce-path error as the CLI classifies it: a fault of host-built rings that names an
-/// unsupported request is bad input, any other fault an engine fault, everything else input.
-pub(crate) fn path_error(py: Python<'_>, e: cce_collectives::PathError) -> PyErr {
-    match &e {
-        cce_collectives::PathError::Fault(f) if !f.reason.is_unsupported_request() => engine_fault(py, f),
-        _ => cce_error(py, e.to_string()),
+/// A library error as the CLI classifies it ([`cce_api::ApiError::kind`]): bad input →
+/// `CceError`, an engine fault → `EngineFault`, a failed rank → `RankFailed`, anything else a
+/// `RuntimeError`; the message is the CLI's line.
+pub(crate) fn api_error(py: Python<'_>, e: cce_api::ApiError) -> PyErr {
+    use cce_api::ErrorKind;
+    let message = e.to_string();
+    match e.kind() {
+        ErrorKind::BadInput => cce_error(py, message),
+        ErrorKind::EngineFault => match e.fault() {
+            Some(f) => raise(py, "EngineFault", (message, f.queue, f.tx_index, f.reason.to_string())),
+            None => PyRuntimeError::new_err(message),
+        },
+        ErrorKind::RankFailed => {
+            let (rank, step) = e.rank_failure().unwrap_or_default();
+            raise(py, "RankFailed", (message, rank, step))
+        }
+        _ => PyRuntimeError::new_err(message),
     }
+}
+
+/// A JSON value (the `--json` object of a command) as Python objects.
+pub(crate) fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (v.to_string(),))
 }
 
 /// Runs `f` without the GIL; a panic inside becomes a `RuntimeError`.

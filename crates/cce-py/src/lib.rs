@@ -2,8 +2,7 @@
 //!
 //! A thin front, like the CLI: arguments arrive as raw little-endian byte arrays (numpy `uint8`
 //! views of the caller's arrays, read without a copy) and dtype names; the work is done by the
-//! library crates (cce-numerics, cce-host, cce-engine, cce-collectives) exactly as `cce convert`
-//! and `cce reduce` do it; results leave as new `uint8` arrays the package views as the right
+//! library (cce-api, the calls the `cce` commands make), so bits and messages are the CLI's; results leave as new `uint8` arrays the package views as the right
 //! dtype.
 //!
 //! Guarantees: the GIL is released during every computation; no Rust panic crosses into Python
@@ -13,8 +12,11 @@
 #![forbid(unsafe_code)]
 
 mod bench;
+mod bits;
+mod collectives;
 mod errors;
 mod numbers;
+mod rings;
 
 use pyo3::prelude::*;
 
@@ -23,6 +25,14 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(bits::encode, m)?)?;
+    m.add_function(wrap_pyfunction!(bits::decode_hex, m)?)?;
+    m.add_function(wrap_pyfunction!(bits::decode_words, m)?)?;
+    m.add_function(wrap_pyfunction!(bits::tables, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::build, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::run, m)?)?;
+    m.add_class::<rings::Ring>()?;
+    m.add_function(wrap_pyfunction!(collectives::allreduce, m)?)?;
     m.add("MAX_SOURCES", cce_format::limits::MAX_SOURCES)?;
     Ok(())
 }

@@ -1,0 +1,40 @@
+//! `allreduce`: rank buffers through cce-api's all-reduce (as `cce allreduce --input-dir`).
+
+use cce_api::AllreduceParams;
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+use crate::errors::{api_error, detached, to_py};
+use crate::numbers::{Outputs, bytes};
+
+/// All-reduces one raw buffer per rank; returns every rank's output bytes and `cce allreduce
+/// --json`'s object.
+#[pyfunction]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch))]
+#[allow(clippy::too_many_arguments, reason = "the Python keywords")]
+pub(crate) fn allreduce<'py>(
+    py: Python<'py>,
+    inputs: Vec<PyReadonlyArray1<'py, u8>>,
+    algo: &str,
+    op: &str,
+    dtype: &str,
+    accum: Option<String>,
+    rounding: &str,
+    seed: u64,
+    arch: u64,
+) -> PyResult<Outputs<'py>> {
+    let dt = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
+    let params = AllreduceParams {
+        accum: accum.as_deref().map(dt).transpose()?,
+        rounding: rounding.to_string(),
+        seed,
+        arch,
+        ..AllreduceParams::new(inputs.len() as u64, algo, op, dt(dtype)?)
+    };
+    // The collective keeps its own copy of every rank's buffer (each rank owns its memory).
+    let owned: Vec<Vec<u8>> = inputs.iter().map(|a| Ok(bytes(py, a)?.to_vec())).collect::<PyResult<_>>()?;
+    let result = detached(py, || cce_api::allreduce(&params, &owned))?.map_err(|e| api_error(py, e))?;
+    let stats = to_py(py, &result.to_json())?;
+    let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
+    Ok((outs, stats))
+}

@@ -1,0 +1,119 @@
+"""The bits, rings, run and all-reduce from Python agree with the `cce` CLI's JSON and files
+for the same request (the CLI is the other front of the same library, run as a program)."""
+import json
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import cce
+
+BF16 = ml_dtypes.bfloat16
+
+
+def cli_json(run_cli, *args):
+    return json.loads(run_cli(*args, "--json").stdout)
+
+
+@pytest.mark.parametrize("encoder, fields", [
+    ("fma-descriptor", {"a_sel": "input", "b_sel": "scale", "c_sel": "stored", "scale": 0.5}),
+    ("fma-meta-ctrl", {"sub": 3, "in_dt": "bf16", "accum_dt": "fp32"}),
+    ("min-max-descriptor", {"length": 4096, "constant": "0x3f80"}),
+    ("add-meta-ctrl", {"last": 1}),
+    ("seed-init-descriptor", {"seed": 42, "seed_en": True}),
+    ("m2s-data", {}),
+])
+def test_encode_and_decode_agree_with_the_cli(encoder, fields, run_cli):
+    flags = []
+    for k, v in fields.items():
+        flags += [f"--{k.replace('_', '-')}", str(int(v) if isinstance(v, bool) else v)]
+    want = cli_json(run_cli, "encode", encoder, *flags)
+    words = cce.encode(encoder, **fields)
+    assert words == want["words"]
+    assert cce.decode(encoder, words) == cli_json(run_cli, "decode", encoder, want["bytes_hex"])
+    raw_bytes = b"".join(w.to_bytes(4, "little") for w in words)
+    assert cce.decode(encoder, raw_bytes) == cli_json(run_cli, "decode", encoder, want["bytes_hex"])
+
+
+def test_meta_ctrl_readings_and_tables(run_cli):
+    assert cce.decode("meta-ctrl", 0x02100000) == cli_json(run_cli, "decode", "meta-ctrl", "0x02100000")
+    assert cce.tables() == cli_json(run_cli, "tables")
+
+
+def test_bits_errors():
+    with pytest.raises(cce.CceError, match="unknown encoder 'nope'"):
+        cce.encode("nope")
+    with pytest.raises(cce.CceError, match="does not fit 3 bits"):
+        cce.encode("fma-meta-ctrl", sub=9)
+    with pytest.raises(cce.CceError, match="expected 32 hex digits"):
+        cce.decode("fma-descriptor", b"\x00\xff")
+
+
+def test_build_disasm_and_run_agree_with_the_cli(run_cli, tmp_path):
+    kw = dict(op="add", dtype="bf16", accum="fp32", elems=3000, src=[0x10000, 0x20000, 0x30000], dst=[0x90000],
+              rounding="sr", seed=42)
+    ring = cce.build(**kw)
+    path = tmp_path / "add.ring"
+    run_cli("build", "--op", "add", "--in", "bf16", "--accum", "fp32", "--out", "bf16", "--elems", "3000",
+            "--src", "0x10000", "0x20000", "0x30000", "--dst", "0x90000", "--rounding", "sr", "--seed", "42",
+            "-o", path)
+    assert ring.to_bytes() == path.read_bytes()
+    assert ring.disasm() == run_cli("disasm", path).stdout
+    assert ring.descriptors == cli_json(run_cli, "disasm", path)
+    again = tmp_path / "again.ring"
+    ring.save(again)
+    assert cce.Ring.load(again).to_bytes() == ring.to_bytes()
+
+    srcs = [np.random.default_rng(k).uniform(-2, 2, 3000).astype(np.float32).astype(BF16) for k in range(3)]
+    report = cce.run(ring, load={0x10000 * (k + 1): s for k, s in enumerate(srcs)}, dump=[(0x90000, 6000)])
+    files = []
+    for k, s in enumerate(srcs):
+        p = tmp_path / f"s{k}.bin"
+        s.tofile(p)
+        files.append(f"0x{0x10000 * (k + 1):x}={p}")
+    out = tmp_path / "out.bin"
+    cli = cli_json(run_cli, "run", path, "--load", *files, "--dump", f"0x90000:6000={out}")
+    dumps = report.pop("dumps")
+    assert dumps[0].tobytes() == out.read_bytes()
+    report.pop("seconds"), cli.pop("seconds")
+    assert report == cli
+
+
+def test_a_faulting_ring_shows_its_fault_and_bad_rings_raise(tmp_path):
+    ring = cce.build(op="add", dtype="bf16", elems=64, src=[0x1000], dst=[0x9000])
+    report = cce.run(ring, load={}, dump=[(0x9000, 128)])  # the source is unmapped
+    assert report["queues"][0]["state"] == "faulted" and report["queues"][0]["fault"]
+    assert report["dumps"][0].tobytes() == bytes(128), "the faulted packet wrote nothing"
+    with pytest.raises(cce.CceError, match="not a cce ring dump"):
+        cce.Ring(b"garbage")
+    with pytest.raises(cce.CceError, match="CCE replication not supported for v1/v2 archs"):
+        cce.build(op="add", dtype="bf16", elems=64, src=[0x1000], dst=[0x9000, 0xa000], arch=2)
+
+
+@pytest.mark.parametrize("algo", ["ring", "ring-2r2w", "kangaring", "mesh"])
+def test_allreduce_equals_the_cli_output_dir(algo, run_cli, tmp_path):
+    ranks = 4
+    ins = tmp_path / "in"
+    outs = tmp_path / "out"
+    ins.mkdir()
+    arrays = [np.random.default_rng(r).uniform(-1, 1, 2049).astype(np.float32).astype(BF16) for r in range(ranks)]
+    for r, a in enumerate(arrays):
+        a.tofile(ins / f"rank{r}.bin")
+    got, report = cce.allreduce(arrays, algo=algo, op="add")
+    cli = cli_json(run_cli, "allreduce", "--ranks", ranks, "--algo", algo, "--op", "add", "--dtype", "bf16",
+                   "--input-dir", ins, "--output-dir", outs)
+    for r in range(ranks):
+        assert got[r].dtype == np.dtype(BF16) and got[r].tobytes() == (outs / f"rank{r}.bin").read_bytes()
+    for k in ("seconds", "algbw_gbps", "busbw_gbps"):
+        report.pop(k), cli.pop(k)
+    assert report == cli
+
+
+def test_allreduce_errors():
+    a = np.ones(16, dtype=BF16)
+    with pytest.raises(cce.CceError, match="between 2 and 64"):
+        cce.allreduce([a])
+    with pytest.raises(cce.CceError, match="--algo 'tree'"):
+        cce.allreduce([a, a], algo="tree")
+    with pytest.raises(cce.CceError, match="rank 1 is float16"):
+        cce.allreduce([a, a.astype(np.float16)])
