@@ -51,7 +51,7 @@ pub use collective::{AllreduceParams, AllreduceResult, allreduce};
 pub use convert::{Conversion, FILE_BUDGET, Generated, convert, generate, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};
-pub use reduce::{ReduceParams, ReduceResult, reduce};
+pub use reduce::{ReduceParams, ReduceResult, reduce, reduce_into};
 pub use run::{QueueReport, RunResult, run_ring};
 
 /// The dtype type of every parameter (re-exported so a front end needs no other crate).

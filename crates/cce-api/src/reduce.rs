@@ -106,3 +106,13 @@ pub fn reduce_job(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceResult, Ap
 pub fn reduce(params: &ReduceParams, sources: &[&[u8]]) -> Result<ReduceResult, ApiError> {
     reduce_job(&params.job()?, sources)
 }
+
+/// [`reduce`] writing each destination into the caller's `outputs` in place (one buffer per
+/// destination, elements × out size bytes); the result's `outcome.outputs` is empty.
+pub fn reduce_into(
+    params: &ReduceParams,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+) -> Result<ReduceResult, ApiError> {
+    Ok(ReduceResult { outcome: cce_collectives::run_reduce_into(&params.job()?, sources, outputs)? })
+}

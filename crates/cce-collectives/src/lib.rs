@@ -19,4 +19,4 @@ pub mod demo;
 pub mod metrics;
 pub mod single;
 
-pub use single::{PathError, ReduceJob, ReduceOutcome, run_reduce};
+pub use single::{PathError, ReduceJob, ReduceOutcome, run_reduce, run_reduce_into};

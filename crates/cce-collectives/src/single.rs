@@ -157,22 +157,60 @@ pub fn request(job: &ReduceJob, n: usize, elems: u64) -> Result<ReduceRequest, P
 /// Runs `job` over `sources` (raw little-endian arrays of the in dtype, equal lengths).
 /// Nothing is returned unless every packet ran.
 pub fn run_reduce(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceOutcome, PathError> {
+    run_with(job, sources, None)
+}
+
+/// [`run_reduce`] writing each destination into the caller's `outputs` (one per destination,
+/// `elements × out size` bytes each) in place; the outcome's `outputs` is empty. A refused
+/// request leaves `outputs` untouched; a run that faults has written the packets before the
+/// faulted one (which wrote nothing), so a caller that must lose nothing passes fresh buffers.
+pub fn run_reduce_into(
+    job: &ReduceJob,
+    sources: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+) -> Result<ReduceOutcome, PathError> {
+    run_with(job, sources, Some(outputs))
+}
+
+fn run_with(job: &ReduceJob, sources: &[&[u8]], into: Option<&mut [&mut [u8]]>) -> Result<ReduceOutcome, PathError> {
     let lens: Vec<u64> = sources.iter().map(|s| s.len() as u64).collect();
     let elems = check_inputs(job, &lens)?;
     let req = request(job, sources.len(), elems)?;
+    let out_len = elems * job.out_dt.bytes() as u64;
+    if let Some(outs) = &into {
+        if outs.len() != req.dsts.len() {
+            return Err(PathError::Input(format!("{} outputs for {} destinations", outs.len(), req.dsts.len())));
+        }
+        if let Some((k, o)) = outs.iter().enumerate().find(|(_, o)| o.len() as u64 != out_len) {
+            return Err(PathError::Input(format!(
+                "output {k} has {} bytes, expected {out_len} ({elems} elements of {})",
+                o.len(),
+                job.out_dt.name()
+            )));
+        }
+    }
     // Plan first: a refused request allocates nothing.
     let t_build = Instant::now();
     let program = plan(&req)?;
     let plan_seconds = t_build.elapsed().as_secs_f64();
     // The sources are read in place (the caller's slices, never written); the destinations
-    // and the rings are the model's own memory, moved out at the end without a copy.
+    // are the caller's buffers, or the model's own memory moved out at the end without a copy.
     let mut mem = HostMemory::new(job.budget.saturating_add(1 << 30));
     for (i, s) in sources.iter().enumerate() {
         mem.add_borrowed(req.srcs[i], s)?;
     }
-    let out_len = elems * job.out_dt.bytes() as u64;
-    for &d in &req.dsts {
-        mem.add_region(d, out_len)?;
+    let owned = into.is_none();
+    match into {
+        Some(outs) => {
+            for (&d, o) in req.dsts.iter().zip(outs.iter_mut()) {
+                mem.add_borrowed_mut(d, o)?;
+            }
+        }
+        None => {
+            for &d in &req.dsts {
+                mem.add_resident_region(d, out_len)?;
+            }
+        }
     }
     let t = Instant::now();
     let rings = program.to_rings(None)?;
@@ -186,11 +224,14 @@ pub fn run_reduce(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceOutcome, P
     }
     debug_assert_eq!(st.state, QueueState::Idle);
     let mut mem = engine.into_memory();
-    let outputs = req
-        .dsts
-        .iter()
-        .map(|&d| mem.take(d).ok_or(MemError::OutOfBounds { addr: d, len: out_len }))
-        .collect::<Result<Vec<_>, _>>()?;
+    let outputs = if owned {
+        req.dsts
+            .iter()
+            .map(|&d| mem.take(d).ok_or(MemError::OutOfBounds { addr: d, len: out_len }))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        Vec::new()
+    };
     Ok(ReduceOutcome {
         outputs,
         elements: elems,

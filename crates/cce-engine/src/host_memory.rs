@@ -4,8 +4,9 @@
 //! Guarantees:
 //! - A **borrowed** region is the caller's slice, read in place and never written: a write to
 //!   it is [`MemError::ReadOnly`] (and, since a faulting packet writes nothing, the engine checks
-//!   before writing). An **owned** region is zero-filled memory the engine writes (destinations,
-//!   rings); [`HostMemory::take`] moves it out without a copy.
+//!   before writing). A **writable borrowed** region is the caller's output buffer, written in
+//!   place. An **owned** region is zero-filled memory the engine writes (destinations, rings);
+//!   [`HostMemory::take`] moves it out without a copy.
 //! - Regions never overlap and never wrap the 64-bit address space; owned bytes are counted
 //!   against a budget before they are allocated.
 //! - Each region is one contiguous slice, so every range inside a region is viewable, and
@@ -18,6 +19,7 @@ use crate::memory::{MemError, Memory, ViewFn};
 
 enum Region<'a> {
     Borrowed(&'a [u8]),
+    BorrowedMut(&'a mut [u8]),
     Owned(Vec<u8>),
 }
 
@@ -25,7 +27,16 @@ impl Region<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
             Region::Borrowed(b) => b,
+            Region::BorrowedMut(b) => b,
             Region::Owned(v) => v,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        match self {
+            Region::Borrowed(_) => None,
+            Region::BorrowedMut(b) => Some(b),
+            Region::Owned(v) => Some(v),
         }
     }
 }
@@ -63,6 +74,12 @@ impl<'a> HostMemory<'a> {
         self.insert(base, bytes.len() as u64, Region::Borrowed(bytes))
     }
 
+    /// Maps the caller's writable `bytes` at `base`: the engine writes its results there in
+    /// place (a destination the caller allocated).
+    pub fn add_borrowed_mut(&mut self, base: u64, bytes: &'a mut [u8]) -> Result<(), MemError> {
+        self.insert(base, bytes.len() as u64, Region::BorrowedMut(bytes))
+    }
+
     /// Maps `len` zero bytes at `base`, owned (counted against the budget first).
     pub fn add_region(&mut self, base: u64, len: u64) -> Result<(), MemError> {
         let want = self.used.saturating_add(len);
@@ -75,6 +92,19 @@ impl<'a> HostMemory<'a> {
         Ok(())
     }
 
+    /// [`add_region`](Self::add_region), then touches every page, so the host OS's first-touch
+    /// faults happen now rather than during a run (device memory is resident).
+    pub fn add_resident_region(&mut self, base: u64, len: u64) -> Result<(), MemError> {
+        self.add_region(base, len)?;
+        if let Some(Region::Owned(v)) = self.regions.get_mut(&base) {
+            // An opaque zero per 4 KiB: stores the optimiser cannot drop as redundant.
+            for page in v.chunks_mut(4096) {
+                page[0] = std::hint::black_box(0);
+            }
+        }
+        Ok(())
+    }
+
     /// Moves the owned region at `base` out (None for a borrowed or unmapped base).
     pub fn take(&mut self, base: u64) -> Option<Vec<u8>> {
         match self.regions.remove(&base)? {
@@ -82,7 +112,7 @@ impl<'a> HostMemory<'a> {
                 self.used -= v.len() as u64;
                 Some(v)
             }
-            borrowed @ Region::Borrowed(_) => {
+            borrowed => {
                 self.regions.insert(base, borrowed);
                 None
             }
@@ -116,13 +146,13 @@ impl Memory for HostMemory<'_> {
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         let (b, _) = self.region(addr, data.len() as u64)?;
-        match self.regions.get_mut(&b) {
-            Some(Region::Owned(v)) => {
+        match self.regions.get_mut(&b).and_then(Region::bytes_mut) {
+            Some(v) => {
                 let at = (addr - b) as usize;
                 v[at..at + data.len()].copy_from_slice(data);
                 Ok(())
             }
-            _ => Err(MemError::ReadOnly { base: b }),
+            None => Err(MemError::ReadOnly { base: b }),
         }
     }
 
@@ -146,16 +176,20 @@ impl Memory for HostMemory<'_> {
             }
         }
         // Take the destination out of the map so the sources can be borrowed beside it.
-        let Some(Region::Owned(mut out)) = self.regions.remove(&dbase) else {
-            return Err(MemError::ReadOnly { base: dbase });
+        let Some(mut out) = self.regions.remove(&dbase) else {
+            return Err(MemError::OutOfBounds { addr: dst.0, len: dst.1 as u64 });
         };
         let views: Result<Vec<&[u8]>, MemError> = srcs.iter().map(|&(a, l)| self.range(a, l)).collect();
-        let result = views.map(|v| {
-            let at = (dst.0 - dbase) as usize;
-            f(&v, &mut out[at..at + dst.1]);
-            true
-        });
-        self.regions.insert(dbase, Region::Owned(out));
+        let at = (dst.0 - dbase) as usize;
+        let result = match (views, out.bytes_mut()) {
+            (Ok(v), Some(o)) => {
+                f(&v, &mut o[at..at + dst.1]);
+                Ok(true)
+            }
+            (Err(e), _) => Err(e),
+            (_, None) => Err(MemError::ReadOnly { base: dbase }),
+        };
+        self.regions.insert(dbase, out);
         result
     }
 }
@@ -178,6 +212,14 @@ mod tests {
         assert_eq!(m.take(0x2000), Some(vec![1, 2, 3, 4]));
         assert_eq!(m.take(0x1000), None, "a borrowed region is not taken");
         assert!(m.check(0x1000, 4).is_ok());
+        // A writable borrowed destination receives the results in place.
+        let mut out = [0u8; 4];
+        m.add_borrowed_mut(0x3000, &mut out).unwrap();
+        assert!(m.with_views(&[(0x1000, 4)], (0x3000, 4), &mut f).unwrap());
+        m.write(0x3000, &[9]).unwrap();
+        assert_eq!(m.take(0x3000), None);
+        drop(m);
+        assert_eq!(out, [9, 2, 3, 4]);
     }
 
     #[test]

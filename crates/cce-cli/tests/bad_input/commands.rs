@@ -53,6 +53,14 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
         "`cce reduce` renders this error with the files' names (\"sources differ in length: a.bf16 has …\"); the \
          collectives pass equal-length rank buffers",
     ),
+    (
+        "{} outputs for {} destinations",
+        "only run_reduce_into (the Python package) passes output buffers, and it allocates one per destination",
+    ),
+    (
+        "output {k} has {} bytes, expected {out_len}",
+        "only run_reduce_into (the Python package) passes output buffers, each allocated at elements x out size",
+    ),
     // cce-engine
     (
         "region 0x{base:x} is read-only",
