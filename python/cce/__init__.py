@@ -115,13 +115,18 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
     out_dt = in_dt if out is None else cce_name(out)
     if not isinstance(op, str):
         raise CceError(f"op {op!r}: expected 'add', 'fma', 'min' or 'max'")
-    outs, _stats = _cce.reduce(
-        [raw(a) for a in arrays], op, in_dt, cce_name(accum), out_dt, _scales(scales, len(arrays)),
-        None if clamp is None else str(clamp), None if clamp_dtype is None else cce_name(clamp_dtype),
-        str(rounding), _seed(rounding, seed, 32), _uint("arch", arch, 32), _uint("dests", dests, 16),
-        _uint("threads", threads, 16),
+    dests = _uint("dests", dests, 16)
+    if dests == 0:
+        raise CceError("a reduce needs at least one destination")
+    # Fresh zeroed result arrays (numpy allocates large ones on huge pages); the engine writes
+    # them in place, so a refused or faulted call hands nothing back.
+    results = [np.zeros(arrays[0].shape, dtype=numpy_dtype(out_dt)) for _ in range(dests)]
+    _cce.reduce(
+        [raw(a) for a in arrays], [r.reshape(-1).view(np.uint8) for r in results], op, in_dt, cce_name(accum),
+        out_dt, _scales(scales, len(arrays)), None if clamp is None else str(clamp),
+        None if clamp_dtype is None else cce_name(clamp_dtype), str(rounding), _seed(rounding, seed, 32),
+        _uint("arch", arch, 32), _uint("threads", threads, 16),
     )
-    results = [from_raw(o, out_dt, arrays[0].shape) for o in outs]
     return results if dests > 1 else results[0]
 
 

@@ -2,7 +2,7 @@
 //! `cce convert` and `cce reduce` make, so the bits and the messages are the CLI's).
 
 use cce_api::{OpOptions, ReduceParams};
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 
 use crate::errors::{api_error, cce_error, detached, to_py};
@@ -38,13 +38,15 @@ pub(crate) fn convert<'py>(
 
 /// Reduces `srcs` (raw arrays of `in_dt`, equal lengths) through the whole path — cce-host
 /// builds the rings, cce-engine executes their bytes over memory, the sources read in place —
-/// as `cce reduce` does. Returns each destination's bytes and `cce reduce --json`'s object.
+/// as `cce reduce` does, writing each destination into `outs` (fresh `uint8` arrays of
+/// elements × out size bytes, one per destination). Returns `cce reduce --json`'s object.
 #[pyfunction]
-#[pyo3(signature = (srcs, op, in_dt, accum, out_dt, scales, constant, const_dtype, rounding, seed, arch, dests, threads))]
+#[pyo3(signature = (srcs, outs, op, in_dt, accum, out_dt, scales, constant, const_dtype, rounding, seed, arch, threads))]
 #[allow(clippy::too_many_arguments, reason = "the Python keywords")]
 pub(crate) fn reduce<'py>(
     py: Python<'py>,
     srcs: Vec<PyReadonlyArray1<'py, u8>>,
+    mut outs: Vec<PyReadwriteArray1<'py, u8>>,
     op: &str,
     in_dt: &str,
     accum: &str,
@@ -55,21 +57,20 @@ pub(crate) fn reduce<'py>(
     rounding: &str,
     seed: Option<u64>,
     arch: u64,
-    dests: usize,
     threads: u64,
-) -> PyResult<Outputs<'py>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let dtype = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let const_dtype = const_dtype.as_deref().map(dtype).transpose()?;
     let params = ReduceParams {
         opts: OpOptions { scales, constant, const_dtype, rounding: rounding.to_string(), seed },
         arch,
-        dests,
+        dests: outs.len(),
         threads,
         ..ReduceParams::new(op, dtype(in_dt)?, dtype(accum)?, dtype(out_dt)?)
     };
     let views: Vec<&[u8]> = srcs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
-    let result = detached(py, || cce_api::reduce(&params, &views))?.map_err(|e| api_error(py, e))?;
-    let stats = to_py(py, &result.to_json())?;
-    let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
-    Ok((outs, stats))
+    let mut targets: Vec<&mut [u8]> =
+        outs.iter_mut().map(|o| o.as_slice_mut().map_err(|e| cce_error(py, e.to_string()))).collect::<PyResult<_>>()?;
+    let result = detached(py, || cce_api::reduce_into(&params, &views, &mut targets))?.map_err(|e| api_error(py, e))?;
+    to_py(py, &result.to_json())
 }
