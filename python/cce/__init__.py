@@ -48,6 +48,18 @@ def convert(x, dtype, *, rounding="rne", seed=0, saturate=False):
     return from_raw(out, dst, a.shape)
 
 
+def _arrays_of_one_dtype(xs, what, empty):
+    """``xs`` as arrays of one CCE dtype, and its cce name; CceError naming the odd one out."""
+    arrays = [as_array(x, f"{what} {i}") for i, x in enumerate(xs)]
+    if not arrays:
+        raise CceError(empty)
+    dt = cce_name(arrays[0].dtype)
+    for i, a in enumerate(arrays[1:], 1):
+        if cce_name(a.dtype) != dt:
+            raise CceError(f"{what} {i} is {a.dtype.name}, {what} 0 is {arrays[0].dtype.name}: one dtype for all")
+    return arrays, dt
+
+
 def _uint(name, v, bits):
     """``v`` as an integer in 0..2**bits, else CceError naming ``name``."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -105,13 +117,7 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
     """
     if isinstance(srcs, np.ndarray) or not hasattr(srcs, "__len__"):
         raise CceError("srcs: a list of arrays (one per source)")
-    arrays = [as_array(s, f"source {i}") for i, s in enumerate(srcs)]
-    if not arrays:
-        raise CceError("a reduce needs at least one source")
-    in_dt = cce_name(arrays[0].dtype)
-    for i, a in enumerate(arrays[1:], 1):
-        if cce_name(a.dtype) != in_dt:
-            raise CceError(f"source {i} is {a.dtype.name}, source 0 is {arrays[0].dtype.name}: one dtype for all")
+    arrays, in_dt = _arrays_of_one_dtype(srcs, "source", "a reduce needs at least one source")
     out_dt = in_dt if out is None else cce_name(out)
     if not isinstance(op, str):
         raise CceError(f"op {op!r}: expected 'add', 'fma', 'min' or 'max'")
@@ -263,13 +269,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     ``(outputs, report)``: every rank's result array and ``cce allreduce --json``'s object
     (``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``, ``per_link``).
     Raises CceError for bad input, RankFailed when a rank fails."""
-    ranks = [as_array(a, f"rank {r}") for r, a in enumerate(arrays)]
-    if not ranks:
-        raise CceError("allreduce: at least two ranks' arrays")
-    dt = cce_name(ranks[0].dtype)
-    for r, a in enumerate(ranks[1:], 1):
-        if cce_name(a.dtype) != dt:
-            raise CceError(f"rank {r} is {a.dtype.name}, rank 0 is {ranks[0].dtype.name}: one dtype for all")
+    ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32),
