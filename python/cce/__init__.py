@@ -97,7 +97,10 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
             the result has the shape of ``srcs[0]``).
         op: ``"add"``, ``"fma"`` (Σ scaleᵢ·xᵢ, fused, one rounding per step), ``"min"`` or ``"max"``.
         accum: the accumulate dtype (default float32).
-        out: the output dtype (default: the sources' dtype).
+        out: the output dtype (default: the sources' dtype), or an array to write the result into
+            (writable, C-contiguous, as many elements as a source; its dtype is the output dtype;
+            it is returned). A refused call leaves it untouched; a run that faults may have
+            written the packets before the faulting one.
         scales: FMA scales (fp32): one number for every source, or one per source; default 1.0.
         clamp: MIN/MAX clamp constant (a number, or a ``"0x…"`` bit pattern) in ``clamp_dtype``.
         clamp_dtype: the constant's dtype (int8, uint8, int16, uint16, bfloat16, float16);
@@ -118,15 +121,24 @@ def reduce(srcs, *, op="add", accum="float32", out=None, scales=None, clamp=None
     if isinstance(srcs, np.ndarray) or not hasattr(srcs, "__len__"):
         raise CceError("srcs: a list of arrays (one per source)")
     arrays, in_dt = _arrays_of_one_dtype(srcs, "source", "a reduce needs at least one source")
-    out_dt = in_dt if out is None else cce_name(out)
+    target = out if isinstance(out, np.ndarray) else None
+    out_dt = in_dt if out is None else cce_name(target.dtype if target is not None else out)
     if not isinstance(op, str):
         raise CceError(f"op {op!r}: expected 'add', 'fma', 'min' or 'max'")
     dests = _uint("dests", dests, 16)
     if dests == 0:
         raise CceError("a reduce needs at least one destination")
-    # Fresh zeroed result arrays (numpy allocates large ones on huge pages); the engine writes
-    # them in place, so a refused or faulted call hands nothing back.
-    results = [np.zeros(arrays[0].shape, dtype=numpy_dtype(out_dt)) for _ in range(dests)]
+    if target is not None:
+        if dests != 1:
+            raise CceError("out= an array takes one destination (dests=1)")
+        if not (target.flags.c_contiguous and target.flags.writeable) or target.size != arrays[0].size:
+            raise CceError(f"out: a writable C-contiguous array of {arrays[0].size} elements "
+                           f"(got {target.size}{'' if target.flags.c_contiguous else ', not contiguous'})")
+        results = [target]
+    else:
+        # Fresh zeroed result arrays (numpy allocates large ones on huge pages); the engine
+        # writes them in place, so a refused or faulted call hands nothing back.
+        results = [np.zeros(arrays[0].shape, dtype=numpy_dtype(out_dt)) for _ in range(dests)]
     _cce.reduce(
         [raw(a) for a in arrays], [r.reshape(-1).view(np.uint8) for r in results], op, in_dt, cce_name(accum),
         out_dt, _scales(scales, len(arrays)), None if clamp is None else str(clamp),

@@ -29,7 +29,7 @@ def reduce(
     *,
     op: str = ...,
     accum: DType = ...,
-    out: DType | None = ...,
+    out: DType | np.ndarray | None = ...,
     scales: float | Sequence[float] | None = ...,
     clamp: float | str | None = ...,
     clamp_dtype: DType | None = ...,

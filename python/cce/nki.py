@@ -82,6 +82,7 @@ def dma_compute(dst, srcs, reduce_op, scales=None, *, strict=True, rounding="rne
         raise CceError(f"scales apply to add only, not {op}")
     kw = {"op": "fma", "scales": [float(s) for s in scales]} if scaled else {"op": op}
     result = reduce(arrays, accum="float32", out=dst.dtype, rounding=rounding, seed=seed, **kw)
+    # The result is complete before dst is touched: a refused or faulted call leaves dst as it was.
     dst[...] = result.reshape(dst.shape)
 
 

@@ -117,3 +117,18 @@ def test_a_jax_array_goes_in():
     assert got.tobytes() == want.tobytes()
     conv = cce.convert(jnp.linspace(-3, 3, 1001, dtype=jnp.float32), "bf16")
     assert conv.tobytes() == np.asarray(jnp.linspace(-3, 3, 1001, dtype=jnp.float32).astype(jnp.bfloat16)).tobytes()
+
+
+def test_out_array_receives_the_result_in_place():
+    a, b = sample(BF16, 1000, 1), sample(BF16, 1000, 2)
+    into = np.full(1000, 7, dtype=np.float32)
+    got = cce.reduce([a, b], out=into)
+    assert got is into
+    assert into.tobytes() == cce.reduce([a, b], out=np.float32).tobytes()
+    before = into.copy()
+    with pytest.raises(cce.CceError, match="1000 elements"):
+        cce.reduce([a, b], out=np.zeros(999, dtype=np.float32))
+    with pytest.raises(cce.CceError, match="sources differ in length"):
+        cce.reduce([a, b[:10]], out=into)
+    assert into.tobytes() == before.tobytes(), "a refused call leaves out= untouched"
+
