@@ -18,10 +18,15 @@ use crate::types::FloatFormat;
 
 /// The hot operations.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum FastOp<'s> {
+pub(crate) enum F32AccOp<'s> {
     Add,
-    /// MIN (`false`) or MAX (`true`), with the clamp constant already in fp32.
-    MinMax(bool, Option<f32>),
+    /// MIN or MAX, with the clamp constant already in fp32.
+    MinMax {
+        /// MAX (else MIN).
+        max: bool,
+        /// The clamp operand, if any.
+        clamp: Option<f32>,
+    },
     /// FMA with one operand set per source.
     #[cfg(feature = "std")]
     Fma(&'s [crate::spec::FmaSource]),
@@ -30,10 +35,11 @@ pub(crate) enum FastOp<'s> {
     Never(&'s ()),
 }
 
-/// The resolved parameters of a hot reduce.
+/// The resolved parameters of a hot reduce: float sources, an fp32 accumulator, a float
+/// output, and one of the [`F32AccOp`]s.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct FastAdd<'s> {
-    pub(crate) op: FastOp<'s>,
+pub(crate) struct F32AccPlan<'s> {
+    pub(crate) op: F32AccOp<'s>,
     pub(crate) in_fmt: FloatFormat,
     pub(crate) out_fmt: FloatFormat,
     /// SR key of site 0, when stochastic and the output is narrower than fp32.
@@ -41,6 +47,9 @@ pub(crate) struct FastAdd<'s> {
     pub(crate) saturate: bool,
     /// A NaN keeps its sign only when no operation touched it (one source, no clamp, not FMA).
     pub(crate) keep_sign: bool,
+    /// The call's whole output is large enough for non-temporal stores
+    /// ([`crate::reduce`]'s `STREAM_MIN_BYTES`); the kernels that have them use them.
+    pub(crate) streaming: bool,
 }
 
 /// Element decoders: raw little-endian bits → f32 bits.
@@ -196,9 +205,109 @@ fn load<const W: usize>(c: &[u8]) -> u32 {
 /// Elements per tile: the fp32 partial sums of one tile live in eight 256-bit registers.
 pub(crate) const TILE: usize = 64;
 
-/// The hot ADD over whole (validated) buffers; element `j` has global index `first + j`.
+/// The hot reduce over whole (validated) buffers; element `j` has global index `first + j`.
 #[inline(always)]
-pub(crate) fn run<C: Caps>(p: &FastAdd<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
+pub(crate) fn run<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
+    if C::BF16_ADD && p.bf16_add().is_some() {
+        run_bf16_add::<C>(p, sources, outputs, first);
+    } else {
+        run_tiles::<C>(p, sources, outputs, first);
+    }
+}
+
+impl F32AccPlan<'_> {
+    /// Whether the job is an ADD into bf16 from bf16 or fp32 sources (the register-resident
+    /// kernels' job); `Some(f32_in)` if so.
+    fn bf16_add(&self) -> Option<bool> {
+        let from = match self.in_fmt {
+            FloatFormat::BF16 => false,
+            FloatFormat::F32 => true,
+            _ => return None,
+        };
+        (matches!(self.op, F32AccOp::Add) && self.out_fmt == FloatFormat::BF16).then_some(from)
+    }
+
+    /// Whether the job gains from the AVX-512 VBMI level: one-byte floats on either side (the
+    /// VBMI decode tables and the fp8 encoder).
+    pub(crate) fn wants_vbmi(&self) -> bool {
+        let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
+        one_byte(self.in_fmt) || one_byte(self.out_fmt)
+    }
+
+    /// The route [`run`] takes at level `C`, for kernel reports.
+    pub(crate) fn route<C: Caps>(&self) -> &'static str {
+        let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
+        match (C::BF16_ADD && self.bf16_add().is_some(), self.streaming) {
+            (true, true) => "bf16-add-nt",
+            (true, false) => "bf16-add",
+            _ if C::FUSED_FP8
+                && matches!(self.op, F32AccOp::Add)
+                && one_byte(self.in_fmt)
+                && Fp8Enc::new(self.out_fmt, self.saturate, self.keep_sign).is_some()
+                && self.sr_key.is_none() =>
+            {
+                "fp8-fused"
+            }
+            _ => "tiles",
+        }
+    }
+}
+
+/// An ADD into bf16 through the level's register-resident kernel: a head of up to 31
+/// elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
+/// boundary), then the kernel runs each stretch of indices that share their high half
+/// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
+/// Output 0 is computed; the others are copies.
+#[inline(always)]
+fn run_bf16_add<'a, C: Caps>(p: &F32AccPlan<'_>, srcs: &[&'a [u8]], outs: &mut [&mut [u8]], first: u64) {
+    let Some(f32_in) = p.bf16_add() else { return };
+    let Some((out0, rest)) = outs.split_first_mut() else { return };
+    let in_w = if f32_in { 4 } else { 2 };
+    let n = out0.len() / 2;
+    let addr = out0.as_ptr() as usize;
+    let streaming = p.streaming && addr % 2 == 0;
+    let head = if streaming { ((64 - addr % 64) % 64 / 2).min(n) } else { 0 };
+    let mut views: [&'a [u8]; crate::spec::MAX_SOURCES] = [&[]; crate::spec::MAX_SOURCES];
+    let views = &mut views[..srcs.len()];
+    let tiles = |views: &mut [&'a [u8]], out0: &mut [u8], a: usize, b: usize| {
+        if a < b {
+            for (v, s) in views.iter_mut().zip(srcs) {
+                *v = &s[a * in_w..b * in_w];
+            }
+            run_tiles::<C>(p, views, &mut [&mut out0[2 * a..2 * b]], first.wrapping_add(a as u64));
+        }
+    };
+    tiles(views, out0, 0, head);
+    let mut s = head;
+    while s < n {
+        let g = first.wrapping_add(s as u64);
+        let seg = match p.sr_key {
+            Some(_) => (n - s).min(((1u64 << 32) - (g & 0xffff_ffff)) as usize),
+            None => n - s,
+        };
+        for (v, src) in views.iter_mut().zip(srcs) {
+            *v = &src[s * in_w..(s + seg) * in_w];
+        }
+        let out = &mut out0[2 * s..2 * (s + seg)];
+        let k = crate::simd::Bf16Add {
+            f32_in,
+            sr_run_key: p.sr_key.map(|key| run_key(key, (g >> 32) as u32)),
+            saturate: p.saturate,
+            keep_sign: p.keep_sign,
+            streaming: streaming && out.as_ptr() as usize % 64 == 0,
+        };
+        let done = C::add_to_bf16(&k, views, out, g as u32);
+        tiles(views, out0, s + done, s + seg);
+        s += seg;
+    }
+    for o in rest {
+        o.copy_from_slice(out0);
+    }
+}
+
+/// The tile loop (and the fused fp8 kernel where the level has it).
+#[inline(always)]
+fn run_tiles<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
     match p.in_fmt {
         FloatFormat::F32 => run_d::<C, _>(DecF32, p, sources, outputs, first),
         FloatFormat::BF16 => run_d::<C, _>(DecBf16, p, sources, outputs, first),
@@ -213,7 +322,7 @@ pub(crate) fn run<C: Caps>(p: &FastAdd<'_>, sources: &[&[u8]], outputs: &mut [&m
 }
 
 #[inline(always)]
-fn run_d<C: Caps, D: Dec>(d: D, p: &FastAdd<'_>, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
+fn run_d<C: Caps, D: Dec>(d: D, p: &F32AccPlan<'_>, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
     let (sat, keep) = (p.saturate, p.keep_sign);
     macro_rules! fmt_enc {
         ($w:literal, $fmt:expr) => {
@@ -332,7 +441,7 @@ fn enc_w<E: Enc, const W: usize>(e: &E, acc: &[f32], out: &mut [u8], lo: u32, rk
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "one inlined hot loop body")]
 fn tile<C: Caps, D: Dec, E: Enc>(
-    op: FastOp<'_>,
+    op: F32AccOp<'_>,
     d: &D,
     e: &E,
     fp8: Option<&Fp8Enc>,
@@ -343,7 +452,7 @@ fn tile<C: Caps, D: Dec, E: Enc>(
     first: u64,
 ) {
     match op {
-        FastOp::Add => {
+        F32AccOp::Add => {
             if !fp8_full_tile::<C, D>(d, srcs, base, acc) {
                 dec_into::<D, false>(d, srcs[0], base, acc);
                 for s in &srcs[1..] {
@@ -351,7 +460,7 @@ fn tile<C: Caps, D: Dec, E: Enc>(
                 }
             }
         }
-        FastOp::MinMax(max, clamp) => {
+        F32AccOp::MinMax { max, clamp } => {
             dec_into::<D, false>(d, srcs[0], base, acc);
             let mut x = [0f32; TILE];
             let x = &mut x[..acc.len()];
@@ -368,7 +477,7 @@ fn tile<C: Caps, D: Dec, E: Enc>(
             }
         }
         #[cfg(feature = "std")]
-        FastOp::Fma(ops) => {
+        F32AccOp::Fma(ops) => {
             use crate::spec::Operand;
             acc.fill(0.0);
             let mut x = [0f32; TILE];
@@ -387,7 +496,7 @@ fn tile<C: Caps, D: Dec, E: Enc>(
             }
         }
         #[cfg(not(feature = "std"))]
-        FastOp::Never(_) => {}
+        F32AccOp::Never(_) => {}
     }
     if !fp8_full_enc::<C>(fp8, acc, out, base) {
         enc_from(e, acc, out, base, first);
@@ -431,7 +540,7 @@ fn fp8_full_tile<C: Caps, D: Dec>(d: &D, srcs: &[&[u8]], base: usize, acc: &mut 
 }
 
 #[inline(always)]
-fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
+fn run_de<C: Caps, D: Dec, E: Enc>(op: F32AccOp<'_>, d: &D, e: &E, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
     let Some((out0, rest)) = outs.split_first_mut() else { return };
     let n = srcs[0].len() / D::W;
     let mut acc = [0f32; TILE];
@@ -439,7 +548,7 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]],
     let fp8 = fp8.as_ref();
     let full = n / TILE * TILE;
     let mut base = 0;
-    if let (FastOp::Add, Some(table), Some(p)) = (op, d.fp8_table(), fp8) {
+    if let (F32AccOp::Add, Some(table), Some(p)) = (op, d.fp8_table(), fp8) {
         // One-byte in and out (`fp8_table` and `fp8_enc` are only given for those, so an
         // element is a byte): the whole tiles through the fused kernel, if the level has one.
         if full > 0 && C::fp8_add_encode(table, p, srcs, &mut out0[..full]) {
@@ -459,22 +568,20 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: FastOp<'_>, d: &D, e: &E, srcs: &[&[u8]],
 }
 
 /// The hot path as a [`crate::simd::Kernel`].
-pub(crate) struct FastAddJob<'a, 'b, 'c, 's> {
-    pub(crate) plan: FastAdd<'s>,
+pub(crate) struct F32AccJob<'a, 'b, 'c, 's> {
+    pub(crate) plan: F32AccPlan<'s>,
     pub(crate) sources: &'a [&'b [u8]],
     pub(crate) outputs: &'a mut [&'c mut [u8]],
     pub(crate) first: u64,
 }
 
-impl crate::simd::Kernel for FastAddJob<'_, '_, '_, '_> {
+impl crate::simd::Kernel for F32AccJob<'_, '_, '_, '_> {
     #[inline(always)]
     fn run<C: Caps>(&mut self) {
         run::<C>(&self.plan, self.sources, self.outputs, self.first);
     }
 
     fn wants_vbmi(&self) -> bool {
-        // One-byte floats on either side: the VBMI decode tables and the fp8 encoder.
-        let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
-        one_byte(self.plan.in_fmt) || one_byte(self.plan.out_fmt)
+        self.plan.wants_vbmi()
     }
 }

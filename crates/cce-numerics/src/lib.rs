@@ -59,7 +59,7 @@ pub mod spec;
 pub mod types;
 
 pub use error::NumericsError;
-pub use reduce::{Exec, convert, convert_spec, convert_to_vec, reduce, reduce_with};
+pub use reduce::{Exec, convert, convert_spec, convert_to_vec, kernel_name, reduce, reduce_with};
 #[cfg(feature = "std")]
 pub use reduce::{convert_par, reduce_par};
 pub use simd::{Isa, detected_isa};

@@ -1,7 +1,7 @@
 //! The entry points: [`reduce`], [`reduce_par`], [`reduce_with`], [`convert`], [`convert_par`].
 
 use crate::error::NumericsError;
-use crate::fast::{FastAdd, FastAddJob, FastOp};
+use crate::fast::{F32AccJob, F32AccOp, F32AccPlan};
 use crate::generic::Plan;
 use crate::rng::site_key;
 use crate::simd::{Kernel, dispatch};
@@ -107,9 +107,14 @@ fn validate(spec: &ReduceSpec, sources: &[&[u8]], outputs: &[&mut [u8]], first: 
     Ok(Checked { elements })
 }
 
+/// Output bytes (per thread) from which a call writes with non-temporal stores where the
+/// kernel has them: below it, the output is left in the cache for whoever reads it next.
+pub(crate) const STREAM_MIN_BYTES: usize = 4 << 20;
+
 /// The hot-path parameters, when the spec qualifies: fp32 (or fp32r) accumulate, float in
-/// and out, and ADD, MIN, MAX or (with `std`) FMA.
-fn fast_plan(spec: &ReduceSpec, n_sources: usize) -> Option<FastAdd<'_>> {
+/// and out, and ADD, MIN, MAX or (with `std`) FMA. `out_bytes` is the output each thread
+/// writes (it decides non-temporal stores).
+fn fast_plan(spec: &ReduceSpec, n_sources: usize, out_bytes: usize) -> Option<F32AccPlan<'_>> {
     if spec.accum_type.num_type() != NumType::F32 {
         return None;
     }
@@ -121,19 +126,22 @@ fn fast_plan(spec: &ReduceSpec, n_sources: usize) -> Option<FastAdd<'_>> {
     };
     let clamp32 = |c: &Option<crate::spec::Scalar>| c.map(crate::generic::scalar_to_f32);
     let (op, keep_sign) = match &spec.op {
-        Op::Add => (FastOp::Add, n_sources == 1),
-        Op::Min { clamp } => (FastOp::MinMax(false, clamp32(clamp)), n_sources == 1 && clamp.is_none()),
-        Op::Max { clamp } => (FastOp::MinMax(true, clamp32(clamp)), n_sources == 1 && clamp.is_none()),
+        Op::Add => (F32AccOp::Add, n_sources == 1),
+        Op::Min { clamp } => {
+            (F32AccOp::MinMax { max: false, clamp: clamp32(clamp) }, n_sources == 1 && clamp.is_none())
+        }
+        Op::Max { clamp } => (F32AccOp::MinMax { max: true, clamp: clamp32(clamp) }, n_sources == 1 && clamp.is_none()),
         #[cfg(feature = "std")]
-        Op::Fma(ops) => (FastOp::Fma(ops), false),
+        Op::Fma(ops) => (F32AccOp::Fma(ops), false),
         #[cfg(not(feature = "std"))]
         Op::Fma(_) => return None,
     };
-    Some(FastAdd { op, in_fmt, out_fmt, sr_key, saturate: spec.saturate, keep_sign })
+    let streaming = out_bytes >= STREAM_MIN_BYTES;
+    Some(F32AccPlan { op, in_fmt, out_fmt, sr_key, saturate: spec.saturate, keep_sign, streaming })
 }
 
 enum Path<'p> {
-    Fast(FastAdd<'p>),
+    Fast(F32AccPlan<'p>),
     Generic(alloc::boxed::Box<Plan<'p>>),
 }
 
@@ -177,7 +185,7 @@ fn run_range(
         let f = first.wrapping_add(start as u64);
         match path {
             Path::Fast(plan) => {
-                dispatch(&mut FastAddJob { plan: *plan, sources: srcs, outputs: &mut outs, first: f }, exec.max_isa)
+                dispatch(&mut F32AccJob { plan: *plan, sources: srcs, outputs: &mut outs, first: f }, exec.max_isa)
             }
             Path::Generic(plan) => {
                 dispatch(&mut GenericJob { plan, sources: srcs, outputs: &mut outs, first: f }, exec.max_isa)
@@ -202,7 +210,8 @@ pub fn reduce_with(
         return Err(NumericsError::ZeroThreads(0));
     }
     let checked = validate(spec, sources, outputs, first_element_index)?;
-    let path = match fast_plan(spec, sources.len()) {
+    let out_bytes = per_thread_output(checked.elements, spec.out_type.size(), exec.threads);
+    let path = match fast_plan(spec, sources.len(), out_bytes) {
         Some(f) => Path::Fast(f),
         None => Path::Generic(alloc::boxed::Box::new(Plan::new(
             &spec.op,
@@ -221,6 +230,39 @@ pub fn reduce_with(
     let _ = checked.elements;
     run_range(&path, spec, sources, outputs, first_element_index, exec);
     Ok(())
+}
+
+/// The output bytes each thread of [`run_threads`] writes (all of them on one thread).
+fn per_thread_output(elements: usize, out_size: usize, threads: usize) -> usize {
+    let t = if cfg!(feature = "std") { threads.clamp(1, elements.max(1)) } else { 1 };
+    elements.div_ceil(t) * out_size
+}
+
+/// The kernel a [`reduce_with`] call of this shape runs, as `level:route` — the CPU level
+/// (`portable`, `avx2`, `avx512`, `avx512-vbmi`) and the route at it (`bf16-add`,
+/// `bf16-add-nt` with non-temporal stores, `fp8-fused`, `tiles`, or `generic` for specs off
+/// the fp32-accumulate hot path). Decided by the same dispatch and the same plan as the call.
+pub fn kernel_name(spec: &ReduceSpec, n_sources: usize, elements: usize, exec: &Exec) -> alloc::string::String {
+    struct Probe<'p> {
+        plan: Option<F32AccPlan<'p>>,
+        fp8: bool,
+        name: alloc::string::String,
+    }
+    impl Kernel for Probe<'_> {
+        fn run<C: crate::simd::Caps>(&mut self) {
+            let route = self.plan.as_ref().map_or("generic", F32AccPlan::route::<C>);
+            self.name = alloc::format!("{}:{route}", C::LEVEL);
+        }
+        fn wants_vbmi(&self) -> bool {
+            self.fp8
+        }
+    }
+    let out_bytes = per_thread_output(elements, spec.out_type.size(), exec.threads);
+    let plan = fast_plan(spec, n_sources, out_bytes);
+    let fp8 = plan.as_ref().is_some_and(F32AccPlan::wants_vbmi);
+    let mut probe = Probe { plan, fp8, name: alloc::string::String::new() };
+    dispatch(&mut probe, exec.max_isa);
+    probe.name
 }
 
 #[cfg(feature = "std")]
@@ -403,7 +445,7 @@ mod tests {
                             let refs: Vec<&[u8]> = srcs.iter().map(|v| &v[..]).collect();
                             let mut hot = vec![0u8; n * tout.size()];
                             reduce(&spec, &refs, &mut [&mut hot], 77).unwrap();
-                            assert!(fast_plan(&spec, nsrc).is_some());
+                            assert!(fast_plan(&spec, nsrc, 0).is_some());
                             let plan = Plan::new(&spec.op, tin, NumType::F32, tout, spec.rounding, spec.saturate);
                             let mut gen_out = vec![0u8; n * tout.size()];
                             crate::generic::run(&plan, &refs, &mut [&mut gen_out], 77);

@@ -1,75 +1,46 @@
-//! Runtime CPU dispatch: the only module with `unsafe`.
-//!
-//! A [`Kernel`]'s body is plain portable Rust marked `#[inline(always)]`. On x86-64 with `std`
-//! it is compiled again inside functions with `#[target_feature(enable = …)]` (AVX2 + FMA +
-//! F16C + BMI, and AVX-512 F/BW/DQ/VL where the compiler supports those features), so the
-//! compiler vectorises it for that level; a copy runs only after `is_x86_feature_detected!`
-//! confirms every feature it was compiled for. All copies are the same source, and Rust never
-//! contracts `a * b + c` into an FMA or reorders float operations, so they give identical bits
-//! (tested). Everywhere else the portable copy runs.
-#![allow(unsafe_code)]
+//! The AVX-512 level (F/BW/DQ/VL, and VBMI for the fp8 byte tables): the entry points that
+//! [`super::dispatch`] calls once the CPU has every feature, and the level's hand-written
+//! kernels — the fp8 table decoders and encoder, the fused fp8 ADD, and the register-resident
+//! ADD into bf16. Compiled only for x86-64 with `std` and a compiler that accepts the
+//! `avx512*` target features (`cfg(cce_avx512)`, set by build.rs for rustc >= 1.89: hence the
+//! module-wide `incompatible_msrv` allowance).
+#![allow(
+    clippy::incompatible_msrv,
+    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
+)]
 
+use super::{Bf16Add, Caps, Kernel};
 use crate::float::Fp8Enc;
 
-/// A block of work whose body is compiled per CPU feature level.
-pub(crate) trait Kernel {
-    /// The body, given the explicit-SIMD helpers `C` of the level it runs at.
-    /// Implementations mark it `#[inline(always)]`.
-    fn run<C: Caps>(&mut self);
-
-    /// Whether the job gains from the AVX-512 VBMI level (fp8 byte tables). Jobs without fp8
-    /// stay on the plain AVX-512 level, which measured ~25 % faster for bf16.
-    fn wants_vbmi(&self) -> bool {
-        false
-    }
+/// Runs `k` with the AVX-512 helpers.
+///
+/// # Safety
+/// The CPU must have avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl.
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl")]
+pub(super) unsafe fn run<K: Kernel>(k: &mut K) {
+    k.run::<Avx512Caps>();
 }
 
-/// Explicit-SIMD helpers available at a feature level. Each returns `false` when the level has
-/// no such helper, and the caller then runs its portable loop (same bits).
-pub(crate) trait Caps {
-    /// Decodes 64 one-byte float elements through `table` (bf16 bits of every magnitude
-    /// 0..=127, sign from bit 7) into `acc`, or adds them to `acc` when `add`.
-    fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool;
-    /// Encodes 64 f32 values into a one-byte float format with RNE, exactly as
-    /// [`crate::float::narrow_f32_rne_small`] with the format behind `p`.
-    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool;
-    /// The whole ADD of one-byte float sources into a one-byte float output, fused: for each
-    /// tile of 64 elements of `out` (`out.len()` is a multiple of 64, and every source is at
-    /// least as long), decodes every source through `table`, adds them in fp32 in
-    /// source order (IEEE addition, as the portable loop) and encodes the sums exactly as
-    /// [`Caps::fp8_encode`] does. The sums never leave registers.
-    fn fp8_add_encode(table: &[u16; 128], p: &Fp8Enc, srcs: &[&[u8]], out: &mut [u8]) -> bool;
+/// Runs `k` with the AVX-512 VBMI helpers.
+///
+/// # Safety
+/// As [`run`], plus avx512vbmi.
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")]
+pub(super) unsafe fn run_vbmi<K: Kernel>(k: &mut K) {
+    k.run::<Avx512VbmiCaps>();
 }
 
-/// No helpers: the portable and AVX2 levels.
-struct NoCaps;
-
-impl Caps for NoCaps {
-    #[inline(always)]
-    fn fp8_tile(_: &[u16; 128], _: &[u8; 64], _: &mut [f32; 64], _: bool) -> bool {
-        false
-    }
-    #[inline(always)]
-    fn fp8_encode(_: &Fp8Enc, _: &[f32; 64], _: &mut [u8; 64]) -> bool {
-        false
-    }
-    #[inline(always)]
-    fn fp8_add_encode(_: &[u16; 128], _: &Fp8Enc, _: &[&[u8]], _: &mut [u8]) -> bool {
-        false
-    }
-}
-
-/// AVX-512 BW helpers. Private: only `run_avx512` names this type, and `run_avx512` runs
-/// only after the CPU has been checked for every feature the helpers use.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+/// AVX-512 BW helpers. Private: only [`run`] names this type, and `run` runs only after the
+/// CPU has been checked for every feature the helpers use.
 struct Avx512Caps;
 
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 impl Caps for Avx512Caps {
+    const LEVEL: &'static str = "avx512";
+    const BF16_ADD: bool = true;
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512Caps` is private to this module and used only as the type argument
-        // of `k.run::<Avx512Caps>()` inside `run_avx512`, which `dispatch` calls only after
+        // of `k.run::<Avx512Caps>()` inside `run`, which `dispatch` calls only after
         // `is_x86_feature_detected!` confirmed avx512f and avx512bw (the features
         // `fp8_tile_avx512` needs). The function reads and writes only through the given
         // fixed-size references.
@@ -78,7 +49,7 @@ impl Caps for Avx512Caps {
     }
     #[inline(always)]
     fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
-        // SAFETY: as for `fp8_tile`: only reachable from `run_avx512`, after
+        // SAFETY: as for `fp8_tile`: only reachable from `run`, after
         // `is_x86_feature_detected!` confirmed avx512f and avx512bw (the features
         // `fp8_encode_avx512` needs). It reads and writes only through the given fixed-size
         // references.
@@ -86,8 +57,11 @@ impl Caps for Avx512Caps {
         true
     }
     #[inline(always)]
-    fn fp8_add_encode(_: &[u16; 128], _: &Fp8Enc, _: &[&[u8]], _: &mut [u8]) -> bool {
-        false
+    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed
+        // avx512f, avx512bw and avx512dq (the features `add_to_bf16_avx512` needs).
+        // `add_to_bf16_checked` checks every length before it touches memory.
+        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
     }
 }
 
@@ -95,11 +69,6 @@ impl Caps for Avx512Caps {
 /// lanes at a time (integer rounding for normal results, one IEEE fp32 addition of a power of
 /// two for subnormal ones, then the overflow and NaN selects), each lane narrowed to its low
 /// byte (`vpmovdb`), as the portable loop stores the low byte of the encoding.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[allow(
-    clippy::incompatible_msrv,
-    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
-)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 unsafe fn fp8_encode_avx512(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) {
@@ -145,17 +114,18 @@ unsafe fn fp8_encode_avx512(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) {
     }
 }
 
-/// AVX-512 BW helpers plus the VBMI byte-table decoder. Private: only `run_avx512_vbmi` names
+/// AVX-512 BW helpers plus the VBMI byte-table decoder. Private: only [`run_vbmi`] names
 /// this type, and it runs only after the CPU has been checked for every feature they use.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 struct Avx512VbmiCaps;
 
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 impl Caps for Avx512VbmiCaps {
+    const LEVEL: &'static str = "avx512-vbmi";
+    const FUSED_FP8: bool = true;
+    const BF16_ADD: bool = true;
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512VbmiCaps` is private to this module and used only as the type
-        // argument of `k.run::<Avx512VbmiCaps>()` inside `run_avx512_vbmi`, which `dispatch`
+        // argument of `k.run::<Avx512VbmiCaps>()` inside `run_vbmi`, which `dispatch`
         // calls only after `is_x86_feature_detected!` confirmed avx512f, avx512bw and
         // avx512vbmi (the features `fp8_tile_vbmi` needs). The function reads and writes only
         // through the given fixed-size references.
@@ -165,7 +135,7 @@ impl Caps for Avx512VbmiCaps {
     #[inline(always)]
     fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
         // SAFETY: as for `fp8_tile` above: avx512f and avx512bw (what `fp8_encode_avx512`
-        // needs) were confirmed before `run_avx512_vbmi` ran; only the given fixed-size
+        // needs) were confirmed before `run_vbmi` ran; only the given fixed-size
         // references are touched.
         unsafe { fp8_encode_avx512(p, acc, out) };
         true
@@ -176,7 +146,7 @@ impl Caps for Avx512VbmiCaps {
             return false;
         }
         // SAFETY: as for `fp8_tile` above: avx512f, avx512bw and avx512vbmi (the features
-        // `fp8_add_encode_vbmi` needs) were confirmed before `run_avx512_vbmi` ran. The
+        // `fp8_add_encode_vbmi` needs) were confirmed before `run_vbmi` ran. The
         // function reaches memory only through bounds-checked subslices of its arguments.
         unsafe {
             match (p.s0, p.nan_sign_mask != 0) {
@@ -192,16 +162,18 @@ impl Caps for Avx512VbmiCaps {
         }
         true
     }
+    #[inline(always)]
+    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+        // SAFETY: only reachable from `run_vbmi`, after `is_x86_feature_detected!` confirmed
+        // avx512f, avx512bw and avx512dq among others (the features `add_to_bf16_avx512`
+        // needs). `add_to_bf16_checked` checks every length before it touches memory.
+        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
+    }
 }
 
 /// The VBMI decoders' byte tables `[lo0, lo1, hi0, hi1]`: the low and the high bytes of the
 /// bf16 entries of `table`, entries 0..64 in the first vector of each pair and 64..128 in the
 /// second, as `vpermi2b` indexes them with the low 7 bits of a byte.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[allow(
-    clippy::incompatible_msrv,
-    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
-)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 fn vbmi_byte_tables(table: &[u16; 128]) -> [core::arch::x86_64::__m512i; 4] {
@@ -229,7 +201,6 @@ fn vbmi_byte_tables(table: &[u16; 128]) -> [core::arch::x86_64::__m512i; 4] {
 /// shifts and the encoder's packs all work within 128-bit lanes, and element `16 l + r` of a
 /// tile stays in lane `l` throughout. Even elements below 8 land at bytes 0..4, odd ones at
 /// 4..8, even ones from 8 at 8..12, odd ones from 9 at 12..16.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 const FUSED_ORDER: [u8; 64] = {
     let mut idx = [0u8; 64];
     let mut e = 0;
@@ -251,11 +222,6 @@ const FUSED_ORDER: [u8; 64] = {
 /// (`S0` = `p.s0`) and the NaN-sign choice (`KEEP`) fixed at compile time; the four encoded
 /// dword vectors are packed to bytes and one in-lane shuffle ([`FUSED_ORDER`]) restores the
 /// element order. Each source is prefetched [`PF_FUSED`] bytes ahead.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[allow(
-    clippy::incompatible_msrv,
-    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
-)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
     table: &[u16; 128],
@@ -345,18 +311,15 @@ unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
 }
 
 /// How far ahead (bytes) of each source tile the VBMI decoder asks for the cache line.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 const PREFETCH: usize = 2048;
 /// How far ahead (bytes) of each source tile the fused kernel asks for the cache line
 /// (measured on 4 × 64 MiB: none 11.3 GB/s, 512 to 2048 bytes 14.0–14.3 GB/s; streaming stores
 /// for the output measured no better, so it is written through the cache).
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 const PF_FUSED: usize = 1024;
 
 /// Byte order fed to the VBMI decoder's lookups: position `16 l + 4 k + j` (128-bit lane `l`)
 /// takes element `16 k + 4 l + j`, so that after the in-lane byte → word → dword unpacks the
 /// `k`-th dword vector holds elements `16 k .. 16 k + 16` in order.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
 const VBMI_ORDER: [u8; 64] = {
     let mut idx = [0u8; 64];
     let mut p = 0;
@@ -373,11 +336,6 @@ const VBMI_ORDER: [u8; 64] = {
 /// ignores bit 7), the sign ORed into the high byte, the bytes interleaved into bf16 words and
 /// the words into f32 bits (bf16 in the high half), then stored or added with IEEE fp32
 /// addition — the same operation, in the same order, as the portable loop.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[allow(
-    clippy::incompatible_msrv,
-    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
-)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 unsafe fn fp8_tile_vbmi(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) {
@@ -418,11 +376,6 @@ unsafe fn fp8_tile_vbmi(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64],
 /// looked up in the 128-entry bf16 table with two `vpermi2w` and a blend on bit 6, the sign
 /// ORed in, widened to f32 (bf16 bits in the high half), then stored or added with IEEE fp32
 /// addition — the same operation, in the same order, as the portable loop.
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[allow(
-    clippy::incompatible_msrv,
-    reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
-)]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn fp8_tile_avx512(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) {
     use core::arch::x86_64::*;
@@ -461,94 +414,193 @@ unsafe fn fp8_tile_avx512(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64
     }
 }
 
-/// Which code path the kernels take (see [`detected_isa`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    /// Portable code (the baseline target features).
-    Portable,
-    /// x86-64 with AVX2, FMA, F16C, BMI1 and BMI2.
-    Avx2,
-    /// The AVX2 set plus AVX-512 F, BW, DQ and VL.
-    Avx512,
+/// Elements per block of the register-resident bf16 kernel: one 64-byte output store.
+const BF16_BLOCK: usize = 32;
+
+/// How far ahead (bytes) of each source block the register-resident bf16 kernels ask for the
+/// cache line.
+pub(super) const PF_BF16: usize = 2048;
+
+/// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx512`] on its whole blocks;
+/// returns the elements done (0 when the call does not qualify: no sources, more than
+/// [`crate::spec::MAX_SOURCES`], a source shorter than the output, or a streaming output not
+/// on a 64-byte boundary).
+///
+/// # Safety
+/// The CPU must have avx512f, avx512bw and avx512dq.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq")]
+unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+    let in_w = if k.f32_in { 4 } else { 2 };
+    let n = out.len() / 2;
+    let blocks = n / BF16_BLOCK;
+    if blocks == 0
+        || srcs.is_empty()
+        || srcs.len() > crate::spec::MAX_SOURCES
+        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * in_w)
+        || (k.streaming && out.as_ptr() as usize % 64 != 0)
+    {
+        return 0;
+    }
+    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
+    for (p, s) in ptrs.iter_mut().zip(srcs) {
+        *p = s.as_ptr();
+    }
+    let ptrs = &ptrs[..srcs.len()];
+    let o = out.as_mut_ptr();
+    let rk = k.sr_run_key.unwrap_or(0);
+    let keep = k.keep_sign;
+    macro_rules! go {
+        ($($f:literal $s:literal $t:literal $n:literal),*) => {
+            match (k.f32_in, k.sr_run_key.is_some(), k.saturate, k.streaming) {
+                // SAFETY: the CPU features were confirmed by the caller (this function's
+                // contract). `ptrs` holds one pointer per source, each to at least
+                // `blocks · 32 · in_w` readable bytes (checked above), `o` points to
+                // `blocks · 64` writable bytes (`out.len() >= 2 · blocks · 32`), aligned to 64
+                // bytes when streaming (checked above); the slices outlive the call.
+                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx512::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
+            }
+        };
+    }
+    go!(false false false false, false false false true, false false true false, false false true true,
+        false true false false, false true false true, false true true false, false true true true,
+        true false false false, true false false true, true false true false, true false true true,
+        true true false false, true true false true, true true true false, true true true true);
+    blocks * BF16_BLOCK
 }
 
-/// The best code path this machine (and this build) supports.
-pub fn detected_isa() -> Isa {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        let avx2 = std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("fma")
-            && std::is_x86_feature_detected!("f16c")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2");
-        #[cfg(cce_avx512)]
-        {
-            if avx2
-                && std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512dq")
-                && std::is_x86_feature_detected!("avx512vl")
-            {
-                return Isa::Avx512;
+/// `vpermt2w` indices of the high word of every dword of two vectors, in order.
+const ODD_WORDS: [u16; 32] = {
+    let mut idx = [0u16; 32];
+    let mut w = 0;
+    while w < 32 {
+        idx[w] = 2 * w as u16 + 1;
+        w += 1;
+    }
+    idx
+};
+
+/// The register-resident AVX-512 ADD into bf16. Per block of 32 elements: each source is one
+/// 64-byte load of bf16 (split into even and odd elements as fp32: `w << 16` and
+/// `w & 0xffff0000`) or two of fp32, added in source order with IEEE fp32 additions into two
+/// accumulators that never leave registers; the sums are rounded in the integer domain
+/// exactly as `narrow_bf16_rne` (`x + 0x7fff + lsb`) or `narrow_bf16_sr` (`x + (r >> 16)`, `r`
+/// the counter generator's bits for the element index), the carry never reaching the sign of
+/// a non-NaN; saturation is a minimum on the magnitude; NaN (found by `vfpclassps`) becomes
+/// 0x7fc0 with the sum's sign when `keep_sign`. The rounded halves are merged into one 64-byte
+/// store (non-temporal when `NT`, then one `sfence`). Each source is prefetched [`PF_BF16`]
+/// bytes ahead.
+///
+/// # Safety
+/// The CPU must have avx512f, avx512bw and avx512dq; `srcs` is non-empty and each pointer
+/// reads `blocks · 32` elements (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 64`
+/// bytes, aligned to 64 when `NT`.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq")]
+unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+    srcs: &[*const u8],
+    out: *mut u8,
+    blocks: usize,
+    lo: u32,
+    rk: u32,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let Some((&head, rest)) = srcs.split_first() else { return };
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let high_half = splat(0xffff_0000);
+    let one = splat(1);
+    let half_m1 = splat(0x7fff);
+    let mag_high = splat(0x7fff_0000);
+    let sat_lim = splat(0x7f7f_0000);
+    let sign = splat(0x8000_0000);
+    let qnan = splat(0x7fc0_0000);
+    let nan_sign = splat(if keep_sign { 0x8000_0000 } else { 0 });
+    let rkv = splat(rk);
+    let (c1, c2) = (splat(0x85eb_ca6b), splat(0xc2b2_ae35));
+    // The element index (low half) of every lane of the two accumulators: elements 0..16 and
+    // 16..32 for fp32 sources, even and odd elements for bf16 ones.
+    let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let base = splat(lo);
+    let (mut idx0, mut idx1) = if F32_IN {
+        (_mm512_add_epi32(base, lanes), _mm512_add_epi32(base, _mm512_add_epi32(lanes, splat(16))))
+    } else {
+        let even = _mm512_add_epi32(base, _mm512_slli_epi32::<1>(lanes));
+        (even, _mm512_add_epi32(even, one))
+    };
+    let step = splat(BF16_BLOCK as u32);
+    // SAFETY: `ODD_WORDS` holds 64 bytes; unaligned load.
+    let odd_words = unsafe { _mm512_loadu_si512(ODD_WORDS.as_ptr().cast()) };
+    let in_bytes = if F32_IN { 128 } else { 64 };
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
+            let p: *const u8 = $p;
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            if F32_IN {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + 64 + PF_BF16).cast());
+                // SAFETY: `$off + 128 <= blocks · 128` bytes the caller made readable.
+                unsafe { (_mm512_loadu_ps(p.add($off).cast()), _mm512_loadu_ps(p.add($off + 64).cast())) }
+            } else {
+                // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
+                let w = unsafe { _mm512_loadu_si512(p.add($off).cast()) };
+                (_mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)), _mm512_castsi512_ps(_mm512_and_si512(w, high_half)))
             }
+        }};
+    }
+    macro_rules! round {
+        ($x:expr, $idx:expr) => {{
+            let x: __m512 = $x;
+            let xi = _mm512_castps_si512(x);
+            let t = if SR {
+                // `fmix32(lo ^ rk)`, as `crate::rng::fmix32`.
+                let mut h = _mm512_xor_si512($idx, rkv);
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+                h = _mm512_mullo_epi32(h, c1);
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
+                h = _mm512_mullo_epi32(h, c2);
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+                _mm512_add_epi32(xi, _mm512_srli_epi32::<16>(h))
+            } else {
+                let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(xi), one);
+                _mm512_add_epi32(_mm512_add_epi32(xi, half_m1), lsb)
+            };
+            let t = if SAT {
+                // min(magnitude, largest finite) | sign (`vpternlogd` 0xf8: A | (B & C)).
+                let mag = _mm512_min_epu32(_mm512_and_si512(t, mag_high), sat_lim);
+                _mm512_ternarylogic_epi32::<0xf8>(mag, xi, sign)
+            } else {
+                t
+            };
+            // QNaN | SNaN; the NaN is 0x7fc0 | (sign & nan_sign) (0xea: (A & B) | C).
+            let is_nan = _mm512_fpclass_ps_mask::<0x81>(x);
+            _mm512_mask_mov_epi32(t, is_nan, _mm512_ternarylogic_epi32::<0xea>(xi, nan_sign, qnan))
+        }};
+    }
+    for b in 0..blocks {
+        let off = b * in_bytes;
+        let (mut a0, mut a1) = load!(head, off);
+        for &p in rest {
+            let (x0, x1) = load!(p, off);
+            a0 = _mm512_add_ps(a0, x0);
+            a1 = _mm512_add_ps(a1, x1);
         }
-        if avx2 {
-            return Isa::Avx2;
+        let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
+        let v = if F32_IN {
+            _mm512_permutex2var_epi16(r0, odd_words, r1)
+        } else {
+            _mm512_mask_blend_epi16(0xaaaa_aaaa, _mm512_srli_epi32::<16>(r0), r1)
+        };
+        // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made writable, 64-byte aligned
+        // when streaming.
+        unsafe {
+            let dst = out.add(b * 64);
+            if NT { _mm512_stream_si512(dst.cast(), v) } else { _mm512_storeu_si512(dst.cast(), v) }
+        }
+        if SR {
+            idx0 = _mm512_add_epi32(idx0, step);
+            idx1 = _mm512_add_epi32(idx1, step);
         }
     }
-    Isa::Portable
-}
-
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2")]
-unsafe fn run_avx2<K: Kernel>(k: &mut K) {
-    k.run::<NoCaps>();
-}
-
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl")]
-unsafe fn run_avx512<K: Kernel>(k: &mut K) {
-    k.run::<Avx512Caps>();
-}
-
-#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
-#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")]
-unsafe fn run_avx512_vbmi<K: Kernel>(k: &mut K) {
-    k.run::<Avx512VbmiCaps>();
-}
-
-/// Runs `k` on the best path for this machine; `isa` caps the level (`Portable` pins the
-/// portable copy).
-pub(crate) fn dispatch<K: Kernel>(k: &mut K, cap: Isa) {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    {
-        let isa = detected_isa();
-        #[cfg(cce_avx512)]
-        if isa == Isa::Avx512 && cap == Isa::Avx512 {
-            if k.wants_vbmi() && std::is_x86_feature_detected!("avx512vbmi") {
-                // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
-                // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and
-                // avx512vl, and avx512vbmi was confirmed just above: every feature
-                // `run_avx512_vbmi` is compiled for; it has no other safety requirement.
-                unsafe { run_avx512_vbmi(k) };
-                return;
-            }
-            // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
-            // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl
-            // on this CPU — every feature `run_avx512` is compiled for; it has no other
-            // safety requirement.
-            unsafe { run_avx512(k) };
-            return;
-        }
-        if isa != Isa::Portable && cap != Isa::Portable {
-            // SAFETY: `detected_isa` returned `Avx2` or `Avx512` only after
-            // `is_x86_feature_detected!` confirmed avx2, fma, f16c, bmi1 and bmi2 on this CPU,
-            // exactly the features `run_avx2` is compiled for; it has no other safety
-            // requirement.
-            unsafe { run_avx2(k) };
-            return;
-        }
+    if NT {
+        _mm_sfence();
     }
-    let _ = cap;
-    k.run::<NoCaps>();
 }

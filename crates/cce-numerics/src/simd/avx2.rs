@@ -1,0 +1,202 @@
+//! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
+//! calls once the CPU has every feature, and the level's register-resident ADD into bf16.
+//! Compiled only for x86-64 with `std`.
+
+use super::{Bf16Add, Caps, Kernel};
+
+/// Runs `k` with the AVX2 helpers.
+///
+/// # Safety
+/// The CPU must have avx2, fma, f16c, bmi1 and bmi2.
+#[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2")]
+pub(super) unsafe fn run<K: Kernel>(k: &mut K) {
+    k.run::<Avx2Caps>();
+}
+
+/// The AVX2 helpers. Private: only [`run`] names this type, and `run` runs only after the CPU
+/// has been checked for every feature the helpers use.
+struct Avx2Caps;
+
+impl Caps for Avx2Caps {
+    const LEVEL: &'static str = "avx2";
+    const BF16_ADD: bool = true;
+    #[inline(always)]
+    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // (the feature `add_to_bf16_avx2` needs). `add_to_bf16_checked` checks every length
+        // before it touches memory.
+        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
+    }
+}
+
+/// Elements per block of the register-resident bf16 kernel: one 32-byte output store.
+const BF16_BLOCK: usize = 16;
+
+/// How far ahead (bytes) of each source block the kernel asks for the cache line.
+const PF_BF16: usize = 2048;
+
+/// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx2`] on its whole blocks;
+/// returns the elements done (0 when the call does not qualify: no sources, more than
+/// [`crate::spec::MAX_SOURCES`], a source shorter than the output, or a streaming output not
+/// on a 64-byte boundary).
+///
+/// # Safety
+/// The CPU must have avx2.
+#[target_feature(enable = "avx2")]
+unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+    let in_w = if k.f32_in { 4 } else { 2 };
+    let n = out.len() / 2;
+    let blocks = n / BF16_BLOCK;
+    if blocks == 0
+        || srcs.is_empty()
+        || srcs.len() > crate::spec::MAX_SOURCES
+        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * in_w)
+        || (k.streaming && out.as_ptr() as usize % 64 != 0)
+    {
+        return 0;
+    }
+    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
+    for (p, s) in ptrs.iter_mut().zip(srcs) {
+        *p = s.as_ptr();
+    }
+    let ptrs = &ptrs[..srcs.len()];
+    let o = out.as_mut_ptr();
+    let rk = k.sr_run_key.unwrap_or(0);
+    let keep = k.keep_sign;
+    macro_rules! go {
+        ($($f:literal $s:literal $t:literal $n:literal),*) => {
+            match (k.f32_in, k.sr_run_key.is_some(), k.saturate, k.streaming) {
+                // SAFETY: the CPU feature was confirmed by the caller (this function's
+                // contract). `ptrs` holds one pointer per source, each to at least
+                // `blocks · 16 · in_w` readable bytes (checked above), `o` points to
+                // `blocks · 32` writable bytes (`out.len() >= 2 · blocks · 16`), aligned to 64
+                // bytes when streaming (checked above); the slices outlive the call.
+                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx2::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
+            }
+        };
+    }
+    go!(false false false false, false false false true, false false true false, false false true true,
+        false true false false, false true false true, false true true false, false true true true,
+        true false false false, true false false true, true false true false, true false true true,
+        true true false false, true true false true, true true true false, true true true true);
+    blocks * BF16_BLOCK
+}
+
+/// The register-resident AVX2 ADD into bf16: the AVX-512 kernel's steps on 256-bit vectors
+/// (16 elements per block: one 32-byte load per bf16 source or two per fp32 source, even and
+/// odd elements as fp32, IEEE fp32 additions in source order, integer RNE / SR rounding,
+/// saturation as a minimum on the magnitude), with NaN found by a signed compare of the
+/// magnitude against infinity, and the halves merged by a word blend (bf16 sources) or a
+/// pack and a 64-bit permute (fp32 sources).
+///
+/// # Safety
+/// The CPU must have avx2; `srcs` is non-empty and each pointer reads `blocks · 16` elements
+/// (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 32` bytes, aligned to 32 when `NT`.
+#[target_feature(enable = "avx2")]
+unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+    srcs: &[*const u8],
+    out: *mut u8,
+    blocks: usize,
+    lo: u32,
+    rk: u32,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let Some((&head, rest)) = srcs.split_first() else { return };
+    let splat = |v: u32| _mm256_set1_epi32(v as i32);
+    let high_half = splat(0xffff_0000);
+    let one = splat(1);
+    let half_m1 = splat(0x7fff);
+    let mag_high = splat(0x7fff_0000);
+    let sat_lim = splat(0x7f7f_0000);
+    let sign = splat(0x8000_0000);
+    let abs = splat(0x7fff_ffff);
+    let inf = splat(0x7f80_0000);
+    let qnan = splat(0x7fc0_0000);
+    let nan_sign = splat(if keep_sign { 0x8000_0000 } else { 0 });
+    let rkv = splat(rk);
+    let (c1, c2) = (splat(0x85eb_ca6b), splat(0xc2b2_ae35));
+    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let base = splat(lo);
+    let (mut idx0, mut idx1) = if F32_IN {
+        (_mm256_add_epi32(base, lanes), _mm256_add_epi32(base, _mm256_add_epi32(lanes, splat(8))))
+    } else {
+        let even = _mm256_add_epi32(base, _mm256_slli_epi32::<1>(lanes));
+        (even, _mm256_add_epi32(even, one))
+    };
+    let step = splat(BF16_BLOCK as u32);
+    let in_bytes = if F32_IN { 64 } else { 32 };
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
+            let p: *const u8 = $p;
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            if F32_IN {
+                // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
+                unsafe { (_mm256_loadu_ps(p.add($off).cast()), _mm256_loadu_ps(p.add($off + 32).cast())) }
+            } else {
+                // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
+                let w = unsafe { _mm256_loadu_si256(p.add($off).cast()) };
+                (_mm256_castsi256_ps(_mm256_slli_epi32::<16>(w)), _mm256_castsi256_ps(_mm256_and_si256(w, high_half)))
+            }
+        }};
+    }
+    macro_rules! round {
+        ($x:expr, $idx:expr) => {{
+            let xi = _mm256_castps_si256($x);
+            let t = if SR {
+                // `fmix32(lo ^ rk)`, as `crate::rng::fmix32`.
+                let mut h = _mm256_xor_si256($idx, rkv);
+                h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
+                h = _mm256_mullo_epi32(h, c1);
+                h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
+                h = _mm256_mullo_epi32(h, c2);
+                h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
+                _mm256_add_epi32(xi, _mm256_srli_epi32::<16>(h))
+            } else {
+                let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(xi), one);
+                _mm256_add_epi32(_mm256_add_epi32(xi, half_m1), lsb)
+            };
+            let t = if SAT {
+                let mag = _mm256_min_epu32(_mm256_and_si256(t, mag_high), sat_lim);
+                _mm256_or_si256(mag, _mm256_and_si256(xi, sign))
+            } else {
+                t
+            };
+            // The magnitude is below 2^31, so the signed compare is the unsigned one.
+            let is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(xi, abs), inf);
+            let nan = _mm256_or_si256(_mm256_and_si256(xi, nan_sign), qnan);
+            _mm256_blendv_epi8(t, nan, is_nan)
+        }};
+    }
+    for b in 0..blocks {
+        let off = b * in_bytes;
+        let (mut a0, mut a1) = load!(head, off);
+        for &p in rest {
+            let (x0, x1) = load!(p, off);
+            a0 = _mm256_add_ps(a0, x0);
+            a1 = _mm256_add_ps(a1, x1);
+        }
+        let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
+        let v = if F32_IN {
+            // Per 128-bit lane: 4 results of r0, then 4 of r1; the permute puts them in order.
+            let packed = _mm256_packus_epi32(_mm256_srli_epi32::<16>(r0), _mm256_srli_epi32::<16>(r1));
+            _mm256_permute4x64_epi64::<0xd8>(packed)
+        } else {
+            _mm256_blend_epi16::<0xaa>(_mm256_srli_epi32::<16>(r0), r1)
+        };
+        // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made writable, 32-byte aligned
+        // when streaming.
+        unsafe {
+            let dst = out.add(b * 32);
+            if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
+        }
+        if SR {
+            idx0 = _mm256_add_epi32(idx0, step);
+            idx1 = _mm256_add_epi32(idx1, step);
+        }
+    }
+    if NT {
+        _mm_sfence();
+    }
+}

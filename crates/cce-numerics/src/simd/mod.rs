@@ -1,0 +1,178 @@
+//! Runtime CPU dispatch and the explicit-SIMD kernels: the only modules with `unsafe`.
+//!
+//! A [`Kernel`]'s body is plain portable Rust marked `#[inline(always)]`. On x86-64 with `std`
+//! it is compiled again inside functions with `#[target_feature(enable = …)]` (AVX2 + FMA +
+//! F16C + BMI in `avx2`, and AVX-512 F/BW/DQ/VL (+ VBMI) in `avx512` where the compiler
+//! supports those features), so the compiler vectorises it for that level; a copy runs only
+//! after `is_x86_feature_detected!` confirms every feature it was compiled for. All copies are
+//! the same source, and Rust never contracts `a * b + c` into an FMA or reorders float
+//! operations, so they give identical bits (tested). Everywhere else the portable copy runs.
+//!
+//! Each level also brings its hand-written kernels ([`Caps`]): the fp8 table decoder and
+//! encoder, the fused fp8 ADD, and the register-resident ADD into bf16. Each one computes
+//! exactly the portable loop's operations in the same order (IEEE fp32 additions in source
+//! order, the same integer rounding), so its bits are the portable bits (tested on every
+//! pattern class, ragged tails, 1–32 sources and several first indices).
+//!
+//! One file per ISA family; each file's `cfg` is written once, on its `mod` line here.
+#![allow(unsafe_code)]
+
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod avx2;
+#[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
+mod avx512;
+
+use crate::float::Fp8Enc;
+
+/// A block of work whose body is compiled per CPU feature level.
+pub(crate) trait Kernel {
+    /// The body, given the explicit-SIMD helpers `C` of the level it runs at.
+    /// Implementations mark it `#[inline(always)]`.
+    fn run<C: Caps>(&mut self);
+
+    /// Whether the job gains from the AVX-512 VBMI level (fp8 byte tables). Jobs without fp8
+    /// stay on the plain AVX-512 level, which measured ~25 % faster for bf16.
+    fn wants_vbmi(&self) -> bool {
+        false
+    }
+}
+
+/// What the register-resident ADD into bf16 ([`Caps::add_to_bf16`]) computes: the sum of the
+/// sources in fp32, in source order, rounded to bf16 exactly as
+/// [`crate::float::narrow_bf16_rne`] / [`crate::float::narrow_bf16_sr`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bf16Add {
+    /// The sources hold fp32 elements (else bf16).
+    pub(crate) f32_in: bool,
+    /// Stochastic rounding: the run key ([`crate::rng::run_key`]) of the high half of every
+    /// element index of the call (the caller splits calls at 2³² boundaries).
+    pub(crate) sr_run_key: Option<u32>,
+    /// Overflow saturates to the largest finite bf16.
+    pub(crate) saturate: bool,
+    /// A NaN result keeps the sign of its sum.
+    pub(crate) keep_sign: bool,
+    /// Non-temporal stores; the caller gives an output that starts on a 64-byte boundary.
+    pub(crate) streaming: bool,
+}
+
+/// Explicit-SIMD helpers available at a feature level. Each defaults to "not here" (`false`,
+/// or 0 elements done), and the caller then runs its portable loop (same bits).
+pub(crate) trait Caps {
+    /// The level's name in kernel reports (`cce bench numerics --json`).
+    const LEVEL: &'static str;
+
+    /// Decodes 64 one-byte float elements through `table` (bf16 bits of every magnitude
+    /// 0..=127, sign from bit 7) into `acc`, or adds them to `acc` when `add`.
+    #[inline(always)]
+    fn fp8_tile(_table: &[u16; 128], _src: &[u8; 64], _acc: &mut [f32; 64], _add: bool) -> bool {
+        false
+    }
+    /// Encodes 64 f32 values into a one-byte float format with RNE, exactly as
+    /// [`crate::float::narrow_f32_rne_small`] with the format behind `p`.
+    #[inline(always)]
+    fn fp8_encode(_p: &Fp8Enc, _acc: &[f32; 64], _out: &mut [u8; 64]) -> bool {
+        false
+    }
+    /// Whether [`Caps::fp8_add_encode`] is there.
+    const FUSED_FP8: bool = false;
+    /// The whole ADD of one-byte float sources into a one-byte float output, fused: for each
+    /// tile of 64 elements of `out` (`out.len()` is a multiple of 64, and every source is at
+    /// least as long), decodes every source through `table`, adds them in fp32 in
+    /// source order (IEEE addition, as the portable loop) and encodes the sums exactly as
+    /// [`Caps::fp8_encode`] does. The sums never leave registers.
+    #[inline(always)]
+    fn fp8_add_encode(_table: &[u16; 128], _p: &Fp8Enc, _srcs: &[&[u8]], _out: &mut [u8]) -> bool {
+        false
+    }
+    /// Whether [`Caps::add_to_bf16`] is there.
+    const BF16_ADD: bool = false;
+    /// The register-resident ADD into bf16 (see [`Bf16Add`]) of the longest prefix of whole
+    /// blocks of `out` (bf16 elements; every source holds at least as many elements), where
+    /// element `j` has index low half `lo + j` (no wrap: the caller splits). Returns the
+    /// elements done; the caller runs the rest portably.
+    #[inline(always)]
+    fn add_to_bf16(_k: &Bf16Add, _srcs: &[&[u8]], _out: &mut [u8], _lo: u32) -> usize {
+        0
+    }
+}
+
+/// No helpers: the portable level.
+struct NoCaps;
+
+impl Caps for NoCaps {
+    const LEVEL: &'static str = "portable";
+}
+
+/// Which code path the kernels take (see [`detected_isa`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// Portable code (the baseline target features).
+    Portable,
+    /// x86-64 with AVX2, FMA, F16C, BMI1 and BMI2.
+    Avx2,
+    /// The AVX2 set plus AVX-512 F, BW, DQ and VL.
+    Avx512,
+}
+
+/// The best code path this machine (and this build) supports.
+pub fn detected_isa() -> Isa {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let avx2 = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("f16c")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2");
+        #[cfg(cce_avx512)]
+        {
+            if avx2
+                && std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512dq")
+                && std::is_x86_feature_detected!("avx512vl")
+            {
+                return Isa::Avx512;
+            }
+        }
+        if avx2 {
+            return Isa::Avx2;
+        }
+    }
+    Isa::Portable
+}
+
+/// Runs `k` on the best path for this machine; `isa` caps the level (`Portable` pins the
+/// portable copy).
+pub(crate) fn dispatch<K: Kernel>(k: &mut K, cap: Isa) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        let isa = detected_isa();
+        #[cfg(cce_avx512)]
+        if isa == Isa::Avx512 && cap == Isa::Avx512 {
+            if k.wants_vbmi() && std::is_x86_feature_detected!("avx512vbmi") {
+                // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
+                // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and
+                // avx512vl, and avx512vbmi was confirmed just above: every feature
+                // `run_vbmi` is compiled for; it has no other safety requirement.
+                unsafe { avx512::run_vbmi(k) };
+                return;
+            }
+            // SAFETY: `detected_isa` returned `Avx512` only after `is_x86_feature_detected!`
+            // confirmed avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl
+            // on this CPU — every feature `avx512::run` is compiled for; it has no other
+            // safety requirement.
+            unsafe { avx512::run(k) };
+            return;
+        }
+        if isa != Isa::Portable && cap != Isa::Portable {
+            // SAFETY: `detected_isa` returned `Avx2` or `Avx512` only after
+            // `is_x86_feature_detected!` confirmed avx2, fma, f16c, bmi1 and bmi2 on this CPU,
+            // exactly the features `avx2::run` is compiled for; it has no other safety
+            // requirement.
+            unsafe { avx2::run(k) };
+            return;
+        }
+    }
+    let _ = cap;
+    k.run::<NoCaps>();
+}

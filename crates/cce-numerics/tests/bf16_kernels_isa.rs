@@ -1,0 +1,132 @@
+//! The register-resident ADD-into-bf16 kernels (AVX2 and AVX-512, bf16 or fp32 sources) give
+//! the portable bits: every bf16 pattern in every source position, fp32 patterns around every
+//! bf16 rounding, subnormal, overflow, infinity and NaN boundary, 1 to 32 sources, RNE and SR
+//! at first indices that start, straddle and end runs of 2³² indices, both overflow modes,
+//! ragged tails, outputs at odd and unaligned addresses, and outputs large enough for
+//! non-temporal stores. On a CPU without a level, that level's run is the portable copy and
+//! the test still checks the rest.
+
+use cce_numerics::{Exec, Isa, NumType, ReduceSpec, Rounding, reduce_with};
+
+const ISAS: [Isa; 2] = [Isa::Avx2, Isa::Avx512];
+
+/// Runs `spec` with the output `offset` bytes into its buffer (to move its alignment).
+fn run(spec: &ReduceSpec, srcs: &[Vec<u8>], first: u64, isa: Isa, offset: usize) -> Vec<u8> {
+    let refs: Vec<&[u8]> = srcs.iter().map(|s| &s[..]).collect();
+    let n = srcs[0].len() / spec.in_type.size();
+    let mut buf = vec![0u8; n * 2 + offset];
+    let exec = Exec { max_isa: isa, ..Exec::default() };
+    reduce_with(spec, &refs, &mut [&mut buf[offset..]], first, &exec).unwrap();
+    buf.split_off(offset)
+}
+
+/// Source `k` of `nsrc` bf16 sources: source 0 walks every pattern in order, source `k` with
+/// its own odd stride, so every pattern meets many partners (inf, NaN, subnormals, zeros).
+fn bf16_sources(nsrc: usize, n: usize) -> Vec<Vec<u8>> {
+    (0..nsrc)
+        .map(|k| (0..n).flat_map(|j| (((j * (2 * k + 1) + 37 * k) & 0xffff) as u16).to_le_bytes()).collect())
+        .collect()
+}
+
+/// fp32 patterns: a stride over all 2³² and the neighbourhood of every bf16 rounding point of
+/// every exponent (ties, one below, one above), both signs.
+fn f32_patterns() -> Vec<u32> {
+    let mut v: Vec<u32> = (0..(1u64 << 32)).step_by(65_537).map(|x| x as u32).collect();
+    for e in 0..512u32 {
+        let b = (e & 0xff) << 23 | (e >> 8) << 31;
+        for m in [0u32, 0x7fff, 0x8000, 0x8001, 0x1_7fff, 0x1_8000, 0x1_8001, 0x7f_ffff, 0x7f_8000, 0x40_0000] {
+            v.push(b | m);
+        }
+    }
+    v
+}
+
+fn specs(tin: NumType) -> Vec<ReduceSpec> {
+    let mut v = Vec::new();
+    for rounding in [Rounding::Rne, Rounding::Stochastic { seed: 3, stream: 1 }] {
+        for saturate in [false, true] {
+            v.push(ReduceSpec {
+                saturate,
+                ..ReduceSpec::add(tin, NumType::F32, NumType::Bf16).with_rounding(rounding)
+            });
+        }
+    }
+    v
+}
+
+#[test]
+fn bf16_sources_agree_on_every_isa() {
+    let n = 65_536 + 23;
+    for nsrc in [1usize, 2, 3, 4, 7, 32] {
+        let srcs = bf16_sources(nsrc, n);
+        for spec in specs(NumType::Bf16) {
+            for first in [0u64, 5, (1 << 32) - 1000, u64::MAX - n as u64] {
+                let p = run(&spec, &srcs, first, Isa::Portable, 0);
+                for isa in ISAS {
+                    assert!(run(&spec, &srcs, first, isa, 0) == p, "{spec:?} {isa:?} nsrc {nsrc} first {first}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_sources_agree_on_every_isa() {
+    let x: Vec<u8> = f32_patterns().iter().flat_map(|p| p.to_le_bytes()).collect();
+    // -0.0 leaves every sum exact but takes a NaN's sign away; the third source rotates.
+    let neg_zero: Vec<u8> = (0..x.len() / 4).flat_map(|_| 0x8000_0000u32.to_le_bytes()).collect();
+    let mut rotated = x.clone();
+    rotated.rotate_left(4 * 101);
+    for srcs in [vec![x.clone()], vec![x.clone(), neg_zero.clone()], vec![x.clone(), rotated.clone(), neg_zero]] {
+        for spec in specs(NumType::F32) {
+            for first in [0u64, 17, (1 << 32) - 3000] {
+                let p = run(&spec, &srcs, first, Isa::Portable, 0);
+                for isa in ISAS {
+                    assert!(
+                        run(&spec, &srcs, first, isa, 0) == p,
+                        "{spec:?} {isa:?} nsrc {} first {first}",
+                        srcs.len()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Outputs at every byte offset of a cache line (odd ones cannot stream), small and large
+/// enough for non-temporal stores (8 MiB of bf16 output), with a ragged tail.
+#[test]
+fn unaligned_and_streaming_outputs_agree_on_every_isa() {
+    for n in [1000usize, (4 << 20) + 45] {
+        let srcs = bf16_sources(3, n);
+        for spec in specs(NumType::Bf16).into_iter().step_by(3) {
+            let p = run(&spec, &srcs, 9, Isa::Portable, 0);
+            for offset in [0usize, 1, 2, 30, 62] {
+                for isa in ISAS {
+                    assert!(run(&spec, &srcs, 9, isa, offset) == p, "{spec:?} {isa:?} n {n} offset {offset}");
+                }
+            }
+        }
+    }
+}
+
+/// The report names the register-resident route where the CPU has a level with it.
+#[test]
+fn kernel_name_reports_the_route() {
+    let spec = ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16);
+    let exec = Exec::default();
+    let small = cce_numerics::kernel_name(&spec, 4, 1 << 10, &exec);
+    let large = cce_numerics::kernel_name(&spec, 4, 64 << 20, &exec);
+    let portable = cce_numerics::kernel_name(&spec, 4, 1 << 10, &Exec { max_isa: Isa::Portable, ..exec });
+    assert_eq!(portable, "portable:tiles");
+    match cce_numerics::detected_isa() {
+        Isa::Avx512 => {
+            assert_eq!(small, "avx512:bf16-add");
+            assert_eq!(large, "avx512:bf16-add-nt");
+        }
+        Isa::Avx2 => assert_eq!(small, "avx2:bf16-add"),
+        Isa::Portable => assert_eq!(small, "portable:tiles"),
+    }
+    let int = ReduceSpec::add(NumType::I16, NumType::I32, NumType::I16);
+    assert!(cce_numerics::kernel_name(&int, 2, 100, &exec).ends_with(":generic"));
+}
