@@ -3,8 +3,14 @@
 //! Every job's GB/s counts bytes read + bytes written. The baseline is a plain single-thread
 //! `copy_from_slice` of a buffer as large as the biggest job's sources (4 × size), measured in
 //! the same run; `ratio = job GB/s / memcpy GB/s`. Each number is the best of `reps` runs.
+//!
+//! A job's speed depends on where its buffers sit (sources a multiple of 4 KiB apart alias in
+//! the cache and the store buffer), so every job runs at each of [`LAYOUTS`] and its row
+//! reports the worse: its sources and output in one buffer, back to back (`contiguous`), or
+//! with an odd gap between them (`staggered`). Each row also names the kernel the job took
+//! ([`crate::kernel_name`]).
 
-use crate::reduce::{Exec, convert_par, reduce_with};
+use crate::reduce::{Exec, convert_spec, reduce_with};
 use crate::spec::{ReduceSpec, Rounding};
 use crate::types::NumType;
 use std::time::Instant;
@@ -14,6 +20,11 @@ use std::vec::Vec;
 pub const JOBS: [&str; 6] =
     ["widen-bf16", "narrow-bf16-rne", "narrow-bf16-sr", "add4-bf16-rne", "add4-bf16-sr", "add4-fp8e4-rne"];
 
+/// The buffer layouts every job runs at: (name, bytes between one buffer's end and the next
+/// one's start). `contiguous` puts the sources and the output back to back; `staggered`
+/// leaves 1 MiB + 192 bytes (an odd number of cache lines) between them.
+pub const LAYOUTS: [(&str, usize); 2] = [("contiguous", 0), ("staggered", (1 << 20) + 192)];
+
 /// One measured job at one thread count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchResult {
@@ -21,10 +32,16 @@ pub struct BenchResult {
     pub name: &'static str,
     /// Threads used.
     pub threads: usize,
-    /// Bytes read + written per second, in units of 10⁹.
+    /// Bytes read + written per second, in units of 10⁹: the worse of the layouts.
     pub gbps: f64,
     /// `gbps / memcpy_gbps`.
     pub ratio: f64,
+    /// The layout `gbps` was measured at (the slower one).
+    pub layout: &'static str,
+    /// GB/s at every layout of [`LAYOUTS`], in that order.
+    pub gbps_by_layout: Vec<(&'static str, f64)>,
+    /// The kernel the job ran (`level:route`, see [`crate::kernel_name`]).
+    pub kernel: std::string::String,
 }
 
 /// The whole report.
@@ -44,7 +61,9 @@ pub struct BenchReport {
 }
 
 impl BenchReport {
-    /// `{"memcpy_gbps": f, "results": [{"name": …, "threads": n, "gbps": f, "ratio": f}, …]}`.
+    /// `{"memcpy_gbps": f, "memcpy_gbps_by_threads": [{"threads": n, "gbps": f}, …],
+    /// "results": [{"name": …, "threads": n, "gbps": f, "ratio": f, "layout": …,
+    /// "gbps_by_layout": {"contiguous": f, "staggered": f}, "kernel": …}, …]}`.
     pub fn to_json(&self) -> std::string::String {
         use std::fmt::Write;
         let mut s = std::format!("{{\"memcpy_gbps\": {:.3}, \"memcpy_gbps_by_threads\": [", self.memcpy_gbps);
@@ -57,9 +76,14 @@ impl BenchReport {
             let sep = if i == 0 { "" } else { ", " };
             let _ = write!(
                 s,
-                "{sep}{{\"name\": \"{}\", \"threads\": {}, \"gbps\": {:.3}, \"ratio\": {:.3}}}",
-                r.name, r.threads, r.gbps, r.ratio
+                "{sep}{{\"name\": \"{}\", \"threads\": {}, \"gbps\": {:.3}, \"ratio\": {:.3}, \"layout\": \"{}\", \"gbps_by_layout\": {{",
+                r.name, r.threads, r.gbps, r.ratio, r.layout
             );
+            for (j, (l, g)) in r.gbps_by_layout.iter().enumerate() {
+                let sep = if j == 0 { "" } else { ", " };
+                let _ = write!(s, "{sep}\"{l}\": {g:.3}");
+            }
+            let _ = write!(s, "}}, \"kernel\": \"{}\"}}", r.kernel);
         }
         s.push_str("]}");
         s
@@ -69,20 +93,27 @@ impl BenchReport {
     pub fn to_table(&self) -> std::string::String {
         use std::fmt::Write;
         let mut s = std::format!(
-            "memcpy (1 thread): {:.2} GB/s   [{} MiB per source, {:?}]\n{:<18} {:>7} {:>9} {:>7}\n",
+            "memcpy (1 thread): {:.2} GB/s   [{} MiB per source, {:?}; GB/s and ratio: the worse layout]\n{:<16} {:>7} {:>7} {:>6} {:>10} {:>9}  {}\n",
             self.memcpy_gbps,
             self.size_bytes_per_source >> 20,
             self.isa,
             "job",
             "threads",
             "GB/s",
-            "ratio"
+            "ratio",
+            LAYOUTS[0].0,
+            LAYOUTS[1].0,
+            "kernel"
         );
         for (t, g) in &self.memcpy_gbps_by_threads {
-            let _ = writeln!(s, "{:<18} {:>7} {:>9.2} {:>7.2}", "memcpy", t, g, g / self.memcpy_gbps);
+            let _ = writeln!(s, "{:<16} {:>7} {:>7.2} {:>6.2}", "memcpy", t, g, g / self.memcpy_gbps);
         }
         for r in &self.results {
-            let _ = writeln!(s, "{:<18} {:>7} {:>9.2} {:>7.2}", r.name, r.threads, r.gbps, r.ratio);
+            let _ = write!(s, "{:<16} {:>7} {:>7.2} {:>6.2}", r.name, r.threads, r.gbps, r.ratio);
+            for (_, g) in &r.gbps_by_layout {
+                let _ = write!(s, " {g:>9.2}");
+            }
+            let _ = writeln!(s, "  {}", r.kernel);
         }
         s
     }
@@ -108,8 +139,33 @@ fn fill(buf: &mut [u8], seed: u64, mask: u8) {
     }
 }
 
-/// Runs every job at each thread count in `threads_list` (entries of 0 are skipped) on
-/// `size_bytes_per_source`-byte sources, best of `reps`.
+/// A job: its spec, its sources' contents, and its output size in bytes.
+struct Job<'d> {
+    spec: ReduceSpec,
+    data: &'d [Vec<u8>],
+    out_bytes: usize,
+}
+
+/// Runs `job` at one layout (its buffers `gap` bytes apart in `arena`), best of `reps`; returns
+/// the seconds.
+fn time_layout(job: &Job<'_>, gap: usize, arena: &mut Vec<u8>, exec: &Exec, reps: usize) -> f64 {
+    let len = job.data[0].len();
+    let stride = len + gap;
+    let need = job.data.len() * stride + job.out_bytes;
+    arena.resize(need, 0);
+    for (k, d) in job.data.iter().enumerate() {
+        arena[k * stride..k * stride + len].copy_from_slice(d);
+    }
+    let (srcs, out) = arena.split_at_mut(job.data.len() * stride);
+    let srcs: Vec<&[u8]> = (0..job.data.len()).map(|k| &srcs[k * stride..k * stride + len]).collect();
+    let out = &mut out[..job.out_bytes];
+    best_of(reps, || {
+        let _ = reduce_with(&job.spec, &srcs, &mut [&mut *out], 0, exec);
+    })
+}
+
+/// Runs every job at each thread count in `threads_list` (entries of 0 are skipped) and each
+/// of [`LAYOUTS`] on `size_bytes_per_source`-byte sources, best of `reps`.
 pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usize], reps: usize) -> BenchReport {
     let size = size_bytes_per_source.max(64) / 4 * 4;
     // Finite, normal values of moderate size: bf16 with exponents 2^-8..2^7 (for the bf16 and
@@ -129,7 +185,6 @@ pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usi
             *b &= 0xf7;
         }
     }
-    let mut out = std::vec![0u8; 2 * size];
     let mut big_src = std::vec![0u8; 4 * size];
     fill(&mut big_src, 9, 0xff);
     let mut big_dst = std::vec![0u8; 4 * size];
@@ -151,45 +206,53 @@ pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usi
     drop(big_src);
     drop(big_dst);
 
-    let mut results = Vec::new();
     let sr = Rounding::Stochastic { seed: 0, stream: 0 };
+    let job = |name: &str| -> Job<'_> {
+        match name {
+            "widen-bf16" => Job {
+                spec: convert_spec(NumType::Bf16, NumType::F32, Rounding::Rne, false),
+                data: &srcs[..1],
+                out_bytes: 2 * size,
+            },
+            "narrow-bf16-rne" | "narrow-bf16-sr" => {
+                let r = if name.ends_with("sr") { sr } else { Rounding::Rne };
+                Job { spec: convert_spec(NumType::F32, NumType::Bf16, r, false), data: &srcs[..1], out_bytes: size / 2 }
+            }
+            _ => {
+                let (ty, r) = match name {
+                    "add4-bf16-rne" => (NumType::Bf16, Rounding::Rne),
+                    "add4-bf16-sr" => (NumType::Bf16, sr),
+                    _ => (NumType::F8E4M3, Rounding::Rne),
+                };
+                let data = if ty == NumType::Bf16 { &srcs[..] } else { &fp8[..] };
+                Job { spec: ReduceSpec::add(ty, NumType::F32, ty).with_rounding(r), data, out_bytes: size }
+            }
+        }
+    };
+    let mut arena = Vec::new();
+    let mut results = Vec::new();
     for &threads in threads_list.iter().filter(|&&t| t > 0) {
         for name in JOBS {
             let exec = Exec { threads, ..Exec::default() };
-            let (secs, bytes) = match name {
-                "widen-bf16" => {
-                    let (i, o) = (&srcs[0][..], &mut out[..2 * size]);
-                    let t = best_of(reps, || {
-                        let _ = convert_par(NumType::Bf16, NumType::F32, i, o, Rounding::Rne, false, threads);
-                    });
-                    (t, 3 * size)
-                }
-                "narrow-bf16-rne" | "narrow-bf16-sr" => {
-                    let r = if name.ends_with("sr") { sr } else { Rounding::Rne };
-                    let (i, o) = (&srcs[0][..], &mut out[..size / 2]);
-                    let t = best_of(reps, || {
-                        let _ = convert_par(NumType::F32, NumType::Bf16, i, o, r, false, threads);
-                    });
-                    (t, size + size / 2)
-                }
-                _ => {
-                    let (ty, r) = match name {
-                        "add4-bf16-rne" => (NumType::Bf16, Rounding::Rne),
-                        "add4-bf16-sr" => (NumType::Bf16, sr),
-                        _ => (NumType::F8E4M3, Rounding::Rne),
-                    };
-                    let spec = ReduceSpec::add(ty, NumType::F32, ty).with_rounding(r);
-                    let data = if ty == NumType::Bf16 { &srcs } else { &fp8 };
-                    let s: Vec<&[u8]> = data.iter().map(|v| &v[..]).collect();
-                    let o = &mut out[..size];
-                    let t = best_of(reps, || {
-                        let _ = reduce_with(&spec, &s, &mut [&mut *o], 0, &exec);
-                    });
-                    (t, 5 * size)
-                }
-            };
-            let gbps = bytes as f64 / secs / 1e9;
-            results.push(BenchResult { name, threads, gbps, ratio: gbps / memcpy_gbps });
+            let j = job(name);
+            let bytes = j.data.len() * size + j.out_bytes;
+            let gbps_by_layout: Vec<(&'static str, f64)> = LAYOUTS
+                .iter()
+                .map(|&(l, gap)| (l, bytes as f64 / time_layout(&j, gap, &mut arena, &exec, reps) / 1e9))
+                .collect();
+            let (layout, gbps) =
+                gbps_by_layout.iter().copied().fold(("", f64::INFINITY), |w, x| if x.1 < w.1 { x } else { w });
+            let elements = size / j.spec.in_type.size();
+            let kernel = crate::reduce::kernel_name(&j.spec, j.data.len(), elements, &exec);
+            results.push(BenchResult {
+                name,
+                threads,
+                gbps,
+                ratio: gbps / memcpy_gbps,
+                layout,
+                gbps_by_layout,
+                kernel,
+            });
         }
     }
     BenchReport {
