@@ -282,7 +282,7 @@ fn run_bf16_add<'a, C: Caps>(p: &F32AccPlan<'_>, srcs: &[&'a [u8]], outs: &mut [
     while s < n {
         let g = first.wrapping_add(s as u64);
         let seg = match p.sr_key {
-            Some(_) => (n - s).min(((1u64 << 32) - (g & 0xffff_ffff)) as usize),
+            Some(_) => (n - s).min(usize::try_from((1u64 << 32) - (g & 0xffff_ffff)).unwrap_or(usize::MAX)),
             None => n - s,
         };
         for (v, src) in views.iter_mut().zip(srcs) {

@@ -241,7 +241,9 @@ fn per_thread_output(elements: usize, out_size: usize, threads: usize) -> usize 
 /// The kernel a [`reduce_with`] call of this shape runs, as `level:route` — the CPU level
 /// (`portable`, `avx2`, `avx512`, `avx512-vbmi`) and the route at it (`bf16-add`,
 /// `bf16-add-nt` with non-temporal stores, `fp8-fused`, `tiles`, or `generic` for specs off
-/// the fp32-accumulate hot path). Decided by the same dispatch and the same plan as the call.
+/// the fp32-accumulate hot path). Decided by the same dispatch and the same plan as the call;
+/// `-nt` follows the output size alone (an output at an odd address is written through the
+/// cache all the same).
 pub fn kernel_name(spec: &ReduceSpec, n_sources: usize, elements: usize, exec: &Exec) -> alloc::string::String {
     struct Probe<'p> {
         plan: Option<F32AccPlan<'p>>,
