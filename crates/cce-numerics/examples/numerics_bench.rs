@@ -1,5 +1,5 @@
 //! Runs the `cce bench numerics` jobs: `cargo run --release -p cce-numerics --example
-//! numerics_bench -- [MiB per source | NK (KiB)] [--json]`.
+//! numerics_bench -- [MiB per source | NK (KiB)] [avx2 | portable] [--json]`.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -14,7 +14,14 @@ fn main() {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
     let reps = if bytes < (1 << 20) { 200 } else { 5 };
-    let report = cce_numerics::bench::run_numerics_bench_reps(bytes, &threads, reps);
+    let max_isa = if args.iter().any(|a| a == "portable") {
+        cce_numerics::Isa::Portable
+    } else if args.iter().any(|a| a == "avx2") {
+        cce_numerics::Isa::Avx2
+    } else {
+        cce_numerics::Isa::Avx512
+    };
+    let report = cce_numerics::bench::run_numerics_bench_at(bytes, &threads, reps, max_isa);
     if args.iter().any(|a| a == "--json") {
         println!("{}", report.to_json());
     } else {

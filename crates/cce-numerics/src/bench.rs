@@ -167,6 +167,17 @@ fn time_layout(job: &Job<'_>, gap: usize, arena: &mut Vec<u8>, exec: &Exec, reps
 /// Runs every job at each thread count in `threads_list` (entries of 0 are skipped) and each
 /// of [`LAYOUTS`] on `size_bytes_per_source`-byte sources, best of `reps`.
 pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usize], reps: usize) -> BenchReport {
+    run_numerics_bench_at(size_bytes_per_source, threads_list, reps, crate::simd::Isa::Avx512)
+}
+
+/// [`run_numerics_bench_reps`] with the kernels capped at `max_isa` (as [`Exec::max_isa`]),
+/// to measure a lower level on a machine that has a higher one.
+pub fn run_numerics_bench_at(
+    size_bytes_per_source: usize,
+    threads_list: &[usize],
+    reps: usize,
+    max_isa: crate::simd::Isa,
+) -> BenchReport {
     let size = size_bytes_per_source.max(64) / 4 * 4;
     // Finite, normal values of moderate size: bf16 with exponents 2^-8..2^7 (for the bf16 and
     // f32 jobs) and fp8 e4m3 bytes without inf/NaN.
@@ -233,7 +244,7 @@ pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usi
     let mut results = Vec::new();
     for &threads in threads_list.iter().filter(|&&t| t > 0) {
         for name in JOBS {
-            let exec = Exec { threads, ..Exec::default() };
+            let exec = Exec { threads, max_isa, ..Exec::default() };
             let j = job(name);
             let bytes = j.data.len() * size + j.out_bytes;
             let gbps_by_layout: Vec<(&'static str, f64)> = LAYOUTS
@@ -260,7 +271,14 @@ pub fn run_numerics_bench_reps(size_bytes_per_source: usize, threads_list: &[usi
         memcpy_gbps,
         results,
         memcpy_gbps_by_threads,
-        isa: crate::simd::detected_isa(),
+        isa: {
+            use crate::simd::Isa;
+            match (crate::simd::detected_isa(), max_isa) {
+                (Isa::Portable, _) | (_, Isa::Portable) => Isa::Portable,
+                (Isa::Avx2, _) | (_, Isa::Avx2) => Isa::Avx2,
+                _ => Isa::Avx512,
+            }
+        },
     }
 }
 
