@@ -208,23 +208,34 @@ pub(crate) const TILE: usize = 64;
 /// The hot reduce over whole (validated) buffers; element `j` has global index `first + j`.
 #[inline(always)]
 pub(crate) fn run<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
-    if C::BF16_ADD && p.bf16_add().is_some() {
-        run_bf16_add::<C>(p, sources, outputs, first);
+    if let Some(kind) = p.stream_at::<C>() {
+        run_stream_add::<C>(kind, p, sources, outputs, first);
     } else {
         run_tiles::<C>(p, sources, outputs, first);
     }
 }
 
+/// A register-resident kernel ([`Caps::add_to_bf16`], [`Caps::add_to_f16`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    /// ADD into bf16 of bf16 sources, or of fp32 ones when `f32_in`.
+    Bf16 { f32_in: bool },
+    /// ADD of fp16 sources into fp16 with RNE.
+    F16,
+}
+
 impl F32AccPlan<'_> {
-    /// Whether the job is an ADD into bf16 from bf16 or fp32 sources (the register-resident
-    /// kernels' job); `Some(f32_in)` if so.
-    fn bf16_add(&self) -> Option<bool> {
-        let from = match self.in_fmt {
-            FloatFormat::BF16 => false,
-            FloatFormat::F32 => true,
-            _ => return None,
-        };
-        (matches!(self.op, F32AccOp::Add) && self.out_fmt == FloatFormat::BF16).then_some(from)
+    /// The register-resident kernel that does this job at level `C`, if any.
+    fn stream_at<C: Caps>(&self) -> Option<Stream> {
+        if !matches!(self.op, F32AccOp::Add) {
+            return None;
+        }
+        match (self.in_fmt, self.out_fmt) {
+            (FloatFormat::BF16, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: false }),
+            (FloatFormat::F32, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: true }),
+            (FloatFormat::F16, FloatFormat::F16) if C::F16_ADD && self.sr_key.is_none() => Some(Stream::F16),
+            _ => None,
+        }
     }
 
     /// Whether the job gains from the AVX-512 VBMI level: one-byte floats on either side (the
@@ -237,9 +248,11 @@ impl F32AccPlan<'_> {
     /// The route [`run`] takes at level `C`, for kernel reports.
     pub(crate) fn route<C: Caps>(&self) -> &'static str {
         let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
-        match (C::BF16_ADD && self.bf16_add().is_some(), self.streaming) {
-            (true, true) => "bf16-add-nt",
-            (true, false) => "bf16-add",
+        match (self.stream_at::<C>(), self.streaming) {
+            (Some(Stream::Bf16 { .. }), true) => "bf16-add-nt",
+            (Some(Stream::Bf16 { .. }), false) => "bf16-add",
+            (Some(Stream::F16), true) => "f16-add-nt",
+            (Some(Stream::F16), false) => "f16-add",
             _ if C::FUSED_FP8
                 && matches!(self.op, F32AccOp::Add)
                 && one_byte(self.in_fmt)
@@ -253,16 +266,21 @@ impl F32AccPlan<'_> {
     }
 }
 
-/// An ADD into bf16 through the level's register-resident kernel: a head of up to 31
+/// An ADD into bf16 or fp16 through the level's register-resident kernel: a head of up to 31
 /// elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
 /// boundary), then the kernel runs each stretch of indices that share their high half
 /// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
 /// Output 0 is computed; the others are copies.
 #[inline(always)]
-fn run_bf16_add<'a, C: Caps>(p: &F32AccPlan<'_>, srcs: &[&'a [u8]], outs: &mut [&mut [u8]], first: u64) {
-    let Some(f32_in) = p.bf16_add() else { return };
+fn run_stream_add<'a, C: Caps>(
+    kind: Stream,
+    p: &F32AccPlan<'_>,
+    srcs: &[&'a [u8]],
+    outs: &mut [&mut [u8]],
+    first: u64,
+) {
     let Some((out0, rest)) = outs.split_first_mut() else { return };
-    let in_w = if f32_in { 4 } else { 2 };
+    let in_w = if kind == (Stream::Bf16 { f32_in: true }) { 4 } else { 2 };
     let n = out0.len() / 2;
     let addr = out0.as_ptr() as usize;
     let streaming = p.streaming && addr % 2 == 0;
@@ -289,14 +307,23 @@ fn run_bf16_add<'a, C: Caps>(p: &F32AccPlan<'_>, srcs: &[&'a [u8]], outs: &mut [
             *v = &src[s * in_w..(s + seg) * in_w];
         }
         let out = &mut out0[2 * s..2 * (s + seg)];
-        let k = crate::simd::Bf16Add {
-            f32_in,
-            sr_run_key: p.sr_key.map(|key| run_key(key, (g >> 32) as u32)),
-            saturate: p.saturate,
-            keep_sign: p.keep_sign,
-            streaming: streaming && out.as_ptr() as usize % 64 == 0,
+        let streaming = streaming && out.as_ptr() as usize % 64 == 0;
+        let done = match kind {
+            Stream::Bf16 { f32_in } => {
+                let k = crate::simd::Bf16Add {
+                    f32_in,
+                    sr_run_key: p.sr_key.map(|key| run_key(key, (g >> 32) as u32)),
+                    saturate: p.saturate,
+                    keep_sign: p.keep_sign,
+                    streaming,
+                };
+                C::add_to_bf16(&k, views, out, g as u32)
+            }
+            Stream::F16 => {
+                let k = crate::simd::F16Add { saturate: p.saturate, keep_sign: p.keep_sign, streaming };
+                C::add_to_f16(&k, views, out)
+            }
         };
-        let done = C::add_to_bf16(&k, views, out, g as u32);
         tiles(views, out0, s + done, s + seg);
         s += seg;
     }

@@ -2,7 +2,7 @@
 //! calls once the CPU has every feature, and the level's register-resident ADD into bf16.
 //! Compiled only for x86-64 with `std`.
 
-use super::{Bf16Add, Caps, Kernel};
+use super::{Bf16Add, Caps, F16Add, Kernel};
 
 /// Runs `k` with the AVX2 helpers.
 ///
@@ -20,6 +20,14 @@ struct Avx2Caps;
 impl Caps for Avx2Caps {
     const LEVEL: &'static str = "avx2";
     const BF16_ADD: bool = true;
+    const F16_ADD: bool = true;
+    #[inline(always)]
+    fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // and f16c (the features `add_to_f16_avx2` needs). `add_to_f16_checked` checks every
+        // length before it touches memory.
+        unsafe { add_to_f16_checked(k, srcs, out) }
+    }
     #[inline(always)]
     fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
         // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
@@ -194,6 +202,106 @@ unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, 
         if SR {
             idx0 = _mm256_add_epi32(idx0, step);
             idx1 = _mm256_add_epi32(idx1, step);
+        }
+    }
+    if NT {
+        _mm_sfence();
+    }
+}
+
+/// Checks an [`Caps::add_to_f16`] call and runs [`add_to_f16_avx2`] on its whole blocks of 16
+/// elements; returns the elements done (0 when the call does not qualify, as for
+/// [`add_to_bf16_checked`]).
+///
+/// # Safety
+/// The CPU must have avx2 and f16c.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+    let blocks = out.len() / 2 / BF16_BLOCK;
+    if blocks == 0
+        || srcs.is_empty()
+        || srcs.len() > crate::spec::MAX_SOURCES
+        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * 2)
+        || (k.streaming && out.as_ptr() as usize % 64 != 0)
+    {
+        return 0;
+    }
+    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
+    for (p, s) in ptrs.iter_mut().zip(srcs) {
+        *p = s.as_ptr();
+    }
+    let ptrs = &ptrs[..srcs.len()];
+    let o = out.as_mut_ptr();
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract).
+    // `ptrs` holds one pointer per source, each to at least `blocks · 32` readable bytes
+    // (checked above), `o` points to `blocks · 32` writable bytes, aligned to 64 bytes when
+    // streaming (checked above); the slices outlive the call.
+    unsafe {
+        match (k.saturate, k.streaming) {
+            (false, false) => add_to_f16_avx2::<false, false>(ptrs, o, blocks, k.keep_sign),
+            (false, true) => add_to_f16_avx2::<false, true>(ptrs, o, blocks, k.keep_sign),
+            (true, false) => add_to_f16_avx2::<true, false>(ptrs, o, blocks, k.keep_sign),
+            (true, true) => add_to_f16_avx2::<true, true>(ptrs, o, blocks, k.keep_sign),
+        }
+    }
+    blocks * BF16_BLOCK
+}
+
+/// The register-resident AVX2 + F16C ADD of fp16 into fp16: the AVX-512 kernel's steps on
+/// 256-bit vectors (16 elements per block: one 32-byte load per source, widened by `vcvtph2ps`,
+/// IEEE fp32 additions in source order, rounded by `vcvtps2ph` with RNE, saturation as a
+/// minimum on the magnitude, NaN found by a compare of the magnitude against infinity).
+///
+/// # Safety
+/// The CPU must have avx2 and f16c; `srcs` is non-empty and each pointer reads `blocks · 32`
+/// bytes; `out` writes `blocks · 32` bytes, aligned to 32 when `NT`.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn add_to_f16_avx2<const SAT: bool, const NT: bool>(
+    srcs: &[*const u8],
+    out: *mut u8,
+    blocks: usize,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let Some((&head, rest)) = srcs.split_first() else { return };
+    let abs = _mm256_set1_epi16(0x7fff);
+    let inf = _mm256_set1_epi16(0x7c00);
+    let max_finite = _mm256_set1_epi16(0x7bff);
+    let sign = _mm256_set1_epi16(0x8000u16 as i16);
+    let qnan = _mm256_set1_epi16(0x7e00);
+    let nan_sign = _mm256_set1_epi16(if keep_sign { 0x8000u16 as i16 } else { 0 });
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
+            let p: *const u8 = $p;
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
+            let w = unsafe { _mm256_loadu_si256(p.add($off).cast()) };
+            (_mm256_cvtph_ps(_mm256_castsi256_si128(w)), _mm256_cvtph_ps(_mm256_extracti128_si256::<1>(w)))
+        }};
+    }
+    for b in 0..blocks {
+        let off = b * 32;
+        let (mut a0, mut a1) = load!(head, off);
+        for &p in rest {
+            let (x0, x1) = load!(p, off);
+            a0 = _mm256_add_ps(a0, x0);
+            a1 = _mm256_add_ps(a1, x1);
+        }
+        let h0 = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(a0);
+        let h1 = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(a1);
+        let h = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(h0), h1);
+        let mag = _mm256_and_si256(h, abs);
+        // The magnitude is below 2^15, so the signed compare is the unsigned one.
+        let is_nan = _mm256_cmpgt_epi16(mag, inf);
+        let r = if SAT { _mm256_or_si256(_mm256_min_epu16(mag, max_finite), _mm256_and_si256(h, sign)) } else { h };
+        let nan = _mm256_or_si256(_mm256_and_si256(h, nan_sign), qnan);
+        let v = _mm256_blendv_epi8(r, nan, is_nan);
+        // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made writable, 32-byte aligned
+        // when streaming.
+        unsafe {
+            let dst = out.add(off);
+            if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
         }
     }
     if NT {

@@ -9,7 +9,7 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Add, Caps, Kernel};
+use super::{Bf16Add, Caps, F16Add, Kernel};
 use crate::float::Fp8Enc;
 
 /// Runs `k` with the AVX-512 helpers.
@@ -37,6 +37,14 @@ struct Avx512Caps;
 impl Caps for Avx512Caps {
     const LEVEL: &'static str = "avx512";
     const BF16_ADD: bool = true;
+    const F16_ADD: bool = true;
+    #[inline(always)]
+    fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed
+        // avx512f and avx512bw (the features `add_to_f16_avx512` needs).
+        // `add_to_f16_checked` checks every length before it touches memory.
+        unsafe { add_to_f16_checked(k, srcs, out) }
+    }
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512Caps` is private to this module and used only as the type argument
@@ -122,6 +130,14 @@ impl Caps for Avx512VbmiCaps {
     const LEVEL: &'static str = "avx512-vbmi";
     const FUSED_FP8: bool = true;
     const BF16_ADD: bool = true;
+    const F16_ADD: bool = true;
+    #[inline(always)]
+    fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run_vbmi`, after `is_x86_feature_detected!` confirmed
+        // avx512f and avx512bw among others (the features `add_to_f16_avx512` needs).
+        // `add_to_f16_checked` checks every length before it touches memory.
+        unsafe { add_to_f16_checked(k, srcs, out) }
+    }
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512VbmiCaps` is private to this module and used only as the type
@@ -598,6 +614,114 @@ unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool
         if SR {
             idx0 = _mm512_add_epi32(idx0, step);
             idx1 = _mm512_add_epi32(idx1, step);
+        }
+    }
+    if NT {
+        _mm_sfence();
+    }
+}
+
+/// Checks an [`Caps::add_to_f16`] call and runs [`add_to_f16_avx512`] on its whole blocks of 32
+/// elements; returns the elements done (0 when the call does not qualify, as for
+/// [`add_to_bf16_checked`]).
+///
+/// # Safety
+/// The CPU must have avx512f and avx512bw.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+    let blocks = out.len() / 2 / BF16_BLOCK;
+    if blocks == 0
+        || srcs.is_empty()
+        || srcs.len() > crate::spec::MAX_SOURCES
+        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * 2)
+        || (k.streaming && out.as_ptr() as usize % 64 != 0)
+    {
+        return 0;
+    }
+    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
+    for (p, s) in ptrs.iter_mut().zip(srcs) {
+        *p = s.as_ptr();
+    }
+    let ptrs = &ptrs[..srcs.len()];
+    let o = out.as_mut_ptr();
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract).
+    // `ptrs` holds one pointer per source, each to at least `blocks · 64` readable bytes
+    // (checked above), `o` points to `blocks · 64` writable bytes, aligned to 64 bytes when
+    // streaming (checked above); the slices outlive the call.
+    unsafe {
+        match (k.saturate, k.streaming) {
+            (false, false) => add_to_f16_avx512::<false, false>(ptrs, o, blocks, k.keep_sign),
+            (false, true) => add_to_f16_avx512::<false, true>(ptrs, o, blocks, k.keep_sign),
+            (true, false) => add_to_f16_avx512::<true, false>(ptrs, o, blocks, k.keep_sign),
+            (true, true) => add_to_f16_avx512::<true, true>(ptrs, o, blocks, k.keep_sign),
+        }
+    }
+    blocks * BF16_BLOCK
+}
+
+/// The register-resident AVX-512 ADD of fp16 into fp16. Per block of 32 elements: each source
+/// is one 64-byte load whose halves the CPU widens exactly (`vcvtph2ps`), added in source order
+/// with IEEE fp32 additions into two accumulators that never leave registers; the sums are
+/// rounded by the CPU's RNE conversion (`vcvtps2ph`, rounding fixed by the immediate), which
+/// is IEEE's: subnormals exact, overflow → ±inf. Then, on the 16-bit results, saturation is a
+/// minimum on the magnitude and NaN becomes 0x7e00 (with the sign when `keep_sign`). One
+/// 64-byte store per block (non-temporal when `NT`, then one `sfence`); each source is
+/// prefetched [`PF_BF16`] bytes ahead.
+///
+/// # Safety
+/// The CPU must have avx512f and avx512bw; `srcs` is non-empty and each pointer reads
+/// `blocks · 64` bytes; `out` writes `blocks · 64` bytes, aligned to 64 when `NT`.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn add_to_f16_avx512<const SAT: bool, const NT: bool>(
+    srcs: &[*const u8],
+    out: *mut u8,
+    blocks: usize,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let Some((&head, rest)) = srcs.split_first() else { return };
+    let abs = _mm512_set1_epi16(0x7fff);
+    let inf = _mm512_set1_epi16(0x7c00);
+    let max_finite = _mm512_set1_epi16(0x7bff);
+    let sign = _mm512_set1_epi16(0x8000u16 as i16);
+    let qnan = _mm512_set1_epi16(0x7e00);
+    let nan_sign = _mm512_set1_epi16(if keep_sign { 0x8000u16 as i16 } else { 0 });
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
+            let p: *const u8 = $p;
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
+            let w = unsafe { _mm512_loadu_si512(p.add($off).cast()) };
+            (_mm512_cvtph_ps(_mm512_castsi512_si256(w)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64::<1>(w)))
+        }};
+    }
+    for b in 0..blocks {
+        let off = b * 64;
+        let (mut a0, mut a1) = load!(head, off);
+        for &p in rest {
+            let (x0, x1) = load!(p, off);
+            a0 = _mm512_add_ps(a0, x0);
+            a1 = _mm512_add_ps(a1, x1);
+        }
+        let h0 = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(a0);
+        let h1 = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(a1);
+        let h = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(h0), h1);
+        let mag = _mm512_and_si512(h, abs);
+        let is_nan = _mm512_cmpgt_epu16_mask(mag, inf);
+        let r = if SAT {
+            // min(magnitude, largest finite) | sign (`vpternlogd` 0xf8: A | (B & C)).
+            _mm512_ternarylogic_epi32::<0xf8>(_mm512_min_epu16(mag, max_finite), h, sign)
+        } else {
+            h
+        };
+        // The NaN is 0x7e00 | (sign & nan_sign) (0xea: (A & B) | C).
+        let v = _mm512_mask_mov_epi16(r, is_nan, _mm512_ternarylogic_epi32::<0xea>(h, nan_sign, qnan));
+        // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made writable, 64-byte aligned
+        // when streaming.
+        unsafe {
+            let dst = out.add(off);
+            if NT { _mm512_stream_si512(dst.cast(), v) } else { _mm512_storeu_si512(dst.cast(), v) }
         }
     }
     if NT {

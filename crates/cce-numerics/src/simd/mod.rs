@@ -55,6 +55,21 @@ pub(crate) struct Bf16Add {
     pub(crate) streaming: bool,
 }
 
+/// What the register-resident ADD of fp16 sources into fp16 ([`Caps::add_to_f16`]) computes:
+/// the sum of the sources in fp32 (each decoded exactly by the CPU's fp16 → fp32 conversion),
+/// in source order, rounded to fp16 with RNE by the CPU's conversion, exactly as
+/// [`crate::float::narrow_f32_rne_small`] (overflow → ±inf, or the largest finite when
+/// saturating; NaN → 0x7e00, with the sum's sign when `keep_sign`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct F16Add {
+    /// Overflow saturates to the largest finite fp16.
+    pub(crate) saturate: bool,
+    /// A NaN result keeps the sign of its sum.
+    pub(crate) keep_sign: bool,
+    /// Non-temporal stores; the caller gives an output that starts on a 64-byte boundary.
+    pub(crate) streaming: bool,
+}
+
 /// Explicit-SIMD helpers available at a feature level. Each defaults to "not here" (`false`,
 /// or 0 elements done), and the caller then runs its portable loop (same bits).
 pub(crate) trait Caps {
@@ -92,6 +107,15 @@ pub(crate) trait Caps {
     /// elements done; the caller runs the rest portably.
     #[inline(always)]
     fn add_to_bf16(_k: &Bf16Add, _srcs: &[&[u8]], _out: &mut [u8], _lo: u32) -> usize {
+        0
+    }
+    /// Whether [`Caps::add_to_f16`] is there.
+    const F16_ADD: bool = false;
+    /// The register-resident ADD of fp16 sources into fp16 (see [`F16Add`]) of the longest
+    /// prefix of whole blocks of `out` (every source holds at least as many elements).
+    /// Returns the elements done; the caller runs the rest portably.
+    #[inline(always)]
+    fn add_to_f16(_k: &F16Add, _srcs: &[&[u8]], _out: &mut [u8]) -> usize {
         0
     }
 }

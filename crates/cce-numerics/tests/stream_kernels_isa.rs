@@ -1,10 +1,11 @@
-//! The register-resident ADD-into-bf16 kernels (AVX2 and AVX-512, bf16 or fp32 sources) give
-//! the portable bits: every bf16 pattern in every source position, fp32 patterns around every
+//! The register-resident ADD kernels (AVX2 and AVX-512) give the portable bits. Into bf16 (bf16
+//! or fp32 sources): every bf16 pattern in every source position, fp32 patterns around every
 //! bf16 rounding, subnormal, overflow, infinity and NaN boundary, 1 to 32 sources, RNE and SR
 //! at first indices that start, straddle and end runs of 2³² indices, both overflow modes,
 //! ragged tails, outputs at odd and unaligned addresses, and outputs large enough for
-//! non-temporal stores. On a CPU without a level, that level's run is the portable copy and
-//! the test still checks the rest.
+//! non-temporal stores. fp16 into fp16 (RNE): every fp16 pattern in every source position, 1
+//! to 32 sources, both overflow modes, ragged tails, odd and unaligned outputs. On a CPU
+//! without a level, that level's run is the portable copy and the test still checks the rest.
 
 use cce_numerics::{Exec, Isa, NumType, ReduceSpec, Rounding, reduce_with};
 
@@ -20,7 +21,7 @@ fn run(spec: &ReduceSpec, srcs: &[Vec<u8>], first: u64, isa: Isa, offset: usize)
     buf.split_off(offset)
 }
 
-/// Source `k` of `nsrc` bf16 sources: source 0 walks every pattern in order, source `k` with
+/// Source `k` of `nsrc` 16-bit sources (bf16 or fp16): source 0 walks every pattern in order, source `k` with
 /// its own odd stride, so every pattern meets many partners (inf, NaN, subnormals, zeros).
 fn bf16_sources(nsrc: usize, n: usize) -> Vec<Vec<u8>> {
     (0..nsrc)
@@ -110,6 +111,32 @@ fn unaligned_and_streaming_outputs_agree_on_every_isa() {
     }
 }
 
+#[test]
+fn f16_sources_agree_on_every_isa() {
+    let n = 65_536 + 23;
+    for nsrc in [1usize, 2, 3, 4, 7, 32] {
+        let srcs = bf16_sources(nsrc, n);
+        for saturate in [false, true] {
+            let spec = ReduceSpec { saturate, ..ReduceSpec::add(NumType::F16, NumType::F32, NumType::F16) };
+            let p = run(&spec, &srcs, 3, Isa::Portable, 0);
+            for isa in ISAS {
+                for offset in [0usize, 1, 34] {
+                    assert!(run(&spec, &srcs, 3, isa, offset) == p, "{spec:?} {isa:?} nsrc {nsrc} offset {offset}");
+                }
+            }
+        }
+    }
+    // Large enough for non-temporal stores, with a ragged tail.
+    let srcs = bf16_sources(3, (4 << 20) + 45);
+    let spec = ReduceSpec::add(NumType::F16, NumType::F32, NumType::F16);
+    let p = run(&spec, &srcs, 0, Isa::Portable, 0);
+    for isa in ISAS {
+        for offset in [0usize, 2] {
+            assert!(run(&spec, &srcs, 0, isa, offset) == p, "{isa:?} streaming offset {offset}");
+        }
+    }
+}
+
 /// The report names the register-resident route where the CPU has a level with it.
 #[test]
 fn kernel_name_reports_the_route() {
@@ -127,6 +154,14 @@ fn kernel_name_reports_the_route() {
         Isa::Avx2 => assert_eq!(small, "avx2:bf16-add"),
         Isa::Portable => assert_eq!(small, "portable:tiles"),
     }
+    let f16 = ReduceSpec::add(NumType::F16, NumType::F32, NumType::F16);
+    let f16_sr = f16.clone().with_rounding(Rounding::Stochastic { seed: 1, stream: 0 });
+    match cce_numerics::detected_isa() {
+        Isa::Avx512 => assert_eq!(cce_numerics::kernel_name(&f16, 2, 1 << 10, &exec), "avx512:f16-add"),
+        Isa::Avx2 => assert_eq!(cce_numerics::kernel_name(&f16, 2, 1 << 10, &exec), "avx2:f16-add"),
+        Isa::Portable => {}
+    }
+    assert!(cce_numerics::kernel_name(&f16_sr, 2, 1 << 10, &exec).ends_with(":tiles"));
     let int = ReduceSpec::add(NumType::I16, NumType::I32, NumType::I16);
     assert!(cce_numerics::kernel_name(&int, 2, 100, &exec).ends_with(":generic"));
 }
