@@ -25,7 +25,7 @@
 //! - No input panics: every shape problem is a [`NumericsError`].
 //! - `unsafe` only in the private `simd` modules (runtime CPU-feature dispatch, one file per
 //!   ISA family, and the hand-written kernels: the AVX-512 fp8 table decoders, encoder and
-//!   fused ADD, the AVX-512 and AVX2 register-resident ADD into bf16), each block with a
+//!   fused ADD, the AVX-512 and AVX2 register-resident ADD into bf16 and fp16), each block with a
 //!   `// SAFETY:` comment; a portable copy of every kernel gives the same bits where the CPU
 //!   features are missing (tested against it on every pattern class). [`kernel_name`] says
 //!   which kernel a call takes.

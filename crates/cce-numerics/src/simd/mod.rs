@@ -9,7 +9,7 @@
 //! operations, so they give identical bits (tested). Everywhere else the portable copy runs.
 //!
 //! Each level also brings its hand-written kernels ([`Caps`]): the fp8 table decoder and
-//! encoder, the fused fp8 ADD, and the register-resident ADD into bf16. Each one computes
+//! encoder, the fused fp8 ADD, and the register-resident ADD into bf16 and fp16. Each one computes
 //! exactly the portable loop's operations in the same order (IEEE fp32 additions in source
 //! order, the same integer rounding), so its bits are the portable bits (tested on every
 //! pattern class, ragged tails, 1–32 sources and several first indices).
