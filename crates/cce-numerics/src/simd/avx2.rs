@@ -44,29 +44,14 @@ const BF16_BLOCK: usize = 16;
 const PF_BF16: usize = 2048;
 
 /// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx2`] on its whole blocks;
-/// returns the elements done (0 when the call does not qualify: no sources, more than
-/// [`crate::spec::MAX_SOURCES`], a source shorter than the output, or a streaming output not
-/// on a 64-byte boundary).
+/// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx2.
 #[target_feature(enable = "avx2")]
 unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
-    let n = out.len() / 2;
-    let blocks = n / BF16_BLOCK;
-    if blocks == 0
-        || srcs.is_empty()
-        || srcs.len() > crate::spec::MAX_SOURCES
-        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * in_w)
-        || (k.streaming && out.as_ptr() as usize % 64 != 0)
-    {
-        return 0;
-    }
-    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
-    for (p, s) in ptrs.iter_mut().zip(srcs) {
-        *p = s.as_ptr();
-    }
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     let rk = k.sr_run_key.unwrap_or(0);
@@ -76,9 +61,9 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
             match (k.f32_in, k.sr_run_key.is_some(), k.saturate, k.streaming) {
                 // SAFETY: the CPU feature was confirmed by the caller (this function's
                 // contract). `ptrs` holds one pointer per source, each to at least
-                // `blocks · 16 · in_w` readable bytes (checked above), `o` points to
+                // `blocks · 16 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 32` writable bytes (`out.len() >= 2 · blocks · 16`), aligned to 64
-                // bytes when streaming (checked above); the slices outlive the call.
+                // bytes when streaming (checked by `stream_call`); the slices outlive the call.
                 $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx2::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
@@ -210,32 +195,20 @@ unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, 
 }
 
 /// Checks an [`Caps::add_to_f16`] call and runs [`add_to_f16_avx2`] on its whole blocks of 16
-/// elements; returns the elements done (0 when the call does not qualify, as for
-/// [`add_to_bf16_checked`]).
+/// elements; returns the elements done (0 when the call does not qualify, see
+/// `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx2 and f16c.
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-    let blocks = out.len() / 2 / BF16_BLOCK;
-    if blocks == 0
-        || srcs.is_empty()
-        || srcs.len() > crate::spec::MAX_SOURCES
-        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * 2)
-        || (k.streaming && out.as_ptr() as usize % 64 != 0)
-    {
-        return 0;
-    }
-    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
-    for (p, s) in ptrs.iter_mut().zip(srcs) {
-        *p = s.as_ptr();
-    }
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
     // `ptrs` holds one pointer per source, each to at least `blocks · 32` readable bytes
-    // (checked above), `o` points to `blocks · 32` writable bytes, aligned to 64 bytes when
-    // streaming (checked above); the slices outlive the call.
+    // (checked by `stream_call`), `o` points to `blocks · 32` writable bytes, aligned to 64 bytes when
+    // streaming (checked by `stream_call`); the slices outlive the call.
     unsafe {
         match (k.saturate, k.streaming) {
             (false, false) => add_to_f16_avx2::<false, false>(ptrs, o, blocks, k.keep_sign),

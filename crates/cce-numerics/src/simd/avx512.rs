@@ -30,21 +30,45 @@ pub(super) unsafe fn run_vbmi<K: Kernel>(k: &mut K) {
     k.run::<Avx512VbmiCaps>();
 }
 
+/// The helpers both AVX-512 levels share: the fp8 encoder and the register-resident bf16 and
+/// fp16 ADDs. Expanded inside the `Caps` impls of [`Avx512Caps`] and [`Avx512VbmiCaps`] only.
+macro_rules! shared_avx512_helpers {
+    () => {
+        const BF16_ADD: bool = true;
+        const F16_ADD: bool = true;
+        #[inline(always)]
+        fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
+            // SAFETY: `Self` is private to this module and named only inside `run` and
+            // `run_vbmi`, which `dispatch` calls only after `is_x86_feature_detected!`
+            // confirmed avx512f, avx512bw and avx512dq (the features `fp8_encode_avx512`
+            // needs). It reads and writes only through the given fixed-size references.
+            unsafe { fp8_encode_avx512(p, acc, out) };
+            true
+        }
+        #[inline(always)]
+        fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f, avx512bw and avx512dq (the features
+            // `add_to_bf16_checked` needs) were confirmed; it checks every length before it
+            // touches memory.
+            unsafe { add_to_bf16_checked(k, srcs, out, lo) }
+        }
+        #[inline(always)]
+        fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f and avx512bw (the features
+            // `add_to_f16_checked` needs) were confirmed; it checks every length before it
+            // touches memory.
+            unsafe { add_to_f16_checked(k, srcs, out) }
+        }
+    };
+}
+
 /// AVX-512 BW helpers. Private: only [`run`] names this type, and `run` runs only after the
 /// CPU has been checked for every feature the helpers use.
 struct Avx512Caps;
 
 impl Caps for Avx512Caps {
     const LEVEL: &'static str = "avx512";
-    const BF16_ADD: bool = true;
-    const F16_ADD: bool = true;
-    #[inline(always)]
-    fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed
-        // avx512f and avx512bw (the features `add_to_f16_avx512` needs).
-        // `add_to_f16_checked` checks every length before it touches memory.
-        unsafe { add_to_f16_checked(k, srcs, out) }
-    }
+    shared_avx512_helpers!();
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512Caps` is private to this module and used only as the type argument
@@ -54,22 +78,6 @@ impl Caps for Avx512Caps {
         // fixed-size references.
         unsafe { fp8_tile_avx512(table, src, acc, add) };
         true
-    }
-    #[inline(always)]
-    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
-        // SAFETY: as for `fp8_tile`: only reachable from `run`, after
-        // `is_x86_feature_detected!` confirmed avx512f and avx512bw (the features
-        // `fp8_encode_avx512` needs). It reads and writes only through the given fixed-size
-        // references.
-        unsafe { fp8_encode_avx512(p, acc, out) };
-        true
-    }
-    #[inline(always)]
-    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
-        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed
-        // avx512f, avx512bw and avx512dq (the features `add_to_bf16_avx512` needs).
-        // `add_to_bf16_checked` checks every length before it touches memory.
-        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
     }
 }
 
@@ -129,15 +137,7 @@ struct Avx512VbmiCaps;
 impl Caps for Avx512VbmiCaps {
     const LEVEL: &'static str = "avx512-vbmi";
     const FUSED_FP8: bool = true;
-    const BF16_ADD: bool = true;
-    const F16_ADD: bool = true;
-    #[inline(always)]
-    fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-        // SAFETY: only reachable from `run_vbmi`, after `is_x86_feature_detected!` confirmed
-        // avx512f and avx512bw among others (the features `add_to_f16_avx512` needs).
-        // `add_to_f16_checked` checks every length before it touches memory.
-        unsafe { add_to_f16_checked(k, srcs, out) }
-    }
+    shared_avx512_helpers!();
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
         // SAFETY: `Avx512VbmiCaps` is private to this module and used only as the type
@@ -146,14 +146,6 @@ impl Caps for Avx512VbmiCaps {
         // avx512vbmi (the features `fp8_tile_vbmi` needs). The function reads and writes only
         // through the given fixed-size references.
         unsafe { fp8_tile_vbmi(table, src, acc, add) };
-        true
-    }
-    #[inline(always)]
-    fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
-        // SAFETY: as for `fp8_tile` above: avx512f and avx512bw (what `fp8_encode_avx512`
-        // needs) were confirmed before `run_vbmi` ran; only the given fixed-size
-        // references are touched.
-        unsafe { fp8_encode_avx512(p, acc, out) };
         true
     }
     #[inline(always)]
@@ -177,13 +169,6 @@ impl Caps for Avx512VbmiCaps {
             }
         }
         true
-    }
-    #[inline(always)]
-    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
-        // SAFETY: only reachable from `run_vbmi`, after `is_x86_feature_detected!` confirmed
-        // avx512f, avx512bw and avx512dq among others (the features `add_to_bf16_avx512`
-        // needs). `add_to_bf16_checked` checks every length before it touches memory.
-        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
     }
 }
 
@@ -438,29 +423,14 @@ const BF16_BLOCK: usize = 32;
 pub(super) const PF_BF16: usize = 2048;
 
 /// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx512`] on its whole blocks;
-/// returns the elements done (0 when the call does not qualify: no sources, more than
-/// [`crate::spec::MAX_SOURCES`], a source shorter than the output, or a streaming output not
-/// on a 64-byte boundary).
+/// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx512f, avx512bw and avx512dq.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq")]
 unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
-    let n = out.len() / 2;
-    let blocks = n / BF16_BLOCK;
-    if blocks == 0
-        || srcs.is_empty()
-        || srcs.len() > crate::spec::MAX_SOURCES
-        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * in_w)
-        || (k.streaming && out.as_ptr() as usize % 64 != 0)
-    {
-        return 0;
-    }
-    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
-    for (p, s) in ptrs.iter_mut().zip(srcs) {
-        *p = s.as_ptr();
-    }
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     let rk = k.sr_run_key.unwrap_or(0);
@@ -470,9 +440,9 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
             match (k.f32_in, k.sr_run_key.is_some(), k.saturate, k.streaming) {
                 // SAFETY: the CPU features were confirmed by the caller (this function's
                 // contract). `ptrs` holds one pointer per source, each to at least
-                // `blocks · 32 · in_w` readable bytes (checked above), `o` points to
+                // `blocks · 32 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 64` writable bytes (`out.len() >= 2 · blocks · 32`), aligned to 64
-                // bytes when streaming (checked above); the slices outlive the call.
+                // bytes when streaming (checked by `stream_call`); the slices outlive the call.
                 $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx512::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
@@ -622,32 +592,20 @@ unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool
 }
 
 /// Checks an [`Caps::add_to_f16`] call and runs [`add_to_f16_avx512`] on its whole blocks of 32
-/// elements; returns the elements done (0 when the call does not qualify, as for
-/// [`add_to_bf16_checked`]).
+/// elements; returns the elements done (0 when the call does not qualify, see
+/// `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx512f and avx512bw.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-    let blocks = out.len() / 2 / BF16_BLOCK;
-    if blocks == 0
-        || srcs.is_empty()
-        || srcs.len() > crate::spec::MAX_SOURCES
-        || srcs.iter().any(|s| s.len() < blocks * BF16_BLOCK * 2)
-        || (k.streaming && out.as_ptr() as usize % 64 != 0)
-    {
-        return 0;
-    }
-    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
-    for (p, s) in ptrs.iter_mut().zip(srcs) {
-        *p = s.as_ptr();
-    }
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
     // `ptrs` holds one pointer per source, each to at least `blocks · 64` readable bytes
-    // (checked above), `o` points to `blocks · 64` writable bytes, aligned to 64 bytes when
-    // streaming (checked above); the slices outlive the call.
+    // (checked by `stream_call`), `o` points to `blocks · 64` writable bytes, aligned to 64 bytes when
+    // streaming (checked by `stream_call`); the slices outlive the call.
     unsafe {
         match (k.saturate, k.streaming) {
             (false, false) => add_to_f16_avx512::<false, false>(ptrs, o, blocks, k.keep_sign),

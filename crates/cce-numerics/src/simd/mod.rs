@@ -120,6 +120,34 @@ pub(crate) trait Caps {
     }
 }
 
+/// The source pointers of a register-resident kernel call ([`Caps::add_to_bf16`],
+/// [`Caps::add_to_f16`]) and its whole blocks of `block` elements (`in_w` bytes each in the
+/// sources, 2 in `out`), or `None` when the call does not qualify: no whole block, no sources
+/// or more than [`crate::spec::MAX_SOURCES`], a source shorter than the blocks, or a streaming
+/// output not on a 64-byte boundary. The first `srcs.len()` pointers are the sources'.
+fn stream_call(
+    srcs: &[&[u8]],
+    out: &[u8],
+    block: usize,
+    in_w: usize,
+    streaming: bool,
+) -> Option<(usize, [*const u8; crate::spec::MAX_SOURCES])> {
+    let blocks = out.len() / 2 / block;
+    if blocks == 0
+        || srcs.is_empty()
+        || srcs.len() > crate::spec::MAX_SOURCES
+        || srcs.iter().any(|s| s.len() < blocks * block * in_w)
+        || (streaming && out.as_ptr() as usize % 64 != 0)
+    {
+        return None;
+    }
+    let mut ptrs = [core::ptr::null::<u8>(); crate::spec::MAX_SOURCES];
+    for (p, s) in ptrs.iter_mut().zip(srcs) {
+        *p = s.as_ptr();
+    }
+    Some((blocks, ptrs))
+}
+
 /// No helpers: the portable level.
 struct NoCaps;
 
