@@ -157,13 +157,14 @@ impl Caps for Avx512VbmiCaps {
         // `fp8_add_encode_vbmi` needs) were confirmed before `run_vbmi` ran. The
         // function reaches memory only through bounds-checked subslices of its arguments.
         unsafe {
+            // The const is the shift in 16-bit lanes, `p.s0 - 16`.
             match (p.s0, p.nan_sign_mask != 0) {
-                (19, false) => fp8_add_encode_vbmi::<19, false>(table, p, srcs, out),
-                (19, true) => fp8_add_encode_vbmi::<19, true>(table, p, srcs, out),
-                (20, false) => fp8_add_encode_vbmi::<20, false>(table, p, srcs, out),
-                (20, true) => fp8_add_encode_vbmi::<20, true>(table, p, srcs, out),
-                (21, false) => fp8_add_encode_vbmi::<21, false>(table, p, srcs, out),
-                (21, true) => fp8_add_encode_vbmi::<21, true>(table, p, srcs, out),
+                (19, false) => fp8_add_encode_vbmi::<3, false>(table, p, srcs, out),
+                (19, true) => fp8_add_encode_vbmi::<3, true>(table, p, srcs, out),
+                (20, false) => fp8_add_encode_vbmi::<4, false>(table, p, srcs, out),
+                (20, true) => fp8_add_encode_vbmi::<4, true>(table, p, srcs, out),
+                (21, false) => fp8_add_encode_vbmi::<5, false>(table, p, srcs, out),
+                (21, true) => fp8_add_encode_vbmi::<5, true>(table, p, srcs, out),
                 // No one-byte format keeps another mantissa width: the caller's portable loop.
                 _ => return false,
             }
@@ -196,19 +197,27 @@ fn vbmi_byte_tables(table: &[u16; 128]) -> [core::arch::x86_64::__m512i; 4] {
     [low_bytes(t[0], t[1]), low_bytes(t[2], t[3]), high_bytes(t[0], t[1]), high_bytes(t[2], t[3])]
 }
 
-/// Where each output byte of the fused fp8 kernel sits in its packed vector: position
-/// `16 l + r` (128-bit lane `l`) takes packed byte `16 l + FUSED_ORDER[16 l + r]` (a `vpshufb`
-/// inside each lane). The lanes are never crossed: the decode's unpacks, the word → dword
-/// shifts and the encoder's packs all work within 128-bit lanes, and element `16 l + r` of a
-/// tile stays in lane `l` throughout. Even elements below 8 land at bytes 0..4, odd ones at
-/// 4..8, even ones from 8 at 8..12, odd ones from 9 at 12..16.
-const FUSED_ORDER: [u8; 64] = {
+/// Where each element of a fused fp8 tile sits after the decode: `(v, d)`, dword `d` of f32
+/// vector `v` (0..4). The decode's byte unpacks and word → dword shifts work inside 128-bit
+/// lanes: in lane `l`, vector 0 holds the even elements `16 l + 2 q` (`q` = 0..4), vector 1 the
+/// odd ones `16 l + 2 q + 1`, vectors 2 and 3 the same from `16 l + 8`.
+const fn fused_slot(e: usize) -> (usize, usize) {
+    let (l, r) = (e / 16, e % 16);
+    (2 * (r / 8) + r % 2, 4 * l + (r % 8) / 2)
+}
+
+/// `vpermt2b` indices that gather the encoded tile. The encoder packs f32 vectors `v` = 0, 1
+/// into word vector 0 and 2, 3 into word vector 1 with `vpackusdw`, which works inside 128-bit
+/// lanes: word `8 l + r` of a word vector is dword `4 l + r` of its first f32 vector (`r` < 4)
+/// or dword `4 l + r - 4` of its second. Output byte `e` is the low byte of the word that holds
+/// element `e` ([`fused_slot`]), the second word vector's bytes counted from 64.
+const FUSED_GATHER: [u8; 64] = {
     let mut idx = [0u8; 64];
     let mut e = 0;
     while e < 64 {
-        let r = e % 16;
-        let (half, q) = (r / 8, r % 8);
-        idx[e] = (8 * half + 4 * (q % 2) + q / 2) as u8;
+        let (v, d) = fused_slot(e);
+        let word = 8 * (d / 4) + d % 4 + 4 * (v % 2);
+        idx[e] = (64 * (v / 2) + 2 * word) as u8;
         e += 1;
     }
     idx
@@ -219,12 +228,26 @@ const FUSED_ORDER: [u8; 64] = {
 /// low and high bytes of each element's bf16 value, the sign is ORed in, byte unpacks make
 /// bf16 words and a shift / mask puts each word in the high half of an f32, in an element
 /// order that every source shares (so the element-wise fp32 sums are those of the portable
-/// loop). The RNE encoder is [`fp8_encode_avx512`]'s on register values, with the shift
-/// (`S0` = `p.s0`) and the NaN-sign choice (`KEEP`) fixed at compile time; the four encoded
-/// dword vectors are packed to bytes and one in-lane shuffle ([`FUSED_ORDER`]) restores the
-/// element order. Each source is prefetched [`PF_FUSED`] bytes ahead.
+/// loop).
+///
+/// The encoder works on 32 lanes of 16 bits. Each f32 sum is rounded to odd at bit 16 (the
+/// OR of its low half folded into bit 16, as `x | ((x + 0xffff) & 0x10000)`) and its high half
+/// kept: every one-byte format keeps at most 4 mantissa bits, so the round bit and everything
+/// the portable encoder's nearest-even tie test looks at survive, and the integer rounding of
+/// normal results, the subnormal / overflow / NaN compares and the sign give the portable
+/// bits on the 16-bit value. Subnormal results still come from one IEEE fp32 addition of the
+/// power of two whose ulp is the subnormal quantum (as in [`fp8_encode_avx512`]). Two f32
+/// vectors become one word vector by `vpackusdw` (in-lane, every value fits 16 bits); the
+/// shift (`SW` = `p.s0 - 16`) and the NaN-sign choice (`KEEP`) are fixed at compile time; one
+/// `vpermt2b` ([`FUSED_GATHER`]) gathers the 64 encoded bytes in element order. Each source is
+/// prefetched [`PF_FUSED`] bytes ahead.
+///
+/// Measured (4 × 256 KiB, in cache, one thread): 17.9 GB/s, against 16.3 with the 32-bit
+/// encoder before. What is left is the decode: a 128-entry byte lookup (`vpermi2b` or
+/// `vpermt2b`) occupies port 5 for two cycles on the Intel cores measured here (0.5 per cycle,
+/// where `vpermb` and the unpacks run one per cycle), and every source takes two.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
+unsafe fn fp8_add_encode_vbmi<const SW: u32, const KEEP: bool>(
     table: &[u16; 128],
     p: &Fp8Enc,
     srcs: &[&[u8]],
@@ -233,8 +256,6 @@ unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
     use core::arch::x86_64::*;
     let Some((head, rest)) = srcs.split_first() else { return };
     let [lo0, lo1, hi0, hi1] = vbmi_byte_tables(table);
-    // SAFETY: `FUSED_ORDER` holds 64 bytes; unaligned load.
-    let order = unsafe { _mm512_loadu_si512(FUSED_ORDER.as_ptr().cast()) };
     let sign8 = _mm512_set1_epi8(0x80u8 as i8);
     let high_half = _mm512_set1_epi32(0xffff_0000u32 as i32);
     let load = |s: &[u8], b: usize| {
@@ -261,35 +282,54 @@ unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
     }
     let splat = |v: u32| _mm512_set1_epi32(v as i32);
     let abs_mask = splat(0x7fff_ffff);
-    debug_assert_eq!(p.s0, S0);
+    debug_assert_eq!(p.s0, SW + 16);
     debug_assert_eq!(p.nan_sign_mask != 0, KEEP);
-    let one = splat(1);
-    let bias_c = splat(p.half_m1.wrapping_sub(p.rebias));
+    debug_assert!(p.rebias & 0xffff == 0 && p.magic & 0xffff == 0);
     let magic = splat(p.magic);
     let magic_f = _mm512_castsi512_ps(magic);
-    let small_lim = splat(p.rebias + (1 << 23));
-    let inf = splat(0x7f80_0000);
-    let over = splat(p.over);
-    let nan = splat(p.nan);
-    let sign_bit = splat(0x80);
-    // The steps of `fp8_encode_avx512` (see there), one byte value per dword. A macro, not a
+    // 16-bit lanes: the 32-bit constants' high halves (the rebias and the limits are multiples
+    // of 2^16), half an ulp minus one at the 16-bit shift.
+    let word = |v: u32| _mm512_set1_epi16(v as u16 as i16);
+    let low_ones = splat(0xffff);
+    let bit16 = splat(0x1_0000);
+    let abs16 = word(0x7fff);
+    let one16 = word(1);
+    let bias_c = word(((1u32 << (SW - 1)) - 1).wrapping_sub(p.rebias >> 16));
+    let small_lim = word((p.rebias + (1 << 23)) >> 16);
+    let inf = word(0x7f80);
+    let over = word(p.over);
+    let nan = word(p.nan);
+    let sign_bit = word(0x80);
+    // SAFETY: the table holds 64 bytes; unaligned load.
+    let gather = unsafe { _mm512_loadu_si512(FUSED_GATHER.as_ptr().cast()) };
+    // Two f32 sum vectors in, 32 encodings (one per word, at most 0xff) out. A macro, not a
     // closure: the compiler kept a closure out of line, passing vectors through memory.
     macro_rules! encode {
-        ($x:expr) => {{
-            let x = _mm512_castps_si512($x);
-            let a = _mm512_and_si512(x, abs_mask);
-            let lsb = _mm512_and_si512(_mm512_srli_epi32::<S0>(a), one);
-            let norm = _mm512_srli_epi32::<S0>(_mm512_add_epi32(_mm512_add_epi32(a, bias_c), lsb));
-            let sum = _mm512_add_ps(_mm512_castsi512_ps(a), magic_f);
-            let is_small = _mm512_cmplt_epu32_mask(a, small_lim);
-            let enc = _mm512_mask_sub_epi32(norm, is_small, _mm512_castps_si512(sum), magic);
-            let mag = _mm512_min_epu32(enc, over);
-            let is_nan = _mm512_cmpgt_epu32_mask(a, inf);
-            let sh = _mm512_srli_epi32::<24>(x);
+        ($x0:expr, $x1:expr) => {{
+            let (x0, x1) = (_mm512_castps_si512($x0), _mm512_castps_si512($x1));
+            // Subnormal results: the low bits of |x| + 2^k minus 2^k.
+            let sub = |x: __m512i| {
+                let sum = _mm512_add_ps(_mm512_castsi512_ps(_mm512_and_si512(x, abs_mask)), magic_f);
+                _mm512_sub_epi32(_mm512_castps_si512(sum), magic)
+            };
+            // Round to odd at bit 16 (`vpternlogd` 0xf8: A | (B & C)), keep the high half.
+            let odd = |x: __m512i| {
+                _mm512_srli_epi32::<16>(_mm512_ternarylogic_epi32::<0xf8>(x, _mm512_add_epi32(x, low_ones), bit16))
+            };
+            let sub = _mm512_packus_epi32(sub(x0), sub(x1));
+            let h = _mm512_packus_epi32(odd(x0), odd(x1));
+            let a = _mm512_and_si512(h, abs16);
+            let lsb = _mm512_and_si512(_mm512_srli_epi16::<SW>(a), one16);
+            let norm = _mm512_srli_epi16::<SW>(_mm512_add_epi16(_mm512_add_epi16(a, bias_c), lsb));
+            let is_small = _mm512_cmplt_epu16_mask(a, small_lim);
+            let enc = _mm512_mask_mov_epi16(norm, is_small, sub);
+            let mag = _mm512_min_epu16(enc, over);
+            let is_nan = _mm512_cmpgt_epu16_mask(a, inf);
+            let sh = _mm512_srli_epi16::<8>(h);
             if KEEP {
-                _mm512_ternarylogic_epi32::<0xf8>(_mm512_mask_mov_epi32(mag, is_nan, nan), sh, sign_bit)
+                _mm512_ternarylogic_epi32::<0xf8>(_mm512_mask_mov_epi16(mag, is_nan, nan), sh, sign_bit)
             } else {
-                _mm512_mask_mov_epi32(_mm512_ternarylogic_epi32::<0xf8>(mag, sh, sign_bit), is_nan, nan)
+                _mm512_mask_mov_epi16(_mm512_ternarylogic_epi32::<0xf8>(mag, sh, sign_bit), is_nan, nan)
             }
         }};
     }
@@ -302,10 +342,8 @@ unsafe fn fp8_add_encode_vbmi<const S0: u32, const KEEP: bool>(
                 *a = _mm512_add_ps(*a, x);
             }
         }
-        let [e0, e1, e2, e3] = [encode!(acc[0]), encode!(acc[1]), encode!(acc[2]), encode!(acc[3])];
-        // Every encoded value is at most 0xff, so the saturating packs only narrow.
-        let packed = _mm512_packus_epi16(_mm512_packus_epi32(e0, e1), _mm512_packus_epi32(e2, e3));
-        let bytes = _mm512_shuffle_epi8(packed, order);
+        let (e01, e23) = (encode!(acc[0], acc[1]), encode!(acc[2], acc[3]));
+        let bytes = _mm512_permutex2var_epi8(e01, gather, e23);
         // SAFETY: `o` is a 64-byte chunk of `out`; unaligned store.
         unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), bytes) };
     }
