@@ -94,6 +94,8 @@ impl<const BITS: u8> From<UInt<BITS>> for u32 {
 pub type U3 = UInt<3>;
 /// A 2-bit field.
 pub type U2 = UInt<2>;
+/// A 5-bit field.
+pub type U5 = UInt<5>;
 /// An 8-bit field.
 pub type U8 = UInt<8>;
 /// A 16-bit field.

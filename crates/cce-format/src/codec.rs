@@ -18,7 +18,8 @@ use crate::dtype::SdmaDtype;
 use crate::error::FormatError;
 use crate::layout::{self, FieldDef, FieldValue, Layout};
 use crate::meta_ctrl::{
-    AddMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, GradientMetaCtrl, MetaCtrl, MinMaxMetaCtrl, ReplicationMetaCtrl,
+    AddMetaCtrl, CopyMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, GradientMetaCtrl, MetaCtrl, MinMaxMetaCtrl,
+    ReplicationMetaCtrl,
 };
 
 /// Field values by name; a name that is absent reads as 0.
@@ -73,6 +74,7 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
             f4: g.flag(&l::FMA_MC_F4)?,
             f5: g.flag(&l::FMA_MC_F5)?,
             f6: g.flag(&l::FMA_MC_F6)?,
+            write_barrier: g.flag(&l::MC_WRITE_BARRIER)?,
         }
         .emit()),
         "min-max-meta-ctrl" => one(MinMaxMetaCtrl {
@@ -85,6 +87,7 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
             wrbar: g.flag(&l::MM_MC_WRBAR)?,
             use_const: g.flag(&l::MM_MC_USE_CONST)?,
             last: g.flag(&l::MM_MC_LAST)?,
+            write_barrier: g.flag(&l::MC_WRITE_BARRIER)?,
         }
         .emit()),
         "add-meta-ctrl" => one(AddMetaCtrl {
@@ -94,6 +97,7 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
             last: g.flag(&l::ADD_MC_LAST)?,
             wrbar: g.flag(&l::ADD_MC_WRBAR)?,
             f: g.flag(&l::ADD_MC_F)?,
+            write_barrier: g.flag(&l::MC_WRITE_BARRIER)?,
         }
         .emit()),
         "gradient-meta-ctrl" => one(GradientMetaCtrl {
@@ -104,6 +108,7 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
             wrbar: g.flag(&l::GCE_MC_WRBAR)?,
             f: g.flag(&l::GCE_MC_F)?,
             last: g.flag(&l::GCE_MC_LAST)?,
+            write_barrier: g.flag(&l::MC_WRITE_BARRIER)?,
         }
         .emit()),
         "ext-meta-ctrl" => one(ExtMetaCtrl {
@@ -115,6 +120,25 @@ pub fn encode<S: FieldSource + ?Sized>(target: &Layout, values: &S) -> Result<Ve
         "replication-meta-ctrl" => {
             one(ReplicationMetaCtrl { mode: g.uint(&l::REP_MC_MODE)?, count: g.uint(&l::REP_MC_COUNT)? }.emit())
         }
+        // Every field explicit: a name left out is 0, as for every other encoder (the driver's
+        // word is `--last-block 1 --first-block 1 --copy-source-data 1`).
+        "copy-meta-ctrl" => one(CopyMetaCtrl {
+            last_block: g.flag(&l::CP_MC_LAST_BLOCK)?,
+            first_block: g.flag(&l::CP_MC_FIRST_BLOCK)?,
+            block_rsvd: g.flag(&l::CP_MC_BLOCK_RSVD)?,
+            crc_iv_index: g.uint(&l::CP_MC_CRC_IV)?,
+            endianness: g.uint(&l::CP_MC_ENDIAN)?,
+            validate_crc: g.flag(&l::CP_MC_VALIDATE_CRC)?,
+            use_stored_crc_iv: g.flag(&l::CP_MC_USE_STORED_IV)?,
+            send_crc: g.flag(&l::CP_MC_SEND_CRC)?,
+            store_crc: g.flag(&l::CP_MC_STORE_CRC)?,
+            store_source_crc: g.flag(&l::CP_MC_STORE_SRC_CRC)?,
+            copy_source_data: g.flag(&l::CP_MC_COPY_SRC)?,
+            op_type: g.uint(&l::CP_MC_OP_TYPE)?,
+            write_barrier: g.flag(&l::MC_WRITE_BARRIER)?,
+            rsvd: g.uint(&l::CP_MC_RSVD)?,
+        }
+        .emit()),
         "fma-descriptor" => FmaDescriptor {
             meta_idx: g.uint(&l::D_META_IDX)?,
             wb: g.uint(&l::D_WB)?,
@@ -226,6 +250,7 @@ pub fn decode(layout: &Layout, words: &[u32]) -> Decoded {
             "gradient-meta-ctrl" => GradientMetaCtrl::parse(w[0]).map(drop),
             "ext-meta-ctrl" => ExtMetaCtrl::parse(w[0]).map(drop),
             "replication-meta-ctrl" => ReplicationMetaCtrl::parse(w[0]).map(drop),
+            "copy-meta-ctrl" => CopyMetaCtrl::parse(w[0]).map(drop),
             "fma-descriptor" => FmaDescriptor::parse(w).map(drop),
             "min-max-descriptor" => MinMaxDescriptor::parse(w).map(drop),
             "seed-init-descriptor" => SeedInitDescriptor::parse(w).map(drop),

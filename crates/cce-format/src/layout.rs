@@ -181,6 +181,19 @@ pub const MC_MID_DT: FieldDef = FieldDef::new("mid-dt", 0, 12, 4, Dtype, High, "
 pub const MC_ACCUM_DT: FieldDef =
     FieldDef::new("accum-dt", 0, 16, 4, Dtype, High, "accumulate dtype nibble [19:16] (study §2.6, §3.3)");
 
+/// Bit 26: the write barrier of the CME meta-control word, which the public driver sets on
+/// the last chunk of a copy (`sdma_m2s_set_write_barrier`, GAPS.md §12). Accepted on the
+/// meta-control word of a packet's LAST data descriptor, CCE words included (docs/MODEL.md P13).
+pub const MC_WRITE_BARRIER: FieldDef = FieldDef::new(
+    "write-barrier",
+    0,
+    26,
+    1,
+    Flag,
+    High,
+    "write barrier, CME meta_ctrl bit 26 (public driver udma_m2m.c; GAPS.md §12)",
+);
+
 /// FMA `f4` at bit 7.
 pub const FMA_MC_F4: FieldDef =
     FieldDef::new("f4", 0, 7, 1, Flag, Low, "FMA flag arg f4 << 7; meaning unknown (study §10 LOW)");
@@ -196,7 +209,7 @@ pub const FMA_META_CTRL: Layout = Layout {
     words: 1,
     fixed: [0x0210_0000, 0, 0, 0],
     fixed_tag: High,
-    fields: &[MC_SUB, FMA_MC_F6, FMA_MC_F5, FMA_MC_F4, MC_IN_DT, MC_SCALE_DT, MC_ACCUM_DT],
+    fields: &[MC_SUB, FMA_MC_F6, FMA_MC_F5, FMA_MC_F4, MC_IN_DT, MC_SCALE_DT, MC_ACCUM_DT, MC_WRITE_BARRIER],
     source: "al_sdma_m2s_build_fma_meta_ctrl @0x451bd0 (study §2.6)",
 };
 
@@ -248,6 +261,7 @@ pub const MIN_MAX_META_CTRL: Layout = Layout {
         MM_MC_OUT_DT,
         MC_ACCUM_DT,
         MM_MC_CONST_DT,
+        MC_WRITE_BARRIER,
     ],
     source: "al_sdma_m2s_build_min_max_meta_ctrl @0x451ca0 (study §2.6)",
 };
@@ -267,7 +281,7 @@ pub const ADD_META_CTRL: Layout = Layout {
     words: 1,
     fixed: [0x0200_0000, 0, 0, 0],
     fixed_tag: High,
-    fields: &[MC_SUB, ADD_MC_F, ADD_MC_WRBAR, ADD_MC_LAST, MC_OUT_DT, MC_ACCUM_DT],
+    fields: &[MC_SUB, ADD_MC_F, ADD_MC_WRBAR, ADD_MC_LAST, MC_OUT_DT, MC_ACCUM_DT, MC_WRITE_BARRIER],
     source: "al_sdma_m2s_build_add_meta_ctrl @0x451b80 (study §2.6)",
 };
 
@@ -285,8 +299,81 @@ pub const GRADIENT_META_CTRL: Layout = Layout {
     words: 1,
     fixed: [0x0250_0000, 0, 0, 0],
     fixed_tag: High,
-    fields: &[MC_SUB, GCE_MC_F, GCE_MC_WRBAR, GCE_MC_LAST, MC_IN_DT, MC_SCALE_DT, MC_ACCUM_DT],
+    fields: &[MC_SUB, GCE_MC_F, GCE_MC_WRBAR, GCE_MC_LAST, MC_IN_DT, MC_SCALE_DT, MC_ACCUM_DT, MC_WRITE_BARRIER],
     source: "al_sdma_m2s_build_gradient_meta_ctrl @0x451d70 (study §2.6)",
+};
+
+// The plain-copy meta-control word (public driver `udma/udma_m2m.c`: the M2S meta-control
+// bitfield and its default 0x01080003, the CME word's write barrier at bit 26; GAPS.md §12).
+// Every bit is named; the op field [25:23] = 2 is the fixed part that makes a word a copy.
+
+/// Copy `[0]` block attribute: last block.
+pub const CP_MC_LAST_BLOCK: FieldDef =
+    FieldDef::new("last-block", 0, 0, 1, Flag, High, "block attribute: last block (driver default 1)");
+/// Copy `[1]` block attribute: first block.
+pub const CP_MC_FIRST_BLOCK: FieldDef =
+    FieldDef::new("first-block", 0, 1, 1, Flag, High, "block attribute: first block (driver default 1)");
+/// Copy `[2]` block attribute, reserved.
+pub const CP_MC_BLOCK_RSVD: FieldDef =
+    FieldDef::new("block-rsvd", 0, 2, 1, Flag, High, "block attribute, reserved (driver default 0)");
+/// Copy `[5:3]` cached CRC IV index.
+pub const CP_MC_CRC_IV: FieldDef =
+    FieldDef::new("crc-iv-index", 0, 3, 3, Uint, High, "cached CRC IV index (driver default 0)");
+/// Copy `[13:6]` the eight endianness swap flags.
+pub const CP_MC_ENDIAN: FieldDef = FieldDef::new(
+    "endianness",
+    0,
+    6,
+    8,
+    Uint,
+    High,
+    "byte / bit swaps of result, intermediate, source, init (driver default 0)",
+);
+/// Copy bit 14: validate CRC.
+pub const CP_MC_VALIDATE_CRC: FieldDef =
+    FieldDef::new("validate-crc", 0, 14, 1, Flag, High, "validate CRC (driver default 0)");
+/// Copy bit 15: use the stored CRC IV.
+pub const CP_MC_USE_STORED_IV: FieldDef =
+    FieldDef::new("use-stored-crc-iv", 0, 15, 1, Flag, High, "use stored CRC IV (driver default 0)");
+/// Copy bit 16: send the CRC result.
+pub const CP_MC_SEND_CRC: FieldDef =
+    FieldDef::new("send-crc", 0, 16, 1, Flag, High, "send CRC result (driver default 0)");
+/// Copy bit 17: store the CRC result.
+pub const CP_MC_STORE_CRC: FieldDef =
+    FieldDef::new("store-crc", 0, 17, 1, Flag, High, "store CRC result (driver default 0)");
+/// Copy bit 18: store the source CRC.
+pub const CP_MC_STORE_SRC_CRC: FieldDef =
+    FieldDef::new("store-source-crc", 0, 18, 1, Flag, High, "store source CRC (driver default 0)");
+/// Copy bit 19: copy the source data.
+pub const CP_MC_COPY_SRC: FieldDef =
+    FieldDef::new("copy-source-data", 0, 19, 1, Flag, High, "copy source data (driver default 1)");
+/// Copy `[22:20]` op type.
+pub const CP_MC_OP_TYPE: FieldDef = FieldDef::new("op-type", 0, 20, 3, Uint, High, "op type (driver default 0)");
+/// Copy `[31:27]`, reserved in the driver's bitfields.
+pub const CP_MC_RSVD: FieldDef = FieldDef::new("rsvd", 0, 27, 5, Uint, High, "reserved (driver default 0)");
+/// The plain-copy meta-control word: op `[25:23]` = 2 (the driver's `ssmae_op` 0b010).
+pub const COPY_META_CTRL: Layout = Layout {
+    name: "copy-meta-ctrl",
+    words: 1,
+    fixed: [0x0100_0000, 0, 0, 0],
+    fixed_tag: High,
+    fields: &[
+        CP_MC_LAST_BLOCK,
+        CP_MC_FIRST_BLOCK,
+        CP_MC_BLOCK_RSVD,
+        CP_MC_CRC_IV,
+        CP_MC_ENDIAN,
+        CP_MC_VALIDATE_CRC,
+        CP_MC_USE_STORED_IV,
+        CP_MC_SEND_CRC,
+        CP_MC_STORE_CRC,
+        CP_MC_STORE_SRC_CRC,
+        CP_MC_COPY_SRC,
+        CP_MC_OP_TYPE,
+        MC_WRITE_BARRIER,
+        CP_MC_RSVD,
+    ],
+    source: "public driver udma/udma_m2m.c: M2S meta_ctrl bitfield, default 0x01080003, write barrier bit 26 (GAPS.md §12)",
 };
 
 /// EXT (combo) meta-control: `0x2400000` base.
@@ -507,9 +594,64 @@ pub const LC_FIRST: FieldDef =
 pub const LC_LAST: FieldDef = FieldDef::new("last", 0, 27, 1, Flag, Med, "LAST descriptor of a packet (UDMA len_ctrl)");
 /// len_ctrl bit 28 INT_EN.
 pub const LC_INT_EN: FieldDef = FieldDef::new("int-en", 0, 28, 1, Flag, Med, "interrupt on completion (UDMA len_ctrl)");
-/// S2M len_ctrl bit 29 STRONG_ORDER_WR (v3+).
-pub const LC_SOW: FieldDef =
-    FieldDef::new("strong-order", 0, 29, 1, Flag, Med, "STRONG_ORDER_WR, v3+ only (UDMA S2M len_ctrl)");
+/// S2M len_ctrl bit 29: STRONG_ORDER_WR (v3+) in the companion chapter, NO_SNOOP_H in the
+/// Annapurna HAL (docs/MODEL.md P15).
+pub const LC_SOW: FieldDef = FieldDef::new(
+    "strong-order",
+    0,
+    29,
+    1,
+    Flag,
+    Model,
+    "S2M bit 29: STRONG_ORDER_WR v3+ (companion chapter; the driver's SOW) / NO_SNOOP_H (Annapurna HAL); read as strong-order (MODEL P15)",
+);
+/// The S2M len_ctrl bits the sources read differently (docs/MODEL.md P15): bit, then the
+/// readings, for listings to show beside the field when the bit is set.
+pub const S2M_BIT_READINGS: [(u8, &str); 3] = [
+    (27, "LAST (companion chapter) | FLUSH (Annapurna HAL)"),
+    (29, "STRONG_ORDER_WR v3+ (companion chapter) | NO_SNOOP_H (Annapurna HAL)"),
+    (31, "CONCAT (companion chapter) | DUAL_BUF (Annapurna HAL)"),
+];
+/// S2M len_ctrl bit 26: FIRST on M2S; the driver's S2M never sets it.
+pub const S2M_FIRST: FieldDef = FieldDef::new(
+    "first",
+    0,
+    26,
+    1,
+    Flag,
+    Model,
+    "S2M bit 26: not set by the driver's S2M (GAPS.md §12; cce ring dumps v1 set FIRST here); refused (MODEL P8)",
+);
+/// S2M len_ctrl bit 27: LAST in the companion chapter, FLUSH in the Annapurna HAL.
+pub const S2M_LAST: FieldDef = FieldDef::new(
+    "last",
+    0,
+    27,
+    1,
+    Flag,
+    Model,
+    "S2M bit 27: LAST (companion chapter; cce ring dumps v1) / FLUSH (Annapurna HAL); the driver sets neither; refused (MODEL P15)",
+);
+/// S2M len_ctrl bit 30: DMB is an M2S flag.
+pub const S2M_DMB: FieldDef = FieldDef::new(
+    "dmb",
+    0,
+    30,
+    1,
+    Flag,
+    Model,
+    "S2M bit 30: DMB is an M2S flag; the driver never sets it on S2M; refused (MODEL P8)",
+);
+/// S2M len_ctrl bit 31: CONCAT in the companion chapter, DUAL_BUF in the Annapurna HAL.
+pub const S2M_CONCAT: FieldDef = FieldDef::new(
+    "concat",
+    0,
+    31,
+    1,
+    Flag,
+    Model,
+    "S2M bit 31: CONCAT (companion chapter) / DUAL_BUF (Annapurna HAL); the driver sets neither; refused (MODEL P15)",
+);
 /// len_ctrl bit 30 DMB.
 pub const LC_DMB: FieldDef = FieldDef::new("dmb", 0, 30, 1, Flag, Med, "data memory barrier (UDMA len_ctrl)");
 /// len_ctrl bit 31 CONCAT.
@@ -561,22 +703,29 @@ pub const S2M_DATA: Layout = Layout {
         LC_LENGTH,
         LC_META,
         LC_RING_ID,
-        LC_FIRST,
-        LC_LAST,
+        S2M_FIRST,
+        S2M_LAST,
         LC_INT_EN,
         LC_SOW,
-        LC_DMB,
-        LC_CONCAT,
+        S2M_DMB,
+        S2M_CONCAT,
         S2M_BUF2_LO,
         S2M_BUF1_LO,
         S2M_BUF1_HI,
     ],
-    source: "UDMA S2M descriptor {len_ctrl, buf2_ptr_lo, buf1_ptr} (GAPS.md §6)",
+    source: "UDMA S2M descriptor {len_ctrl, buf2_ptr_lo, buf1_ptr} (GAPS.md §6); the public driver sets only length, ring id and INT_EN (GAPS.md §12)",
 };
 
 /// Every meta-control layout.
-pub const META_CTRL_LAYOUTS: [&Layout; 6] =
-    [&FMA_META_CTRL, &MIN_MAX_META_CTRL, &ADD_META_CTRL, &GRADIENT_META_CTRL, &EXT_META_CTRL, &REPLICATION_META_CTRL];
+pub const META_CTRL_LAYOUTS: [&Layout; 7] = [
+    &FMA_META_CTRL,
+    &MIN_MAX_META_CTRL,
+    &ADD_META_CTRL,
+    &GRADIENT_META_CTRL,
+    &EXT_META_CTRL,
+    &REPLICATION_META_CTRL,
+    &COPY_META_CTRL,
+];
 
 /// Every 16-byte layout.
 pub const DESCRIPTOR_LAYOUTS: [&Layout; 7] = [

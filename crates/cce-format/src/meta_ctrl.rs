@@ -10,7 +10,7 @@
 
 use alloc::vec::Vec;
 
-use crate::bits::{U3, U16};
+use crate::bits::{U3, U5, U8, U16};
 use crate::dtype::SdmaDtype;
 use crate::error::FormatError;
 use crate::layout::{self, FieldDef, Layout};
@@ -159,6 +159,8 @@ pub struct FmaMetaCtrl {
     pub f4: bool,
     pub f5: bool,
     pub f6: bool,
+    /// The driver's write barrier, bit 26 (on top of the runtime's formula).
+    pub write_barrier: bool,
 }
 
 impl MetaCtrl for FmaMetaCtrl {
@@ -172,7 +174,7 @@ impl MetaCtrl for FmaMetaCtrl {
             self.f4 as u32,
             self.f5 as u32,
             self.f6 as u32,
-        )
+        ) | write_barrier(self.write_barrier)
     }
     fn parse(word: u32) -> Result<Self, FormatError> {
         let w = [word];
@@ -185,6 +187,7 @@ impl MetaCtrl for FmaMetaCtrl {
             f4: flag(&layout::FMA_MC_F4, &w),
             f5: flag(&layout::FMA_MC_F5, &w),
             f6: flag(&layout::FMA_MC_F6, &w),
+            write_barrier: flag(&layout::MC_WRITE_BARRIER, &w),
         })
     }
 }
@@ -204,6 +207,8 @@ pub struct MinMaxMetaCtrl {
     pub wrbar: bool,
     pub use_const: bool,
     pub last: bool,
+    /// The driver's write barrier, bit 26 (on top of the runtime's formula).
+    pub write_barrier: bool,
 }
 
 impl MetaCtrl for MinMaxMetaCtrl {
@@ -219,7 +224,7 @@ impl MetaCtrl for MinMaxMetaCtrl {
             self.wrbar as u32,
             self.use_const as u32,
             self.last as u32,
-        )
+        ) | write_barrier(self.write_barrier)
     }
     fn parse(word: u32) -> Result<Self, FormatError> {
         let w = [word];
@@ -239,6 +244,7 @@ impl MetaCtrl for MinMaxMetaCtrl {
             wrbar: flag(&layout::MM_MC_WRBAR, &w),
             use_const,
             last: flag(&layout::MM_MC_LAST, &w),
+            write_barrier: flag(&layout::MC_WRITE_BARRIER, &w),
         })
     }
 }
@@ -253,6 +259,8 @@ pub struct AddMetaCtrl {
     pub last: bool,
     pub wrbar: bool,
     pub f: bool,
+    /// The driver's write barrier, bit 26 (on top of the runtime's formula).
+    pub write_barrier: bool,
 }
 
 impl MetaCtrl for AddMetaCtrl {
@@ -265,7 +273,7 @@ impl MetaCtrl for AddMetaCtrl {
             self.last as u32,
             self.wrbar as u32,
             self.f as u32,
-        )
+        ) | write_barrier(self.write_barrier)
     }
     fn parse(word: u32) -> Result<Self, FormatError> {
         let w = [word];
@@ -277,6 +285,7 @@ impl MetaCtrl for AddMetaCtrl {
             last: flag(&layout::ADD_MC_LAST, &w),
             wrbar: flag(&layout::ADD_MC_WRBAR, &w),
             f: flag(&layout::ADD_MC_F, &w),
+            write_barrier: flag(&layout::MC_WRITE_BARRIER, &w),
         })
     }
 }
@@ -292,6 +301,8 @@ pub struct GradientMetaCtrl {
     pub wrbar: bool,
     pub f: bool,
     pub last: bool,
+    /// The driver's write barrier, bit 26 (on top of the runtime's formula).
+    pub write_barrier: bool,
 }
 
 impl MetaCtrl for GradientMetaCtrl {
@@ -305,7 +316,7 @@ impl MetaCtrl for GradientMetaCtrl {
             self.wrbar as u32,
             self.f as u32,
             self.last as u32,
-        )
+        ) | write_barrier(self.write_barrier)
     }
     fn parse(word: u32) -> Result<Self, FormatError> {
         let w = [word];
@@ -318,6 +329,7 @@ impl MetaCtrl for GradientMetaCtrl {
             wrbar: flag(&layout::GCE_MC_WRBAR, &w),
             f: flag(&layout::GCE_MC_F, &w),
             last: flag(&layout::GCE_MC_LAST, &w),
+            write_barrier: flag(&layout::MC_WRITE_BARRIER, &w),
         })
     }
 }
@@ -382,6 +394,112 @@ impl MetaCtrl for ReplicationMetaCtrl {
     }
 }
 
+/// The driver's write-barrier bit (26) of a CME meta-control word.
+pub const WRITE_BARRIER: u32 = 1 << 26;
+
+const fn write_barrier(on: bool) -> u32 {
+    if on { WRITE_BARRIER } else { 0 }
+}
+
+/// The plain-copy meta-control word, every bit the public driver names (GAPS.md §12). The
+/// driver writes [`CopyMetaCtrl::DRIVER_DEFAULT`] (`0x01080003`), with the write barrier on a
+/// copy's last chunk (`0x05080003`); the engine executes only those two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct CopyMetaCtrl {
+    pub last_block: bool,
+    pub first_block: bool,
+    pub block_rsvd: bool,
+    pub crc_iv_index: U3,
+    /// The eight swap flags, bit 0 = meta_ctrl bit 6.
+    pub endianness: U8,
+    pub validate_crc: bool,
+    pub use_stored_crc_iv: bool,
+    pub send_crc: bool,
+    pub store_crc: bool,
+    pub store_source_crc: bool,
+    pub copy_source_data: bool,
+    pub op_type: U3,
+    pub write_barrier: bool,
+    pub rsvd: U5,
+}
+
+impl CopyMetaCtrl {
+    /// The driver's copy word: first and last block, copy the source data.
+    pub const DRIVER_DEFAULT: CopyMetaCtrl = CopyMetaCtrl {
+        last_block: true,
+        first_block: true,
+        block_rsvd: false,
+        crc_iv_index: U3::ZERO,
+        endianness: U8::ZERO,
+        validate_crc: false,
+        use_stored_crc_iv: false,
+        send_crc: false,
+        store_crc: false,
+        store_source_crc: false,
+        copy_source_data: true,
+        op_type: U3::ZERO,
+        write_barrier: false,
+        rsvd: U5::ZERO,
+    };
+
+    /// Whether this is the driver's copy word, with or without the write barrier: the only
+    /// copies the engine executes (the CRC, swap and block fields change what a copy does,
+    /// and no source says how).
+    pub fn is_plain(&self) -> bool {
+        CopyMetaCtrl { write_barrier: false, ..*self } == CopyMetaCtrl::DRIVER_DEFAULT
+    }
+}
+
+impl Default for CopyMetaCtrl {
+    fn default() -> Self {
+        CopyMetaCtrl::DRIVER_DEFAULT
+    }
+}
+
+impl MetaCtrl for CopyMetaCtrl {
+    const LAYOUT: &'static Layout = &layout::COPY_META_CTRL;
+    fn emit(&self) -> u32 {
+        let l = |def: &FieldDef, v: u32| def.place(v);
+        0x0100_0000
+            | l(&layout::CP_MC_LAST_BLOCK, self.last_block as u32)
+            | l(&layout::CP_MC_FIRST_BLOCK, self.first_block as u32)
+            | l(&layout::CP_MC_BLOCK_RSVD, self.block_rsvd as u32)
+            | l(&layout::CP_MC_CRC_IV, self.crc_iv_index.get())
+            | l(&layout::CP_MC_ENDIAN, self.endianness.get())
+            | l(&layout::CP_MC_VALIDATE_CRC, self.validate_crc as u32)
+            | l(&layout::CP_MC_USE_STORED_IV, self.use_stored_crc_iv as u32)
+            | l(&layout::CP_MC_SEND_CRC, self.send_crc as u32)
+            | l(&layout::CP_MC_STORE_CRC, self.store_crc as u32)
+            | l(&layout::CP_MC_STORE_SRC_CRC, self.store_source_crc as u32)
+            | l(&layout::CP_MC_COPY_SRC, self.copy_source_data as u32)
+            | l(&layout::CP_MC_OP_TYPE, self.op_type.get())
+            | write_barrier(self.write_barrier)
+            | l(&layout::CP_MC_RSVD, self.rsvd.get())
+    }
+    fn parse(word: u32) -> Result<Self, FormatError> {
+        let w = [word];
+        check_fit(Self::LAYOUT, &w)?;
+        let f = |def: &FieldDef| flag(def, &w);
+        Ok(CopyMetaCtrl {
+            last_block: f(&layout::CP_MC_LAST_BLOCK),
+            first_block: f(&layout::CP_MC_FIRST_BLOCK),
+            block_rsvd: f(&layout::CP_MC_BLOCK_RSVD),
+            crc_iv_index: U3::masked(layout::CP_MC_CRC_IV.get(&w)),
+            endianness: U8::masked(layout::CP_MC_ENDIAN.get(&w)),
+            validate_crc: f(&layout::CP_MC_VALIDATE_CRC),
+            use_stored_crc_iv: f(&layout::CP_MC_USE_STORED_IV),
+            send_crc: f(&layout::CP_MC_SEND_CRC),
+            store_crc: f(&layout::CP_MC_STORE_CRC),
+            store_source_crc: f(&layout::CP_MC_STORE_SRC_CRC),
+            copy_source_data: f(&layout::CP_MC_COPY_SRC),
+            op_type: U3::masked(layout::CP_MC_OP_TYPE.get(&w)),
+            write_barrier: f(&layout::MC_WRITE_BARRIER),
+            rsvd: U5::masked(layout::CP_MC_RSVD.get(&w)),
+        })
+    }
+}
+
 /// One encoder a meta-control word is an exact encoding of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
@@ -392,6 +510,7 @@ pub enum Reading {
     Gradient(GradientMetaCtrl),
     Ext(ExtMetaCtrl),
     Replication(ReplicationMetaCtrl),
+    Copy(CopyMetaCtrl),
 }
 
 impl Reading {
@@ -404,12 +523,13 @@ impl Reading {
             Reading::Gradient(_) => GradientMetaCtrl::LAYOUT,
             Reading::Ext(_) => ExtMetaCtrl::LAYOUT,
             Reading::Replication(_) => ReplicationMetaCtrl::LAYOUT,
+            Reading::Copy(_) => CopyMetaCtrl::LAYOUT,
         }
     }
 }
 
 /// Every encoder that could have produced `word`, in the order FMA, MIN/MAX, ADD, GCE, EXT,
-/// replication. A MIN/MAX word with const-dt 1, 4 or 5 also reads as FMA, EXT or GCE; an ADD
+/// replication, copy. A MIN/MAX word with const-dt 1, 4 or 5 also reads as FMA, EXT or GCE; an ADD
 /// word also reads as MIN/MAX: the caller that does not know the encoder must show them all.
 pub fn readings(word: u32) -> Vec<Reading> {
     let mut out = Vec::new();
@@ -430,6 +550,9 @@ pub fn readings(word: u32) -> Vec<Reading> {
     }
     if let Ok(v) = ReplicationMetaCtrl::parse(word) {
         out.push(Reading::Replication(v));
+    }
+    if let Ok(v) = CopyMetaCtrl::parse(word) {
+        out.push(Reading::Copy(v));
     }
     out
 }

@@ -10,22 +10,26 @@
 //! 2. MIN/MAX with a clamp: one MIN/MAX descriptor with the constant sub-descriptor (§2.4);
 //! 3. per source: FMA only, its FMA descriptor (§2.3); then an M2S data descriptor (GAPS.md §6)
 //!    whose `meta_ctrl` is the op's meta-control word, FIRST on the first source, LAST and the
-//!    meta-control last bit on the final source (§4.1);
+//!    meta-control last bit on the final source (§4.1); the driver's write barrier (meta-control
+//!    bit 26) and DMB only on that final one;
 //! 4. with several destinations (the EXT combo, §5.1): one replication descriptor per
 //!    destination. Every compute descriptor of a combo carries the more-bit except the final
 //!    replication descriptor, so a packet ends where the LAST data descriptor has been seen and
 //!    no more-bit is pending.
 //!
-//! rx: one S2M data descriptor per destination, FIRST on the first, LAST on the last; its W1
-//! (`buf2_ptr_lo`, unused by memory-to-memory copies) carries the output dtype in `[15:12]`.
+//! rx: one S2M data descriptor per destination, as the public driver writes them: length, ring
+//! id and INT_EN (on the last one) only — no FIRST, no LAST (GAPS.md §12). The engine takes a
+//! packet's rx extent from its tx side: one destination, or as many as the combo's replication
+//! descriptors. Its W1 (`buf2_ptr_lo`, 0 on the driver's copies) carries a CCE packet's output
+//! dtype in `[15:12]`.
 //!
 //! A compute descriptor has W0 bit 23 (META) set; a data descriptor has it clear. ADD, MIN and
 //! MAX share the meta-control base `0x2000000`, so the sub-op field `[2:0]` carries the
 //! `SDMA_CCETYPE` (ADD 0, FMA 1, MAX 2, MIN 3) — the smallest extra convention GAPS.md §7 asks
 //! for. The ADD meta-control word has no in-dtype nibble; its `[15:12]` nibble carries the
 //! source dtype, as the study's worked example §9.1 calls it (`add_meta_ctrl(in=6, …)`).
-//! A plain copy is one M2S descriptor with the default `meta_ctrl` `0x01080003` and one S2M
-//! descriptor, FIRST and LAST on both.
+//! A plain copy is one M2S descriptor (FIRST and LAST) with the default `meta_ctrl`
+//! `0x01080003` — `0x05080003` with the write barrier — and one S2M descriptor.
 
 use alloc::vec::Vec;
 
@@ -36,7 +40,7 @@ use crate::descriptor::{
 };
 use crate::dtype::SdmaDtype;
 use crate::layout::{self, FieldDef, FieldKind};
-use crate::meta_ctrl::{AddMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, MetaCtrl, MinMaxMetaCtrl};
+use crate::meta_ctrl::{AddMetaCtrl, CopyMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, MetaCtrl, MinMaxMetaCtrl, WRITE_BARRIER};
 use crate::op::SdmaCceType;
 use crate::tag::Tag;
 
@@ -144,14 +148,17 @@ pub struct Packet {
     pub flags: DataFlags,
 }
 
-/// The UDMA ordering and completion flags a packet may carry, each in one place: DMB on the
-/// LAST tx data descriptor (the runtime sets it on the final chunk, v2), INT_EN on the LAST rx
-/// descriptor, strong-ordered writes on every rx descriptor (v3+). Anywhere else they are
-/// refused.
+/// The UDMA ordering and completion flags a packet may carry, each in one place: DMB and the
+/// write barrier (meta-control bit 26) on the LAST tx data descriptor (the driver sets one of
+/// them on a copy's final chunk), INT_EN on the packet's last rx descriptor, strong-ordered
+/// writes on every rx descriptor (v3+). Anywhere else they are refused. The engine executes in
+/// order, so none of them changes a result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DataFlags {
     /// Data memory barrier after the packet's reads.
     pub dmb: bool,
+    /// The driver's write barrier (meta-control bit 26 of the LAST data descriptor).
+    pub write_barrier: bool,
     /// Interrupt on completion.
     pub int_en: bool,
     /// Strong-ordered writes.
@@ -263,6 +270,16 @@ pub enum PacketError {
     /// More than 32 sources.
     #[error("packet has {0} sources (at most 32)")]
     TooManySources(usize),
+    /// A copy meta-control word with fields the model does not execute.
+    #[error(
+        "tx descriptor {index}: copy meta_ctrl 0x{meta:08x} sets CRC, byte-swap or block fields; the model executes only the driver's copy word 0x01080003 (0x05080003 with the write barrier)"
+    )]
+    CopyFields {
+        /// Index from the packet start.
+        index: usize,
+        /// The word.
+        meta: u32,
+    },
     /// A meta-control word that names no op the engine knows.
     #[error("tx descriptor {index}: unknown op in meta_ctrl 0x{meta:08x}")]
     UnknownOp {
@@ -382,9 +399,10 @@ impl Packet {
     /// The meta-control word of source `i` of `n`.
     fn meta_ctrl(&self, i: usize, n: usize) -> u32 {
         let last = i + 1 == n;
+        let write_barrier = last && self.flags.write_barrier;
         let sub = |op: SdmaCceType| U3::masked(op.value());
         match self.op {
-            PacketOp::Copy => META_CTRL_COPY_DEFAULT,
+            PacketOp::Copy => CopyMetaCtrl { write_barrier, ..CopyMetaCtrl::DRIVER_DEFAULT }.emit(),
             PacketOp::Cce(op @ SdmaCceType::Fma) => FmaMetaCtrl {
                 sub: sub(op),
                 in_dt: self.in_dt,
@@ -393,6 +411,7 @@ impl Packet {
                 f4: last,
                 f5: false,
                 f6: false,
+                write_barrier,
             }
             .emit(),
             PacketOp::Cce(op @ (SdmaCceType::Min | SdmaCceType::Max)) => MinMaxMetaCtrl {
@@ -405,14 +424,21 @@ impl Packet {
                 wrbar: false,
                 use_const: self.clamp.is_some(),
                 last,
+                write_barrier,
             }
             .emit(),
             // ADD (and, never emitted by the host, EXT/GCE): the ADD word with the source
             // dtype in [15:12].
-            PacketOp::Cce(op) => {
-                AddMetaCtrl { sub: sub(op), out_dt: self.in_dt, accum_dt: self.accum_dt, last, wrbar: false, f: false }
-                    .emit()
+            PacketOp::Cce(op) => AddMetaCtrl {
+                sub: sub(op),
+                out_dt: self.in_dt,
+                accum_dt: self.accum_dt,
+                last,
+                wrbar: false,
+                f: false,
+                write_barrier,
             }
+            .emit(),
         }
     }
 
@@ -480,13 +506,8 @@ impl Packet {
         let out_word = if self.op == PacketOp::Copy { 0 } else { RX_OUT_DT.place(self.out_dt.value()) };
         for (j, &dst) in self.dests.iter().enumerate() {
             let last = j + 1 == m;
-            let len_ctrl = LenCtrl {
-                first: j == 0,
-                last,
-                int_en: last && self.flags.int_en,
-                strong_order: self.flags.strong_order,
-                ..dst_len
-            };
+            let len_ctrl =
+                LenCtrl { int_en: last && self.flags.int_en, strong_order: self.flags.strong_order, ..dst_len };
             rx.push(S2mDataDescriptor { len_ctrl, buf2_ptr_lo: out_word, buf1_ptr: dst }.emit(), true);
         }
     }
@@ -503,8 +524,9 @@ pub struct Parsed {
     pub rx_used: usize,
 }
 
-/// The op named by a data descriptor's meta-control word.
+/// The op named by a data descriptor's meta-control word (the write barrier, bit 26, aside).
 fn op_of(meta: u32) -> Option<PacketOp> {
+    let meta = meta & !WRITE_BARRIER;
     if meta == META_CTRL_COPY_DEFAULT {
         return Some(PacketOp::Copy);
     }
@@ -579,9 +601,18 @@ fn meta_info(op: PacketOp, meta: u32) -> Option<MetaInfo> {
 }
 
 /// Reads one packet from the start of `tx` and `rx` (ring words, in ring order, already
-/// unwrapped). Walks at most [`MAX_PACKET_DESCRIPTORS`] descriptors of either ring; never
-/// panics on any words.
+/// unwrapped), taking the words given as everything there is. Walks at most
+/// [`MAX_PACKET_DESCRIPTORS`] descriptors of either ring; never panics on any words.
 pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketError> {
+    parse_packet_at(tx, rx, false)
+}
+
+/// [`parse_packet`] for a reader that may see more tx descriptors later (`more_tx`, e.g. an
+/// engine whose doorbell has not covered the packet yet): a CCE packet whose LAST data
+/// descriptor is the last word given could still be followed by the replication descriptors
+/// of a combo, so it reads as cut off ([`PacketError::NoLast`]) until more words come or the
+/// caller knows none will. A copy is never a combo and needs no look-ahead.
+pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Result<Parsed, PacketError> {
     // 1. Find the packet's extent: up to the LAST data descriptor, then the combo's trailing
     //    replication descriptors (the only meta descriptors whose W1 carries 0xA00000), up to
     //    the one without the more-bit.
@@ -601,6 +632,7 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
     let Some(mut end) = end else {
         return Err(cut(tx.len()));
     };
+    let last_end = end;
     while let Some(w) = tx.get(end).filter(|w| w[0] & META_BIT != 0 && ReplicationDescriptor::parse(**w).is_ok()) {
         end += 1;
         if end > MAX_PACKET_DESCRIPTORS {
@@ -617,11 +649,34 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
         return Err(malformed("tx", end, "replication chain broken: more-bit set on its last descriptor"));
     }
     let words = &tx[..end];
+    // A compute descriptor before the LAST data descriptor with the more-bit set says the
+    // packet is a combo: its replication descriptors must follow.
+    let combo_pending = words[..last_end].iter().any(|w| w[0] & META_BIT != 0 && layout::D_MORE.get(w) != 0);
+    if end == last_end {
+        if combo_pending && end == tx.len() {
+            return Err(PacketError::NoLast(end));
+        }
+        if combo_pending {
+            return Err(malformed(
+                "tx",
+                end,
+                "more-bit set in the packet but no replication descriptor follows its LAST",
+            ));
+        }
+        let copy = op_of(words[last_end - 1][1]) == Some(PacketOp::Copy);
+        if more_tx && end == tx.len() && !copy {
+            return Err(PacketError::NoLast(end));
+        }
+    }
 
     // 2. The op, from the first data descriptor's meta-control word.
     let first_data = words.iter().position(|w| w[0] & META_BIT == 0).ok_or(PacketError::NoLast(end))?;
-    let op =
-        op_of(words[first_data][1]).ok_or(PacketError::UnknownOp { index: first_data, meta: words[first_data][1] })?;
+    let meta0 = words[first_data][1];
+    let op = op_of(meta0).ok_or(if CopyMetaCtrl::parse(meta0).is_ok() {
+        PacketError::CopyFields { index: first_data, meta: meta0 }
+    } else {
+        PacketError::UnknownOp { index: first_data, meta: meta0 }
+    })?;
 
     // 3. Walk the descriptors in order.
     let mut kinds = Vec::with_capacity(end);
@@ -651,7 +706,16 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
             if d.len_ctrl.dmb && !d.len_ctrl.last {
                 return Err(malformed("tx", i, "DMB on a data descriptor that is not the packet's LAST"));
             }
+            let write_barrier = d.meta_ctrl & WRITE_BARRIER != 0;
+            if write_barrier && !d.len_ctrl.last {
+                return Err(malformed(
+                    "tx",
+                    i,
+                    "write barrier (meta_ctrl bit 26) on a data descriptor that is not the packet's LAST",
+                ));
+            }
             flags.dmb = d.len_ctrl.dmb;
+            flags.write_barrier = write_barrier;
             if op_of(d.meta_ctrl) != Some(op) {
                 return Err(PacketError::UnknownOp { index: i, meta: d.meta_ctrl });
             }
@@ -775,26 +839,36 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
         }
     }
 
-    // 4. The rx side: one S2M per destination, FIRST ... LAST.
-    let mut dests = Vec::new();
+    // 4. The rx side, as many S2M descriptors as the tx side has destinations: the combo's
+    //    replication count, else one. The driver's S2M carries no FIRST / LAST to say so.
+    if replication > 0 && rep_count != Some(replication as u32) {
+        return Err(malformed("tx", end - 1, "replication descriptors do not match their count"));
+    }
+    let rx_used = replication.max(1);
+    if rx.len() < rx_used {
+        return Err(PacketError::NoRx(rx.len()));
+    }
+    let mut dests = Vec::with_capacity(rx_used);
     let mut out_dt = None;
-    for (j, &w) in rx.iter().enumerate() {
-        if j >= MAX_PACKET_DESCRIPTORS {
-            return Err(PacketError::TooLong(j));
-        }
+    for (j, &w) in rx[..rx_used].iter().enumerate() {
         let d = S2mDataDescriptor::parse(w).map_err(|_| malformed("rx", j, "not a valid S2M data descriptor"))?;
-        if d.len_ctrl.first != (j == 0) || d.len_ctrl.concat || d.len_ctrl.meta || d.len_ctrl.dmb {
-            return Err(malformed("rx", j, "FIRST must be set on the packet's first S2M only; no CONCAT / META / DMB"));
+        let lc = d.len_ctrl;
+        if lc.first || lc.last || lc.concat || lc.meta || lc.dmb {
+            return Err(malformed(
+                "rx",
+                j,
+                "FIRST / LAST / CONCAT / META / DMB on an S2M descriptor: the driver's S2M carries only length, ring id and INT_EN (bits 27 / 31 read as FLUSH / DUAL_BUF in the Annapurna HAL)",
+            ));
         }
-        if d.len_ctrl.int_en && !d.len_ctrl.last {
-            return Err(malformed("rx", j, "INT_EN on an S2M that is not the packet's LAST"));
+        if lc.int_en && j + 1 != rx_used {
+            return Err(malformed("rx", j, "INT_EN on an S2M that is not the packet's last"));
         }
         if j == 0 {
-            flags.strong_order = d.len_ctrl.strong_order;
-        } else if flags.strong_order != d.len_ctrl.strong_order {
+            flags.strong_order = lc.strong_order;
+        } else if flags.strong_order != lc.strong_order {
             return Err(malformed("rx", j, "strong-order set on some destinations only"));
         }
-        flags.int_en = d.len_ctrl.int_en;
+        flags.int_en = lc.int_en;
         let word_out = RX_OUT_DT.get(&w);
         if d.buf2_ptr_lo & !RX_OUT_DT.span.mask() != 0 {
             return Err(malformed("rx", j, "unexpected bits in the S2M W1 slot"));
@@ -811,22 +885,10 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
             return Err(malformed("rx", j, "destinations disagree on the output dtype"));
         }
         let expected = elems as u64 * dt.bytes() as u64;
-        if d.len_ctrl.byte_len() as u64 != expected {
-            return Err(PacketError::Length {
-                ring: "rx",
-                index: j,
-                got: d.len_ctrl.byte_len(),
-                expected: expected as u32,
-            });
+        if lc.byte_len() as u64 != expected {
+            return Err(PacketError::Length { ring: "rx", index: j, got: lc.byte_len(), expected: expected as u32 });
         }
         dests.push(d.buf1_ptr);
-        if d.len_ctrl.last {
-            break;
-        }
-    }
-    let rx_used = dests.len();
-    if rx_used == 0 || rx.get(rx_used - 1).is_none_or(|w| layout::LC_LAST.get(w) == 0) {
-        return Err(PacketError::NoRx(rx_used));
     }
     let out_dt = out_dt.unwrap_or(SdmaDtype::Invalid);
     if out_dt.bytes() == 0 {
@@ -834,14 +896,6 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
     }
     if use_const && forced_out != out_dt {
         return Err(malformed("tx", first_data, "MIN/MAX meta-control out dtype disagrees with the S2M"));
-    }
-    if replication < rx_used && rx_used > 1 && end == tx.len() {
-        // The combo's replication descriptors are not (all) there yet: the packet continues
-        // past the descriptors given.
-        return Err(PacketError::NoLast(end));
-    }
-    if (rx_used > 1 || replication > 0) && (rx_used != replication || rep_count != Some(rx_used as u32)) {
-        return Err(malformed("tx", end - 1, "replication descriptors do not match the destinations"));
     }
     let packet =
         Packet { op, in_dt, accum_dt, out_dt, elems, sources, dests, clamp: clamp.map(|(c, _)| c), seed, flags };

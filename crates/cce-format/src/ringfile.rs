@@ -1,10 +1,16 @@
-//! The ring dump file (MODEL, version 1): one or more queues' tx and rx rings as bytes, as
+//! The ring dump file (MODEL, version 2): one or more queues' tx and rx rings as bytes, as
 //! `cce build --out` writes them and `cce disasm` / `cce run` read them.
+//!
+//! Version 2 has the layout of version 1; what changed is the rings it holds. Version 1 was
+//! written while cce set FIRST / LAST on every S2M descriptor (docs/MODEL.md, the former P8);
+//! the public driver's S2M descriptors carry neither, and neither do version 2's. [`upgrade`]
+//! reads a version-1 file as version 2 by clearing those two bits of every rx descriptor,
+//! which is all that tells the two apart.
 //!
 //! ```text
 //! offset  size  field (all little-endian)
 //! 0       8     magic "CCERING\0"
-//! 8       2     version (1)
+//! 8       2     version (2; 1 is converted on read by [`upgrade`])
 //! 10      2     header bytes (32)
 //! 12      4     flags: bit 0 = a 64-bit FNV-1a checksum of everything before it ends the file
 //! 16      4     arch the rings were built for (informational; 0 = unknown)
@@ -27,7 +33,9 @@ use alloc::vec::Vec;
 /// The file's first 8 bytes.
 pub const MAGIC: [u8; 8] = *b"CCERING\0";
 /// The version this code reads and writes.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
+/// The earlier version [`upgrade`] converts.
+pub const VERSION_1: u16 = 1;
 const HEADER_BYTES: usize = 32;
 const QUEUE_BYTES: usize = 32;
 /// Most queues one engine serves (see [`crate::limits::MAX_QUEUES`]).
@@ -45,7 +53,7 @@ pub enum RingFileError {
     #[error("not a cce ring dump (bad magic)")]
     Magic,
     /// A version this code does not read.
-    #[error("ring dump version {0} is not supported (this build reads version {VERSION})")]
+    #[error("ring dump version {0} is not supported (this build reads versions 1 and {VERSION})")]
     Version(u16),
     /// Fewer bytes than the header and table promise.
     #[error("truncated ring dump: {need} bytes needed, {got} present")]
@@ -70,8 +78,140 @@ pub enum RingFileError {
         /// Queue id.
         queue: u32,
         /// The size.
-        size: u32,
+        size: u64,
     },
+    /// Raw ring memory that is not whole descriptors.
+    #[error("queue {queue}: the {ring} ring has {bytes} bytes, not a whole number of 16-byte descriptors")]
+    RawLength {
+        /// Queue id.
+        queue: u32,
+        /// `tx` or `rx`.
+        ring: &'static str,
+        /// Its length.
+        bytes: u64,
+    },
+    /// Raw ring memory larger than the ring.
+    #[error("queue {queue}: the {ring} ring holds {descriptors} descriptors, more than its {ring_size} slots")]
+    RawTooLong {
+        /// Queue id.
+        queue: u32,
+        /// `tx` or `rx`.
+        ring: &'static str,
+        /// Descriptors given.
+        descriptors: u64,
+        /// Slots.
+        ring_size: u64,
+    },
+    /// A tail past the descriptors given.
+    #[error("queue {queue}: {ring} tail {tail} is past the end of the {ring} ring ({descriptors} descriptors given)")]
+    RawTail {
+        /// Queue id.
+        queue: u32,
+        /// `tx` or `rx`.
+        ring: &'static str,
+        /// The tail.
+        tail: u64,
+        /// Descriptors given.
+        descriptors: u64,
+    },
+    /// A ring-id phase above 3.
+    #[error("queue {queue}: phase {phase} is not a ring id (0..=3)")]
+    RawPhase {
+        /// Queue id.
+        queue: u32,
+        /// The phase.
+        phase: u64,
+    },
+    /// Two raw queues with the same id, or one of 16 or more.
+    #[error("queue {queue}: queue ids must be unique and below 16")]
+    RawQueueId {
+        /// Queue id.
+        queue: u32,
+    },
+}
+
+/// One queue's rings as they sit in device memory (a raw capture): slot 0 first, 16 bytes per
+/// descriptor, at most a ring's worth. The queue's head is slot 0; the tails say how many
+/// slots were doorbelled (all the descriptors given when `None`); `phase` is the ring id of
+/// this lap (the driver's first lap, 1, when `None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawQueue<'a> {
+    /// Queue id (0..=15).
+    pub queue: u32,
+    /// Tx ring memory.
+    pub tx: &'a [u8],
+    /// Rx ring memory.
+    pub rx: &'a [u8],
+    /// Slots per ring.
+    pub ring_size: u64,
+    /// Tx slots doorbelled.
+    pub tx_tail: Option<u64>,
+    /// Rx slots doorbelled.
+    pub rx_tail: Option<u64>,
+    /// Ring id of the lap.
+    pub phase: Option<u64>,
+}
+
+/// The driver's ring id on a ring's first lap (GAPS.md §12).
+pub const DRIVER_FIRST_PHASE: u8 = 1;
+
+impl<'a> RawQueue<'a> {
+    /// The queue as a program (slots `0..tail` in order), or the first thing wrong with it:
+    /// the ring size, a length that is not whole descriptors or exceeds the ring, a tail past
+    /// the descriptors given, a phase above 3. Never panics.
+    pub fn to_rings(&self) -> Result<QueueRings<'a>, RingFileError> {
+        let queue = self.queue;
+        if queue as usize >= MAX_QUEUES {
+            return Err(RingFileError::RawQueueId { queue });
+        }
+        let size = self.ring_size;
+        if size > u32::MAX as u64 || !valid_ring_size(size as u32) {
+            return Err(RingFileError::RingSize { queue, size });
+        }
+        let phase = self.phase.unwrap_or(DRIVER_FIRST_PHASE as u64);
+        if phase > 3 {
+            return Err(RingFileError::RawPhase { queue, phase });
+        }
+        let ring = |ring: &'static str, bytes: &'a [u8], tail: Option<u64>| {
+            let len = bytes.len() as u64;
+            if len % 16 != 0 {
+                return Err(RingFileError::RawLength { queue, ring, bytes: len });
+            }
+            let descriptors = len / 16;
+            if descriptors > size {
+                return Err(RingFileError::RawTooLong { queue, ring, descriptors, ring_size: size });
+            }
+            let tail = tail.unwrap_or(descriptors);
+            if tail > descriptors {
+                return Err(RingFileError::RawTail { queue, ring, tail, descriptors });
+            }
+            Ok((&bytes[..(16 * tail) as usize], tail as u32))
+        };
+        let (tx, tx_doorbell) = ring("tx", self.tx, self.tx_tail)?;
+        let (rx, rx_doorbell) = ring("rx", self.rx, self.rx_tail)?;
+        Ok(QueueRings { queue, ring_size: size as u32, initial_phase: phase as u8, tx_doorbell, rx_doorbell, tx, rx })
+    }
+}
+
+impl<'a> RingFile<'a> {
+    /// Raw queues as a file (arch 0: a capture does not say), each checked by
+    /// [`RawQueue::to_rings`], with unique queue ids.
+    pub fn from_raw(queues: &[RawQueue<'a>]) -> Result<RingFile<'a>, RingFileError> {
+        let mut seen = 0u32;
+        let mut out = Vec::with_capacity(queues.len());
+        for q in queues {
+            let rings = q.to_rings()?;
+            if seen & (1 << q.queue) != 0 {
+                return Err(RingFileError::RawQueueId { queue: q.queue });
+            }
+            seen |= 1 << q.queue;
+            out.push(rings);
+        }
+        if out.is_empty() {
+            return Err(RingFileError::Header("no queue given"));
+        }
+        Ok(RingFile { arch: 0, queues: out })
+    }
 }
 
 /// One queue's rings, borrowed from the file bytes.
@@ -149,9 +289,41 @@ pub fn ring_size_for(descs: u64) -> u64 {
     descs.max(MIN_RING as u64).div_ceil(RING_GRANULE as u64) * RING_GRANULE as u64
 }
 
+/// The bytes of a dump as the current version: a version-2 file as it is (borrowed), a
+/// version-1 file converted (every rx descriptor's FIRST and LAST, len_ctrl bits 26 and 27,
+/// cleared; the file rewritten with the version-2 header and a checksum). Anything else is
+/// the error [`RingFile::parse`] gives.
+pub fn upgrade(bytes: &[u8]) -> Result<alloc::borrow::Cow<'_, [u8]>, RingFileError> {
+    use alloc::borrow::Cow;
+    if bytes.len() < HEADER_BYTES || bytes[..8] != MAGIC || u16_at(bytes, 8) != VERSION_1 {
+        return RingFile::parse(bytes).map(|_| Cow::Borrowed(bytes));
+    }
+    let old = RingFile::parse_version(bytes, VERSION_1)?;
+    let first_last = crate::layout::LC_FIRST.span.mask() | crate::layout::LC_LAST.span.mask();
+    let rx: Vec<Vec<u8>> = old
+        .queues
+        .iter()
+        .map(|q| {
+            let mut rx = q.rx.to_vec();
+            for d in rx.chunks_exact_mut(16) {
+                let w0 = u32_at(d, 0) & !first_last;
+                d[..4].copy_from_slice(&w0.to_le_bytes());
+            }
+            rx
+        })
+        .collect();
+    let queues = old.queues.iter().zip(&rx).map(|(q, rx)| QueueRings { rx, ..q.clone() }).collect();
+    Ok(Cow::Owned(RingFile { arch: old.arch, queues }.to_bytes()))
+}
+
 impl<'a> RingFile<'a> {
-    /// Parses a dump, borrowing its descriptor bytes.
+    /// Parses a version-2 dump, borrowing its descriptor bytes (a version-1 file: [`upgrade`]
+    /// first).
     pub fn parse(bytes: &'a [u8]) -> Result<RingFile<'a>, RingFileError> {
+        Self::parse_version(bytes, VERSION)
+    }
+
+    fn parse_version(bytes: &'a [u8], expected: u16) -> Result<RingFile<'a>, RingFileError> {
         let got = bytes.len() as u64;
         if bytes.len() < 8 || bytes[..8] != MAGIC {
             return Err(if bytes.len() < 8 && MAGIC.starts_with(bytes) {
@@ -164,7 +336,7 @@ impl<'a> RingFile<'a> {
             return Err(RingFileError::Truncated { need: HEADER_BYTES as u64, got });
         }
         let version = u16_at(bytes, 8);
-        if version != VERSION {
+        if version != expected {
             return Err(RingFileError::Version(version));
         }
         if u16_at(bytes, 10) as usize != HEADER_BYTES {
@@ -198,7 +370,7 @@ impl<'a> RingFile<'a> {
             seen |= 1 << id;
             let size = u32_at(bytes, e + 4);
             if !valid_ring_size(size) {
-                return Err(RingFileError::RingSize { queue: id, size });
+                return Err(RingFileError::RingSize { queue: id, size: size as u64 });
             }
             if bytes[e + 16] > 3 || bytes[e + 17..e + 20].iter().any(|&b| b != 0) || u32_at(bytes, e + 28) != 0 {
                 return Err(RingFileError::Header("queue entry: phase above 3 or reserved bytes set"));

@@ -30,7 +30,7 @@ prop_compose! {
                     elems in 1u32..=2048, n in 1usize..=32, m in 1usize..=4,
                     addrs in prop::collection::vec(any::<u64>(), 36), sels in prop::collection::vec((0u32..4, 0u32..4, 0u32..4, any::<u32>()), 32),
                     clamp in prop::option::of((0u32..8, any::<u32>())), seed in prop::option::of(any::<u32>()),
-                    dmb: bool, int_en: bool, strong_order: bool) -> Packet {
+                    dmb: bool, write_barrier: bool, int_en: bool, strong_order: bool) -> Packet {
         let copy = op == PacketOp::Copy;
         let fma = op == PacketOp::Cce(SdmaCceType::Fma);
         let minmax = matches!(op, PacketOp::Cce(SdmaCceType::Min | SdmaCceType::Max));
@@ -48,7 +48,7 @@ prop_compose! {
             dests: addrs[32..32 + m].to_vec(),
             clamp: clamp.filter(|_| minmax).map(|(d, bits)| Clamp { const_dt: UInt::new("c", d as u64).unwrap(), bits }),
             seed: seed.filter(|_| !copy),
-            flags: DataFlags { dmb, int_en, strong_order },
+            flags: DataFlags { dmb, write_barrier, int_en, strong_order },
         }
     }
 }
@@ -181,9 +181,22 @@ mod ringfile {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(RingFile::parse(&longer), Err(RingFileError::Trailing(1)));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
-        assert_eq!(RingFile::parse(&v2), Err(RingFileError::Version(2)));
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
+        assert_eq!(RingFile::parse(&v3), Err(RingFileError::Version(3)));
+        assert_eq!(ringfile::upgrade(&v3), Err(RingFileError::Version(3)));
+        // Version 1 is read only through `upgrade`, which clears FIRST / LAST on the rx side.
+        let mut v1 = sample(&tx, &[0x0du8, 0x10, 0, 0x0d, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        v1[8] = 1;
+        let body = v1.len() - 8;
+        let sum = ringfile::fnv1a64(&v1[..body]);
+        v1[body..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(RingFile::parse(&v1), Err(RingFileError::Version(1)));
+        let up = ringfile::upgrade(&v1).unwrap();
+        let f1 = RingFile::parse(&up).unwrap();
+        assert_eq!(f1.queues[0].rx[..4], [0x0d, 0x10, 0, 0x01], "bits 26 and 27 cleared, the rest kept");
+        assert_eq!(f1.queues[0].tx, &tx[..]);
+        assert!(matches!(ringfile::upgrade(&bytes).unwrap(), std::borrow::Cow::Borrowed(_)));
         let mut corrupt = bytes.clone();
         corrupt[40 + 32] ^= 1;
         assert_eq!(RingFile::parse(&corrupt), Err(RingFileError::Checksum));
@@ -253,6 +266,10 @@ fn a_dump_without_checksum_round_trips_structurally() {
     let again = f.to_bytes();
     assert_ne!(again, bytes);
     assert_eq!(RingFile::parse(&again).unwrap(), f);
+    // Its version-1 form (the file as first found) reads through `upgrade` as the same file.
+    let mut v1 = bytes.clone();
+    v1[8] = 1;
+    assert_eq!(RingFile::parse(&cce_format::ringfile::upgrade(&v1).unwrap()).unwrap().queues, f.queues);
 }
 
 /// Words that fill the packet bound without a LAST data descriptor read as a packet that

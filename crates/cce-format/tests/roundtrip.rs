@@ -8,7 +8,8 @@ use cce_format::descriptor::{
 };
 use cce_format::layout;
 use cce_format::meta_ctrl::{
-    self, AddMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, GradientMetaCtrl, MetaCtrl, MinMaxMetaCtrl, ReplicationMetaCtrl, raw,
+    self, AddMetaCtrl, CopyMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, GradientMetaCtrl, MetaCtrl, MinMaxMetaCtrl,
+    ReplicationMetaCtrl, raw,
 };
 use cce_format::{SdmaDtype, cce_info::CceInfo};
 use proptest::prelude::*;
@@ -24,16 +25,16 @@ fn sel() -> impl Strategy<Value = FmaOperand> {
 }
 
 prop_compose! {
-    fn fma_mc()(sub in u::<3>(), in_dt in dt(), scale_dt in dt(), accum_dt in dt(), f4: bool, f5: bool, f6: bool) -> FmaMetaCtrl {
-        FmaMetaCtrl { sub, in_dt, scale_dt, accum_dt, f4, f5, f6 }
+    fn fma_mc()(sub in u::<3>(), in_dt in dt(), scale_dt in dt(), accum_dt in dt(), f4: bool, f5: bool, f6: bool, write_barrier: bool) -> FmaMetaCtrl {
+        FmaMetaCtrl { sub, in_dt, scale_dt, accum_dt, f4, f5, f6, write_barrier }
     }
 }
 prop_compose! {
     fn min_max_mc()(sub in u::<3>(), const_dt in u::<3>(), in_dt in dt(), out in dt(), accum_dt in dt(),
-                    notif: bool, wrbar: bool, use_const: bool, last: bool) -> MinMaxMetaCtrl {
+                    notif: bool, wrbar: bool, use_const: bool, last: bool, write_barrier: bool) -> MinMaxMetaCtrl {
         // The out nibble exists only with use_const (the runtime drops it otherwise).
         let out_dt = if use_const { out } else { SdmaDtype::Invalid };
-        MinMaxMetaCtrl { sub, const_dt, in_dt, out_dt, accum_dt, notif, wrbar, use_const, last }
+        MinMaxMetaCtrl { sub, const_dt, in_dt, out_dt, accum_dt, notif, wrbar, use_const, last, write_barrier }
     }
 }
 prop_compose! {
@@ -57,7 +58,9 @@ proptest! {
         let w = x.emit();
         prop_assert_eq!(FmaMetaCtrl::parse(w), Ok(x));
         prop_assert!(FmaMetaCtrl::LAYOUT.fits(&[w]));
-        prop_assert_eq!(w, raw::fma_meta_ctrl(x.sub.get(), x.in_dt.value(), x.scale_dt.value(), x.accum_dt.value(), x.f4 as u32, x.f5 as u32, x.f6 as u32));
+        // The runtime's formula, plus the driver's write barrier at bit 26.
+        let formula = raw::fma_meta_ctrl(x.sub.get(), x.in_dt.value(), x.scale_dt.value(), x.accum_dt.value(), x.f4 as u32, x.f5 as u32, x.f6 as u32);
+        prop_assert_eq!(w, formula | (x.write_barrier as u32) << 26);
     }
 
     #[test]
@@ -72,14 +75,14 @@ proptest! {
     }
 
     #[test]
-    fn add_meta_ctrl_round_trips(sub in u::<3>(), out_dt in dt(), accum_dt in dt(), last: bool, wrbar: bool, f: bool) {
-        let x = AddMetaCtrl { sub, out_dt, accum_dt, last, wrbar, f };
+    fn add_meta_ctrl_round_trips(sub in u::<3>(), out_dt in dt(), accum_dt in dt(), last: bool, wrbar: bool, f: bool, write_barrier: bool) {
+        let x = AddMetaCtrl { sub, out_dt, accum_dt, last, wrbar, f, write_barrier };
         prop_assert_eq!(AddMetaCtrl::parse(x.emit()), Ok(x));
     }
 
     #[test]
-    fn gradient_meta_ctrl_round_trips(sub in u::<3>(), in_dt in dt(), scale_dt in dt(), accum_dt in dt(), wrbar: bool, f: bool, last: bool) {
-        let x = GradientMetaCtrl { sub, in_dt, scale_dt, accum_dt, wrbar, f, last };
+    fn gradient_meta_ctrl_round_trips(sub in u::<3>(), in_dt in dt(), scale_dt in dt(), accum_dt in dt(), wrbar: bool, f: bool, last: bool, write_barrier: bool) {
+        let x = GradientMetaCtrl { sub, in_dt, scale_dt, accum_dt, wrbar, f, last, write_barrier };
         prop_assert_eq!(GradientMetaCtrl::parse(x.emit()), Ok(x));
     }
 
@@ -87,6 +90,15 @@ proptest! {
     fn ext_meta_ctrl_round_trips(sub in u::<3>(), mid_dt in dt(), accum_dt in dt()) {
         let x = ExtMetaCtrl { sub, mid_dt, accum_dt };
         prop_assert_eq!(ExtMetaCtrl::parse(x.emit()), Ok(x));
+    }
+
+    #[test]
+    fn copy_meta_ctrl_round_trips(word: u32) {
+        // Any word whose op field [25:23] is 2 is a copy word; every other bit is named.
+        let w = (word & !(7 << 23)) | 2 << 23;
+        let x = CopyMetaCtrl::parse(w).unwrap();
+        prop_assert_eq!(x.emit(), w);
+        prop_assert_eq!(x.is_plain(), w & !(1 << 26) == 0x0108_0003);
     }
 
     #[test]

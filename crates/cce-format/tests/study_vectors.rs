@@ -249,8 +249,17 @@ fn readings_keep_the_collisions_visible() {
     // A bare 0x2000000 is ADD or MIN/MAX.
     let r: Vec<_> = meta_ctrl::readings(0x0200_0000).iter().map(|r| r.layout().name).collect();
     assert_eq!(r, ["min-max-meta-ctrl", "add-meta-ctrl"]);
-    // A plain-copy default meta_ctrl is no CCE word at all.
-    assert!(meta_ctrl::readings(0x0108_0003).is_empty());
+    // The driver's plain-copy words are copies only, no CCE word; 0x05080003 is the copy with
+    // the write barrier (bit 26; GAPS.md §12), not an unknown op.
+    for (word, barrier) in [(0x0108_0003, false), (0x0508_0003, true)] {
+        let r = meta_ctrl::readings(word);
+        assert_eq!(r.iter().map(|r| r.layout().name).collect::<Vec<_>>(), ["copy-meta-ctrl"], "{word:#x}");
+        let meta_ctrl::Reading::Copy(c) = r[0] else { unreachable!() };
+        assert!(c.is_plain() && c.write_barrier == barrier && c.first_block && c.last_block && c.copy_source_data);
+    }
+    // The write barrier rides on CCE words too: an ADD word with bit 26 reads as ADD.
+    let r = meta_ctrl::readings(0x020A_6080 | 1 << 26);
+    assert!(matches!(r[..], [meta_ctrl::Reading::Add(a)] if a.write_barrier && a.last));
 }
 
 #[test]
