@@ -157,6 +157,12 @@ struct Queue {
     fault: Option<Fault>,
     /// The next packet is cut off at the doorbelled tail: wait for a doorbell.
     stalled: bool,
+    /// No more descriptors will come ([`Engine::close`]): a packet that ends at the tail is
+    /// complete, one cut off there is a fault.
+    closed: bool,
+    /// The last doorbell ended on a packet boundary ([`Engine::doorbell`], not
+    /// [`Engine::doorbell_partial`]): a packet that ends at the tail is complete.
+    at_boundary: bool,
 }
 
 /// The engine over memory `M`.
@@ -248,6 +254,8 @@ impl<M: Memory> Engine<M> {
             packets: 0,
             fault: None,
             stalled: false,
+            closed: false,
+            at_boundary: true,
         });
         self.queues.sort_by_key(|q| q.id);
         Ok(())
@@ -258,8 +266,22 @@ impl<M: Memory> Engine<M> {
     }
 
     /// Makes `tx` more tx descriptors and `rx` more rx descriptors of queue `id` visible
-    /// (the host rings rx before tx; the model takes both at once).
+    /// (the host rings rx before tx; the model takes both at once), the new tails on a packet
+    /// boundary, as the runtime rings them: a packet that ends at the tail is complete (MODEL:
+    /// docs/MODEL.md P8).
     pub fn doorbell(&mut self, id: u32, tx: u64, rx: u64) -> Result<(), EngineError> {
+        self.ring(id, tx, rx, true)
+    }
+
+    /// [`doorbell`](Engine::doorbell) for tails that may fall inside a packet (a ring written
+    /// as space frees, e.g. by [`crate::feed`]): a CCE packet whose LAST data descriptor is at
+    /// the tail waits, since a combo's replication descriptors may follow, until a doorbell on
+    /// a boundary or [`close`](Engine::close).
+    pub fn doorbell_partial(&mut self, id: u32, tx: u64, rx: u64) -> Result<(), EngineError> {
+        self.ring(id, tx, rx, false)
+    }
+
+    fn ring(&mut self, id: u32, tx: u64, rx: u64, at_boundary: bool) -> Result<(), EngineError> {
         let q = self.queue_mut(id)?;
         let size = q.cfg.ring_size;
         for (tail, head, count) in [(q.tx_tail, q.tx_head, tx), (q.rx_tail, q.rx_head, rx)] {
@@ -271,26 +293,19 @@ impl<M: Memory> Engine<M> {
         q.tx_tail += tx;
         q.rx_tail += rx;
         q.stalled = false;
+        q.at_boundary = at_boundary;
         Ok(())
     }
 
-    /// Declares that no more descriptors will come for queue `id`: a packet still cut off at
-    /// the tail becomes a fault ("the ring ends before the packet's LAST data descriptor").
+    /// Declares that no more descriptors will come for queue `id`, and wakes it if it was
+    /// waiting: on the next [`run`](Engine::run) a CCE packet that ends at the tail runs (it
+    /// cannot be waiting for a combo's replication descriptors any more), and a packet still
+    /// cut off there becomes a fault ("the ring ends before the packet's LAST data
+    /// descriptor").
     pub fn close(&mut self, id: u32) -> Result<(), EngineError> {
         let q = self.queue_mut(id)?;
-        if q.stalled && q.fault.is_none() {
-            let (avail_tx, avail_rx) = ((q.tx_tail - q.tx_head) as usize, (q.rx_tail - q.rx_head) as usize);
-            q.fault = Some(Fault {
-                queue: q.id,
-                tx_index: q.tx_head,
-                rx_index: q.rx_head,
-                reason: FaultReason::Packet(if avail_rx == 0 {
-                    PacketError::NoRx(0)
-                } else {
-                    PacketError::NoLast(avail_tx)
-                }),
-            });
-        }
+        q.closed = true;
+        q.stalled = false;
         Ok(())
     }
 
@@ -351,7 +366,10 @@ impl<M: Memory> Engine<M> {
     /// Whether a parse fault only means the packet continues past the doorbelled tail.
     fn cut_off(&self, k: usize, f: &Fault) -> bool {
         let q = &self.queues[k];
-        let short_tx = q.tx_tail - q.tx_head < LOOKAHEAD as u64;
+        if q.closed {
+            return false;
+        }
+        let short_tx = q.tx_tail - q.tx_head <= LOOKAHEAD as u64;
         let short_rx = q.rx_tail - q.rx_head < LOOKAHEAD as u64;
         match f.reason {
             FaultReason::Packet(PacketError::NoLast(_)) => short_tx,
@@ -378,11 +396,14 @@ impl<M: Memory> Engine<M> {
         let (id, cfg) = (q.id, q.cfg);
         let (tx_head, rx_head) = (q.tx_head, q.rx_head);
         let fault = |reason: FaultReason| Fault { queue: id, tx_index: tx_head, rx_index: rx_head, reason };
-        let avail_tx = (q.tx_tail - tx_head).min(LOOKAHEAD as u64) as usize;
+        // One descriptor past the longest packet, so a packet that fills the bound is seen to
+        // end before the next one.
+        let avail_tx = (q.tx_tail - tx_head).min(LOOKAHEAD as u64 + 1) as usize;
         let avail_rx = (q.rx_tail - rx_head).min(LOOKAHEAD as u64) as usize;
+        let tx_may_grow = !q.closed && !q.at_boundary && avail_tx as u64 == q.tx_tail - tx_head;
         let tx = self.read_ring(cfg.tx_ring, cfg.ring_size, tx_head, avail_tx).map_err(|e| fault(e.into()))?;
         let rx = self.read_ring(cfg.rx_ring, cfg.ring_size, rx_head, avail_rx).map_err(|e| fault(e.into()))?;
-        let parsed = packet::parse_packet(&tx, &rx).map_err(|e| fault(e.into()))?;
+        let parsed = packet::parse_packet_at(&tx, &rx, tx_may_grow).map_err(|e| fault(e.into()))?;
         let (ntx, nrx) = (parsed.tx_kinds.len(), parsed.rx_used);
         let geo = RingGeometry { ring_size: cfg.ring_size, initial_phase: cfg.initial_phase };
         packet::check_phases(&tx[..ntx], tx_head as usize, "tx", geo)
@@ -393,7 +414,16 @@ impl<M: Memory> Engine<M> {
         self.dry_run(&work).map_err(&fault)?;
         // A run: the following packets that are this one shifted by one packet each.
         let q = &self.queues[k];
-        let more_tx = (q.tx_tail - tx_head) / ntx as u64;
+        let mut more_tx = (q.tx_tail - tx_head) / ntx as u64;
+        // A CCE packet ending at the tail of a queue that may still grow could be a combo
+        // whose replication descriptors are not here yet: the run stops before it.
+        if !q.closed
+            && !q.at_boundary
+            && (q.tx_tail - tx_head) % ntx as u64 == 0
+            && parsed.packet.op != packet::PacketOp::Copy
+        {
+            more_tx -= 1;
+        }
         let more_rx = (q.rx_tail - rx_head) / nrx as u64;
         let limit = max_run.min(more_tx).min(more_rx).max(1);
         let limit = exec::packets_in_bounds(&self.mem, &work, limit).max(1);

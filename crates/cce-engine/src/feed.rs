@@ -21,7 +21,7 @@ pub const RING_BASE: u64 = 0xFFFF_0000_0000_0000;
 
 /// Adds each queue (rings at `RING_BASE` unless they were added already), feeds its
 /// descriptors lap by lap, runs the engine until every queue is drained or faulted, then closes
-/// the queues. `add_ring` maps the rings' memory (e.g. `PagedMemory::add_region`).
+/// the queues and runs what that settles. `add_ring` maps the rings' memory (e.g. `PagedMemory::add_region`).
 pub fn run_programs<M: Memory>(
     engine: &mut Engine<M>,
     queues: &[QueueRings<'_>],
@@ -58,9 +58,12 @@ pub fn run_programs<M: Memory>(
         .collect();
     let mut all = all;
     feed_all(engine, &mut all, &mut total)?;
+    // Everything is fed: a CCE packet at the very end no longer waits for a combo's
+    // replication descriptors, and one still cut off faults.
     for q in queues {
         engine.close(q.queue)?;
     }
+    add(&mut total, &engine.run());
     Ok(total)
 }
 
@@ -137,7 +140,12 @@ pub fn feed_all<M: Memory>(
                 counts[i] = n;
             }
             if counts != [0, 0] {
-                engine.doorbell(f.queue, counts[0], counts[1])?;
+                // Only the program's own end is known to be a packet boundary.
+                if f.fed == f.end {
+                    engine.doorbell(f.queue, counts[0], counts[1])?;
+                } else {
+                    engine.doorbell_partial(f.queue, counts[0], counts[1])?;
+                }
                 wrote = true;
             }
         }

@@ -283,8 +283,10 @@ fn low_mask(bytes: u8) -> u32 {
     if bytes >= 4 { u32::MAX } else { (1u32 << (8 * bytes as u32)) - 1 }
 }
 
-/// A plain copy, as `vring_add_desc_transfer` makes it: ≤ 64 KiB FIRST|LAST pairs; on v2 a DMB
-/// on the final chunk, on v3+ strong-ordered writes instead.
+/// A plain copy, as the public driver builds one (GAPS.md §12): ≤ 64 KiB chunks, each one M2S
+/// descriptor (FIRST | LAST) and one S2M descriptor; on the final chunk a DMB on v1, the
+/// meta_ctrl write barrier on v2 and later. (The runtime's `vring_add_desc_transfer`, per a
+/// companion chapter, uses DMB on v2 and strong-ordered writes on v3+: docs/MODEL.md H6.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CopyRequest {
     /// Source address.
@@ -305,8 +307,7 @@ pub fn plan_copy(req: &CopyRequest) -> Result<Program, HostError> {
     checked_end(req.src, req.bytes)?;
     checked_end(req.dst, req.bytes)?;
     let per = req.bytes.min(MAX_DATA_DESC_BYTES as u64);
-    let mut template = Packet::copy(req.src, req.dst, per as u32);
-    template.flags.strong_order = limits::replication_allowed(req.arch);
+    let template = Packet::copy(req.src, req.dst, per as u32);
     let program = Program::new(template, req.bytes, false, req.arch);
     let descriptors = program.tx_descriptors() + program.rx_descriptors();
     if descriptors > MAX_PROGRAM_DESCRIPTORS {

@@ -11,8 +11,8 @@ use crate::error::HostError;
 pub const MAX_PROGRAM_DESCRIPTORS: u64 = 1 << 27;
 
 /// The packets of one request: a template for every full packet, repeated with addresses
-/// advanced by a stride, and the last packet (which carries the remainder and, for copies on
-/// v2, the DMB).
+/// advanced by a stride, and the last packet (which carries the remainder and, for copies,
+/// the driver's barrier).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     template: Packet,
@@ -57,9 +57,14 @@ impl Program {
             *d += dst_step;
         }
         let last = k + 1 == self.packets;
-        if p.op == PacketOp::Copy {
-            // v2: DMB on the final chunk; v3+: strong-ordered writes (set on the template).
-            p.flags.dmb = last && !p.flags.strong_order;
+        if p.op == PacketOp::Copy && last {
+            // The public driver's barrier on a copy's final chunk (GAPS.md §12): DMB on v1, the
+            // meta_ctrl write barrier (0x05080003) on v2 and v3, and on v4 as on v3 (MODEL).
+            if self.arch <= 1 {
+                p.flags.dmb = true;
+            } else {
+                p.flags.write_barrier = true;
+            }
         }
         if self.promote && elems % 2 == 0 {
             p.in_dt = SdmaDtype::U16;

@@ -38,8 +38,9 @@ fn worked_example_9_1_three_source_bf16_add() {
     assert_eq!(tx[0], [0x0500_0800, 0x020A_6000, 0x1000_0000, 0]);
     assert_eq!(tx[1], [0x0100_0800, 0x020A_6000, 0x2000_0000, 0]);
     assert_eq!(tx[2], [0x0900_0800, 0x020A_6080, 0x3000_0000, 0]);
-    // rx: FIRST | LAST | ring id 1 | 2048 bytes; out dtype bf16 in W1[15:12] (MODEL).
-    assert_eq!(rx, vec![[0x0D00_0800, 0x6000, 0xD000_0000, 0]]);
+    // rx: ring id 1 | 2048 bytes, no FIRST / LAST (the public driver's S2M, GAPS.md §12); out
+    // dtype bf16 in W1[15:12] (MODEL).
+    assert_eq!(rx, vec![[0x0100_0800, 0x6000, 0xD000_0000, 0]]);
     let p = packet::parse_packet(&tx, &rx).unwrap().packet;
     assert_eq!(
         (p.op, p.in_dt, p.accum_dt, p.out_dt, p.elems),
@@ -297,13 +298,24 @@ fn copies_chunk_at_64_kib_with_the_barrier_on_the_last() {
     let v2 = plan_copy(&CopyRequest { src: 0x10_0000, dst: 0x90_0000, bytes: 3 * 65536 + 100, arch: 2 }).unwrap();
     let ps: Vec<_> = v2.packets().collect();
     assert_eq!(ps.iter().map(|p| p.elems).collect::<Vec<_>>(), [65536, 65536, 65536, 100]);
-    assert_eq!(ps.iter().map(|p| p.flags.dmb).collect::<Vec<_>>(), [false, false, false, true]);
-    let tx = words(&v2.to_rings(None).unwrap().tx);
+    assert_eq!(ps.iter().map(|p| p.flags.write_barrier).collect::<Vec<_>>(), [false, false, false, true]);
+    assert!(ps.iter().all(|p| !p.flags.dmb && !p.flags.strong_order));
+    let rings = v2.to_rings(None).unwrap();
+    let (tx, rx) = (words(&rings.tx), words(&rings.rx));
     assert_eq!(tx[0][0] & 0xFFFF, 0, "65536 is written as length 0");
-    assert_eq!(tx[0][1], packet::META_CTRL_COPY_DEFAULT);
-    let v3 = plan_copy(&CopyRequest { src: 0, dst: 0x1000, bytes: 64, arch: 3 }).unwrap();
-    let p = v3.packet(0).unwrap();
-    assert!(p.flags.strong_order && !p.flags.dmb);
+    // The public driver's words (GAPS.md §12): M2S FIRST | LAST with 0x01080003, the write
+    // barrier 0x05080003 on the last chunk; S2M with the length and ring id only, W1 = 0.
+    assert_eq!(tx[0][1], 0x0108_0003);
+    assert_eq!(tx[3][1], 0x0508_0003);
+    assert!(tx.iter().all(|w| w[0] & (3 << 26) == 3 << 26));
+    assert!(rx.iter().all(|w| w[0] & !0x03ff_ffff == 0 && w[0] & 0x00ff_0000 == 0 && w[1] == 0));
+    // v1: a DMB (len_ctrl bit 30) on the last chunk instead.
+    let v1 = plan_copy(&CopyRequest { src: 0, dst: 0x1000, bytes: 65537, arch: 1 }).unwrap();
+    let ps: Vec<_> = v1.packets().collect();
+    assert_eq!(
+        ps.iter().map(|p| (p.flags.dmb, p.flags.write_barrier)).collect::<Vec<_>>(),
+        [(false, false), (true, false)]
+    );
 }
 
 #[test]
