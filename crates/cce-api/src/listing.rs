@@ -157,6 +157,12 @@ impl Desc {
                 if out != 0 {
                     s.push_str(&format!(" out-dt={}[MODEL]", SdmaDtype::from_nibble(out).name()));
                 }
+                // Both readings of a set S2M bit the sources disagree on.
+                for (bit, readings) in cce_format::layout::S2M_BIT_READINGS {
+                    if self.words[0] >> bit & 1 != 0 {
+                        s.push_str(&format!(" bit{bit}={{{readings}}}[MODEL]"));
+                    }
+                }
             }
         }
         s.trim().to_string()
@@ -397,7 +403,12 @@ impl Listing {
 
     /// The objdump-like listing `cce disasm` prints.
     pub fn to_text(&self) -> String {
-        let mut out = format!("; cce ring dump v1, arch {}, {} queue(s)\n", self.arch, self.queues.len());
+        let mut out = format!(
+            "; cce ring dump v{}, arch {}, {} queue(s)\n",
+            cce_format::ringfile::VERSION,
+            self.arch,
+            self.queues.len()
+        );
         for q in &self.queues {
             out.push_str(&q.to_text());
         }
@@ -405,8 +416,9 @@ impl Listing {
     }
 }
 
-/// Disassembles ring dump bytes (see [`Listing`]); bytes that are not a valid dump are
-/// refused with the ring file's own message.
+/// Disassembles ring dump bytes (see [`Listing`]; version 2, or version 1 converted); bytes
+/// that are not a valid dump are refused with the ring file's own message.
 pub fn disasm(file_bytes: &[u8]) -> Result<Listing, ApiError> {
-    Ok(Listing::of(&RingFile::parse(file_bytes)?))
+    let bytes = cce_format::ringfile::upgrade(file_bytes)?;
+    Ok(Listing::of(&RingFile::parse(&bytes)?))
 }

@@ -107,14 +107,17 @@ pub fn check_threads(n: u64) -> Result<usize, ApiError> {
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
-/// Parses ring dump bytes and runs them (see [`run_file`]).
+/// Parses ring dump bytes (version 2, or version 1 converted) and runs them (see
+/// [`run_file`]).
 pub fn run_ring(
     file_bytes: &[u8],
     loads: &[(u64, &[u8])],
     dumps: &[(u64, u64)],
     threads: u64,
 ) -> Result<RunResult, ApiError> {
-    run_file(&RingFile::parse(file_bytes)?, loads, dumps, threads)
+    // A version-1 dump is read as version 2 (its S2M descriptors without FIRST / LAST).
+    let bytes = cce_format::ringfile::upgrade(file_bytes)?;
+    run_file(&RingFile::parse(&bytes)?, loads, dumps, threads)
 }
 
 /// Maps each `(address, bytes)` load, runs every queue of `file` on one engine of `threads`

@@ -55,7 +55,7 @@ fn encoder_fields_list_bits_tags_and_kinds() {
     assert_eq!(const_dt.parse("bf16"), Ok(6));
     assert!(const_dt.parse("fp32").unwrap_err().contains("3-bit"));
     assert!(const_dt.help().starts_with(&format!("{} [", const_dt.bits)));
-    assert_eq!(cce_api::encoders().count(), 13);
+    assert_eq!(cce_api::encoders().count(), 14);
     let info = cce_api::decode_words("cce-info", &[0; 35]).unwrap();
     assert_eq!(info["num_sources"], 0);
     assert_eq!(cce_api::tables()["max_sources"], 32);
@@ -94,7 +94,7 @@ fn a_build_lists_the_same_from_its_rings_and_from_its_dump() {
         assert!(p.rx.iter().all(|d| d.ring == RingSide::Rx && d.meta_ctrl().is_none()));
     }
     let text = listing.to_text();
-    assert!(text.starts_with("; cce ring dump v1, arch 3, 1 queue(s)\nqueue 2: ring "));
+    assert!(text.starts_with("; cce ring dump v2, arch 3, 1 queue(s)\nqueue 2: ring "));
     assert!(text.contains(" packet 0: fma in=bf16 accum=fp32 out=bf16 elems="));
     assert!(text.contains(" sr-seed=9"));
     assert_eq!(text.lines().filter(|l| l.starts_with("  tx ")).count(), q.tx_descriptors);

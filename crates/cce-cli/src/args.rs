@@ -25,8 +25,8 @@ pub(crate) enum Command {
     ///
     /// Run `cce encode <ENCODER> --help` for an encoder's fields, their bits and tags.
     /// Encoders: fma-meta-ctrl min-max-meta-ctrl add-meta-ctrl gradient-meta-ctrl ext-meta-ctrl
-    /// replication-meta-ctrl fma-descriptor min-max-descriptor seed-init-descriptor
-    /// replication-descriptor gradient-descriptor m2s-data s2m-data.
+    /// replication-meta-ctrl copy-meta-ctrl fma-descriptor min-max-descriptor
+    /// seed-init-descriptor replication-descriptor gradient-descriptor m2s-data s2m-data.
     Encode(EncodeArgs),
     /// Decode hex bytes as an encoder's output: every field by name, with its tag.
     ///
@@ -45,13 +45,15 @@ pub(crate) enum Command {
     /// `--out` names the output dtype when its value is a dtype, else the ring dump file to
     /// write (`--out-dtype` and `-o/--output` say which unambiguously).
     Build(Box<BuildArgs>),
-    /// Disassemble a ring dump: every descriptor, its packet, fields and tags.
+    /// Disassemble a ring dump (or raw ring memory: --tx / --rx / --ring-size): every
+    /// descriptor, its packet, fields and tags.
     Disasm(DisasmArgs),
     /// Benchmarks: `cce bench [numerics|encode|reduce|allreduce] [--json]`; bare, every benchmark.
     Bench(BenchArgs),
     /// Reduce files through the whole path: host rings, the engine, memory.
     Reduce(Box<ReduceArgs>),
-    /// Execute a ring dump against memory loaded from files, then dump memory ranges.
+    /// Execute a ring dump (or raw ring memory: --tx / --rx / --ring-size) against memory
+    /// loaded from files, then dump memory ranges.
     Run(RunArgs),
     /// Convert a raw little-endian array between dtypes (ml_dtypes semantics by default).
     Convert(ConvertArgs),
@@ -242,10 +244,39 @@ pub(crate) struct ReduceArgs {
     pub(crate) json: bool,
 }
 
+/// Rings given as raw device memory instead of a dump: one group of `--tx`, `--rx` and
+/// `--ring-size` per queue (queues 0, 1, … in order); `--tx-tail`, `--rx-tail` and `--phase`
+/// are each given once per queue or not at all.
+#[derive(Debug, Args)]
+pub(crate) struct RawRingArgs {
+    /// A queue's tx ring memory: slot 0 first, 16 bytes per descriptor, at most --ring-size
+    /// descriptors (repeat per queue).
+    #[arg(long, action = clap::ArgAction::Append)]
+    pub(crate) tx: Vec<std::path::PathBuf>,
+    /// A queue's rx ring memory, as --tx.
+    #[arg(long, action = clap::ArgAction::Append)]
+    pub(crate) rx: Vec<std::path::PathBuf>,
+    /// Slots per ring (a multiple of 16, at least 32), per queue.
+    #[arg(long, action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
+    pub(crate) ring_size: Vec<u64>,
+    /// Tx slots doorbelled (the engine runs slots 0..T); default: every descriptor in the file.
+    #[arg(long, action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
+    pub(crate) tx_tail: Vec<u64>,
+    /// Rx slots doorbelled; default: every descriptor in the file.
+    #[arg(long, action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
+    pub(crate) rx_tail: Vec<u64>,
+    /// Ring id of the lap in memory (0..=3); default 1, the driver's first lap.
+    #[arg(long, action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
+    pub(crate) phase: Vec<u64>,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// The ring dump.
-    pub(crate) ring_file: std::path::PathBuf,
+    /// The ring dump (or raw rings: --tx / --rx / --ring-size).
+    pub(crate) ring_file: Option<std::path::PathBuf>,
+    /// Raw ring memory instead of a dump.
+    #[command(flatten)]
+    pub(crate) raw: RawRingArgs,
     /// `ADDR=FILE`: map the file's bytes at ADDR (repeat).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Append)]
     pub(crate) load: Vec<String>,
@@ -337,8 +368,11 @@ pub(crate) struct BuildArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct DisasmArgs {
-    /// The ring dump.
-    pub(crate) file: std::path::PathBuf,
+    /// The ring dump (or raw rings: --tx / --rx / --ring-size).
+    pub(crate) file: Option<std::path::PathBuf>,
+    /// Raw ring memory instead of a dump.
+    #[command(flatten)]
+    pub(crate) raw: RawRingArgs,
     /// One JSON object instead of the listing.
     #[arg(long)]
     pub(crate) json: bool,

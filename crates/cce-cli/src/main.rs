@@ -18,6 +18,7 @@ mod gen_cmd;
 mod output;
 mod reduce_cmd;
 mod ring_cmd;
+mod ring_input;
 
 use std::process::ExitCode;
 

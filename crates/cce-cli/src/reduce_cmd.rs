@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use cce_api::values;
 use cce_api::{ApiError, LoadProblem};
 use cce_collectives::PathError;
-use cce_format::ringfile::RingFile;
 
 use crate::args::{ReduceArgs, RunArgs};
 use crate::error::CliError;
@@ -90,8 +89,8 @@ fn parse_dump(s: &str) -> Result<(u64, u64, PathBuf), CliError> {
 }
 
 pub(crate) fn run(a: &RunArgs) -> Result<(), CliError> {
-    let bytes = files::read(&a.ring_file)?;
-    let file = RingFile::parse(&bytes).map_err(|e| CliError::ring_file(&a.ring_file, e))?;
+    let rings = crate::ring_input::read(a.ring_file.as_deref(), &a.raw)?;
+    let file = rings.ring_file()?;
     let loads = a.load.iter().map(|s| parse_load(s)).collect::<Result<Vec<_>, _>>()?;
     let dumps = a.dump.iter().map(|s| parse_dump(s)).collect::<Result<Vec<_>, _>>()?;
     cce_api::run::check_threads(a.threads)?;

@@ -73,9 +73,8 @@ pub(crate) fn build(a: &BuildArgs) -> Result<(), CliError> {
 }
 
 pub(crate) fn disasm(a: &DisasmArgs) -> Result<(), CliError> {
-    let bytes = files::read(&a.file)?;
-    let file = cce_format::ringfile::RingFile::parse(&bytes).map_err(|e| CliError::ring_file(&a.file, e))?;
-    let listing = cce_api::Listing::of(&file);
+    let rings = crate::ring_input::read(a.file.as_deref(), &a.raw)?;
+    let listing = cce_api::Listing::of(&rings.ring_file()?);
     if a.json {
         crate::print_json(&listing.to_json());
     } else {

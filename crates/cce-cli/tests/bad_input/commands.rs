@@ -126,6 +126,7 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
 pub(crate) fn rows(f: &Files) -> Vec<Row> {
     let s = |p: &PathBuf| p.display().to_string();
     let (a, ring, out, dir) = (s(&f.a), s(&f.ring), s(&f.out), s(&f.dir));
+    let (odd, sparse) = (s(&f.odd), s(&f.sparse));
     // An empty file, and an all-reduce input directory whose rank1.bin is short.
     let empty = tmp("c-empty.bin");
     std::fs::write(&empty, b"").unwrap();
@@ -176,8 +177,8 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (sv(&["convert"]), "missing --from, --to, --input, --output", 2),
         (sv(&["encode"]), "missing <ENCODER>", 2),
         (sv(&["decode"]), "missing <ENCODER>, <HEX>...", 2),
-        (sv(&["disasm"]), "missing <FILE>", 2),
-        (sv(&["run"]), "missing <RING_FILE>", 2),
+        (sv(&["disasm"]), "missing the rings: a ring dump file, or --tx, --rx and --ring-size", 2),
+        (sv(&["run"]), "missing the rings: a ring dump file, or --tx, --rx and --ring-size", 2),
         (sv(&["gen"]), "missing --dtype, --elems, --output", 2),
         // Mistyped names keep clap's suggestion.
         (sv(&["biuld"]), "unrecognized subcommand 'biuld'; did you mean 'build'?", 2),
@@ -250,6 +251,49 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (sv(&["run", &ring, "--dump", &dump_bad]), "expected ADDR:LEN=FILE", 2),
         (sv(&["run", &ring, "--dump", &dump_zero]), "the length must be positive", 2),
         (sv(&["run", &ring, "--load", &load_empty]), "c-empty.bin: the file is empty", 2),
+        // run / disasm with raw ring memory (a: 4 descriptors, odd: 7 bytes, sparse: 64 GiB).
+        (sv(&["run", &ring, "--tx", &a, "--rx", &a, "--ring-size", "32"]), "give a ring dump or raw rings", 2),
+        (
+            sv(&["run", "--tx", &a, "--ring-size", "32"]),
+            "raw rings come as one --tx, --rx and --ring-size per queue: got 1 --tx, 0 --rx, 1 --ring-size",
+            2,
+        ),
+        (
+            sv(&["disasm", "--tx", &a, "--rx", &a, "--ring-size", "32", "--phase", "1", "--phase", "2"]),
+            "--phase is given 2 times for 1 queue(s): give it once per queue or not at all",
+            2,
+        ),
+        (
+            sv(&["run", "--tx", &odd, "--rx", &a, "--ring-size", "32"]),
+            "queue 0: the tx ring has 7 bytes, not a whole number of 16-byte descriptors",
+            2,
+        ),
+        (
+            sv(&["run", "--tx", &a, "--rx", &sparse, "--ring-size", "32"]),
+            "queue 0: the rx ring holds 4294967296 descriptors, more than its 32 slots",
+            2,
+        ),
+        (
+            sv(&["run", "--tx", &a, "--rx", &a, "--ring-size", "32", "--tx-tail", "5"]),
+            "queue 0: tx tail 5 is past the end of the tx ring (4 descriptors given)",
+            2,
+        ),
+        (
+            sv(&["disasm", "--tx", &a, "--rx", &a, "--ring-size", "40"]),
+            "queue 0: ring size 40 is not a multiple of 16 of at least 32 descriptors",
+            2,
+        ),
+        (
+            sv(&["run", "--tx", &a, "--rx", &a, "--ring-size", "32", "--phase", "4"]),
+            "queue 0: phase 4 is not a ring id (0..=3)",
+            2,
+        ),
+        (
+            sv(&[&["run"][..], &[&["--tx", a.as_str(), "--rx", a.as_str(), "--ring-size", "32"][..]; 17].concat()]
+                .concat()),
+            "queue 16: queue ids must be unique and below 16",
+            2,
+        ),
         // convert.
         (convert(&["--from", "fp32", "--to", "bf16", "--threads", "0"]), "--threads must be at least 1", 2),
         (

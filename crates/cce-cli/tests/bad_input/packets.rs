@@ -344,7 +344,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     fault("p-repn.ring", &combo, "tx descriptor 2: replication descriptors disagree on the count", &|tx, _| {
         tx[2][1] += 1
     });
-    fault("p-repd.ring", &combo, "tx descriptor 2: replication descriptors do not match the destinations", &|tx, _| {
+    fault("p-repd.ring", &combo, "tx descriptor 2: replication descriptors do not match their count", &|tx, _| {
         tx[1][1] += 1;
         tx[2][1] += 1;
     });
@@ -352,15 +352,42 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     // Rx descriptors (P5, P8, P10).
     // len_ctrl bit 16 is no field of the S2M layout.
     fault("p-s2m.ring", &add, "rx descriptor 0: not a valid S2M data descriptor", &|_, rx| rx[0][0] |= 1 << 16);
-    fault(
-        "p-rxdmb.ring",
-        &add,
-        "rx descriptor 0: FIRST must be set on the packet's first S2M only; no CONCAT / META / DMB",
-        &|_, rx| rx[0][0] |= DMB,
-    );
-    fault("p-rxint.ring", &combo, "rx descriptor 0: INT_EN on an S2M that is not the packet's LAST", &|_, rx| {
+    // The public driver's S2M carries no FIRST / LAST (GAPS.md §12), nor DMB.
+    for (name, bit) in [("p-rxdmb.ring", DMB), ("p-rxfirst.ring", FIRST), ("p-rxlast.ring", LAST)] {
+        fault(name, &add, "rx descriptor 0: FIRST / LAST / CONCAT / META / DMB on an S2M descriptor", &move |_, rx| {
+            rx[0][0] |= bit
+        });
+    }
+    fault("p-rxint.ring", &combo, "rx descriptor 0: INT_EN on an S2M that is not the packet's last", &|_, rx| {
         rx[0][0] |= INT_EN
     });
+    // The driver's write barrier (meta_ctrl bit 26) on the first of two sources.
+    fault(
+        "p-wbar.ring",
+        &add2,
+        "tx descriptor 0: write barrier (meta_ctrl bit 26) on a data descriptor that is not the packet's LAST",
+        &|tx, _| tx[0][1] |= 1 << 26,
+    );
+    // A copy word with validate-crc (bit 14): the engine executes only the driver's two words.
+    fault(
+        "p-crc.ring",
+        &add,
+        "tx descriptor 0: copy meta_ctrl 0x01084003 sets CRC, byte-swap or block fields",
+        &|tx, _| tx[0][1] = 0x0108_4003,
+    );
+    // The FMA descriptor's more-bit says "combo", but no replication descriptor follows the
+    // packet's LAST (the next packet starts there instead).
+    fault(
+        "p-morepend.ring",
+        &fma,
+        "tx descriptor 2: more-bit set in the packet but no replication descriptor follows its LAST",
+        &|tx, rx| {
+            tx[0][2] |= MORE;
+            let next = tx[1];
+            tx.push(next);
+            let _ = rx;
+        },
+    );
     fault("p-sow.ring", &combo, "rx descriptor 1: strong-order set on some destinations only", &|_, rx| {
         rx[1][0] |= STRONG_ORDER
     });
