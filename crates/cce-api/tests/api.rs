@@ -256,3 +256,30 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     assert_eq!(e.to_string(), "--algo 'tree': expected ring, ring-2r2w, kangaring or mesh");
     assert_eq!(cce_api::collective::sweep_counts("1:64", 4).unwrap(), vec![1, 2, 4, 8, 16]);
 }
+
+/// An S2M bit the sources read differently shows both readings in the listing (docs/MODEL.md
+/// P15): bit 29 (strong-order, accepted) on every rx descriptor of a build.
+#[test]
+fn the_listing_shows_both_readings_of_s2m_bit_29() {
+    use cce_format::ringfile::{QueueRings, RingFile};
+    let built = cce_api::build(&add_build(300, vec![0x1000], vec![0x10000])).unwrap();
+    let bytes = built.file_bytes();
+    let file = RingFile::parse(&bytes).unwrap();
+    let mut rx = file.queues[0].rx.to_vec();
+    for d in rx.chunks_exact_mut(16) {
+        d[3] |= 1 << 5; // len_ctrl bit 29
+    }
+    let q = QueueRings { rx: &rx, ..file.queues[0].clone() };
+    let edited = RingFile { arch: file.arch, queues: vec![q] }.to_bytes();
+    let text = cce_api::disasm(&edited).unwrap().to_text();
+    assert!(!text.contains("; fault"), "{text}");
+    let rx_lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  rx ")).collect();
+    assert!(!rx_lines.is_empty());
+    for l in rx_lines {
+        assert!(
+            l.contains("strong-order[MODEL]")
+                && l.contains("bit29={STRONG_ORDER_WR v3+ (companion chapter) | NO_SNOOP_H (Annapurna HAL)}[MODEL]"),
+            "{l}"
+        );
+    }
+}
