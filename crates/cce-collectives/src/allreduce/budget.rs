@@ -1,0 +1,172 @@
+//! What a configuration needs before anything runs: the shape rules, the memory (inputs,
+//! buffers, rings, outputs) against the budget, and the failure injection's bounds.
+
+use super::config::{Algo, CollectiveError, Config, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, RedOp};
+use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
+use super::program::{plan_work, ring_size};
+use super::schedule::{Step, schedule};
+
+/// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes {
+    /// Bytes.
+    pub bytes: u64,
+    /// Only a lower bound is known.
+    pub at_least: bool,
+}
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let gib = self.bytes as f64 / (1u64 << 30) as f64;
+        let at_least = if self.at_least { "at least " } else { "" };
+        write!(f, "{at_least}{} bytes ({gib:.1} GiB)", self.bytes)
+    }
+}
+
+/// The memory a run of a [`Config`] needs, in bytes, by what holds it (see [`memory_need`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryNeed {
+    /// The inputs the caller generates or reads and hands to [`run`]: R × elems × size.
+    pub inputs: u64,
+    /// The model memory's buffers, per rank: `IN`, every `P(r, c)` and `W(r, c)`, and for
+    /// `ring-2r2w` every `RECV(r, c)` (an empty chunk still takes a 1-byte region).
+    pub buffers: u64,
+    /// Each rank's descriptor programs (tx + rx, 16 bytes per descriptor) and its two ring
+    /// regions in the model memory. `None` when the sizes do not fit the model's buffer slots,
+    /// so no schedule can be planned.
+    pub rings: Option<u64>,
+    /// The outputs [`run`] returns: R × elems × size.
+    pub outputs: u64,
+}
+
+impl MemoryNeed {
+    /// Everything, saturating (the ring part as 0 when it could not be counted).
+    pub fn total(&self) -> u64 {
+        self.inputs.saturating_add(self.buffers).saturating_add(self.rings.unwrap_or(0)).saturating_add(self.outputs)
+    }
+}
+
+/// The ranks, algorithm, dtype and size rules, without scheduling anything.
+fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    if !(MIN_RANKS..=MAX_RANKS).contains(&cfg.ranks) {
+        return bad(format!("{} ranks: between {MIN_RANKS} and {MAX_RANKS}", cfg.ranks));
+    }
+    if cfg.algo == Algo::Mesh && cfg.ranks > MESH_MAX_RANKS {
+        return bad(format!(
+            "mesh reduces all {} ranks in one packet: at most {MESH_MAX_RANKS} sources (use ring, ring-2r2w or kangaring)",
+            cfg.ranks
+        ));
+    }
+    if cfg.algo == Algo::Ring2r2w && cfg.arch <= 2 {
+        return bad("ring-2r2w writes two destinations per reduce: replication needs arch ≥ 3".into());
+    }
+    if cfg.op == RedOp::Avg && !cfg.accum.is_float() {
+        return bad(format!(
+            "avg is an FMA with scale 1/R: it needs a float accumulate dtype, not {}",
+            cfg.accum.name()
+        ));
+    }
+    if cfg.dtype.bytes() == 0 {
+        return bad(format!("dtype {} has no byte size", cfg.dtype.name()));
+    }
+    if cfg.elems == 0 {
+        return bad("elements per rank must be positive".into());
+    }
+    Ok(())
+}
+
+/// Whether one rank's buffers fit the model's address slots (and so every address of the
+/// schedule is representable).
+pub(super) fn fits_slots(cfg: &Config) -> bool {
+    let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
+    bytes / cfg.ranks as u64 + 64 <= CHUNK_STRIDE && bytes <= P_OFF
+}
+
+/// The ring bytes of every rank: its programs (planned, not built) and its two ring regions.
+fn ring_need(cfg: &Config, steps: &[Vec<Step>]) -> Result<u64, CollectiveError> {
+    let mut total = 0u64;
+    for (q, st) in steps.iter().enumerate() {
+        let (mut tx, mut rx, mut per_ring) = (0u64, 0u64, 0u64);
+        for (s, step) in st.iter().enumerate() {
+            for w in &step.work {
+                if let Some(p) = plan_work(cfg, q, s, w)? {
+                    tx += p.tx_descriptors();
+                    rx += p.rx_descriptors();
+                    per_ring += p.tx_descriptors().max(p.rx_descriptors());
+                }
+            }
+        }
+        let regions = 2 * 16 * ring_size(per_ring) as u64;
+        total = total.saturating_add(16u64.saturating_mul(tx + rx)).saturating_add(regions);
+    }
+    Ok(total)
+}
+
+/// The inputs, buffers and outputs of `cfg` (closed form, saturating; no rings).
+fn data_need(cfg: &Config) -> MemoryNeed {
+    let r = cfg.ranks as u64;
+    let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
+    let all = bytes.saturating_mul(r);
+    // Chunks of one element or none when elems < R: each empty chunk still maps one byte.
+    let empty = r.saturating_sub(cfg.elems);
+    let slot_sets = if cfg.algo == Algo::Ring2r2w { 3 } else { 2 }; // P, W (, RECV)
+    let buffers = bytes.saturating_add(bytes.saturating_add(empty).saturating_mul(slot_sets)).saturating_mul(r);
+    MemoryNeed { inputs: all, buffers, rings: None, outputs: all }
+}
+
+/// The memory a run of `cfg` needs: the inputs handed to [`run`], the model memory's buffers and
+/// rings, and the outputs. Nothing is allocated; the ring part plans every step's packets (which
+/// fails as [`run`] would) and is left out when the sizes do not fit the model's slots.
+pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
+    check_shape(cfg)?;
+    let mut need = data_need(cfg);
+    if fits_slots(cfg) {
+        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+        need.rings = Some(ring_need(cfg, &schedule(cfg, &l).0)?);
+    }
+    Ok(need)
+}
+
+/// Refuses a configuration [`run`] cannot execute — ranks, algorithm limits, dtypes, sizes, the
+/// failure injection's rank and step, every step's packets, and the memory budget
+/// ([`memory_need`] against [`Config::budget`]) — before anything is allocated, and returns the
+/// need. [`run`] calls it first; callers that prepare inputs themselves call it before
+/// generating or reading them.
+pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    check_shape(cfg)?;
+    let budget_error = |need: &MemoryNeed| CollectiveError::Budget {
+        ranks: cfg.ranks,
+        elems: cfg.elems,
+        dtype: cfg.dtype.name(),
+        need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
+        budget: Bytes { bytes: cfg.budget, at_least: false },
+    };
+    let need = match memory_need(cfg) {
+        Ok(n) => n,
+        // A step that cannot be planned: still, buffers over the budget are the first reason.
+        Err(e) => {
+            let data = data_need(cfg);
+            return Err(if data.total() > cfg.budget { budget_error(&data) } else { e });
+        }
+    };
+    if need.total() > cfg.budget {
+        return Err(budget_error(&need));
+    }
+    if !fits_slots(cfg) {
+        let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
+        return bad(format!("{bytes} bytes per rank exceed the model's buffer slots"));
+    }
+    if let Some((k, s)) = cfg.fail {
+        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+        let nsteps = schedule(cfg, &l).0[0].len();
+        if k >= cfg.ranks || s >= nsteps {
+            return Err(CollectiveError::Config(format!(
+                "--fail-rank {k} --fail-step {s}: ranks 0..{}, steps 0..{nsteps}",
+                cfg.ranks
+            )));
+        }
+    }
+    Ok(need)
+}

@@ -1,0 +1,239 @@
+//! The configuration of a collective, what it produced, and why it failed.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cce_format::SdmaDtype;
+use cce_host::{HostError, Rounding};
+
+use super::budget::Bytes;
+use super::model::TimeModel;
+
+/// Fewest ranks a collective runs over.
+pub const MIN_RANKS: usize = 2;
+/// Most ranks a collective runs over.
+pub const MAX_RANKS: usize = 64;
+/// Most ranks `mesh` runs over: it reduces every rank's chunk in one packet, and a CCE packet
+/// has at most 32 sources (study §4.1).
+pub const MESH_MAX_RANKS: usize = cce_format::packet::MAX_SOURCES;
+
+/// The all-reduce algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algo {
+    /// RING_2R1W.
+    Ring,
+    /// RING_2R2W.
+    Ring2r2w,
+    /// KANGARING_NR1W.
+    KangaRing,
+    /// One R-source reduce per rank.
+    Mesh,
+}
+
+impl Algo {
+    /// Every algorithm.
+    pub const ALL: [Algo; 4] = [Algo::Ring, Algo::Ring2r2w, Algo::KangaRing, Algo::Mesh];
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Ring => "ring",
+            Algo::Ring2r2w => "ring-2r2w",
+            Algo::KangaRing => "kangaring",
+            Algo::Mesh => "mesh",
+        }
+    }
+    /// By CLI name.
+    pub fn from_name(s: &str) -> Option<Algo> {
+        Self::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
+/// The reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    /// Sum.
+    Add,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+    /// Mean: FMA with scale 1/R.
+    Avg,
+}
+
+impl RedOp {
+    /// By CLI name.
+    pub fn from_name(s: &str) -> Option<RedOp> {
+        Some(match s {
+            "add" | "sum" => RedOp::Add,
+            "min" => RedOp::Min,
+            "max" => RedOp::Max,
+            "avg" => RedOp::Avg,
+            _ => return None,
+        })
+    }
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RedOp::Add => "add",
+            RedOp::Min => "min",
+            RedOp::Max => "max",
+            RedOp::Avg => "avg",
+        }
+    }
+}
+
+/// Which collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    /// Reduce-scatter then all-gather.
+    AllReduce,
+    /// Only the reduce-scatter: rank r ends with its final chunk.
+    ReduceScatter,
+    /// Only the all-gather: rank r starts with chunk `owner(r)` and ends with all.
+    AllGather,
+}
+
+/// One collective.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Ranks ([`MIN_RANKS`]..=[`MAX_RANKS`]; `mesh` at most [`MESH_MAX_RANKS`]).
+    pub ranks: usize,
+    /// Algorithm.
+    pub algo: Algo,
+    /// Reduction.
+    pub op: RedOp,
+    /// Buffer dtype.
+    pub dtype: SdmaDtype,
+    /// Accumulate dtype.
+    pub accum: SdmaDtype,
+    /// Elements per rank.
+    pub elems: u64,
+    /// NeuronCore arch.
+    pub arch: u32,
+    /// Rounding.
+    pub rounding: Rounding,
+    /// Which collective.
+    pub collective: Collective,
+    /// Inject a failure: rank K stops before its step S.
+    pub fail: Option<(usize, usize)>,
+    /// How long a rank waits for a semaphore before giving up.
+    pub timeout: Duration,
+    /// Time model.
+    pub model: TimeModel,
+    /// Memory budget of the model, in bytes: [`check`] refuses a configuration whose
+    /// [`memory_need`] total is larger.
+    pub budget: u64,
+}
+
+impl Config {
+    /// An all-reduce with defaults (arch 3, fp32 accumulate, RNE, 60 s timeout, 16 GiB).
+    pub fn new(ranks: usize, algo: Algo, op: RedOp, dtype: SdmaDtype, elems: u64) -> Self {
+        Config {
+            ranks,
+            algo,
+            op,
+            dtype,
+            accum: if dtype.is_float() { SdmaDtype::Fp32 } else { dtype },
+            elems,
+            arch: 3,
+            rounding: Rounding::Rne,
+            collective: Collective::AllReduce,
+            fail: None,
+            timeout: Duration::from_secs(60),
+            model: TimeModel::defaults(3),
+            budget: 16 << 30,
+        }
+    }
+}
+
+/// Per-rank counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RankCounts {
+    /// Packets.
+    pub packets: u64,
+    /// Descriptors (tx + rx).
+    pub descriptors: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+}
+
+/// What a collective produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Each rank's output buffer.
+    pub outputs: Vec<Vec<u8>>,
+    /// Per-rank counts.
+    pub ranks: Vec<RankCounts>,
+    /// Bytes over each link (from rank, to rank).
+    pub links: BTreeMap<(usize, usize), u64>,
+    /// Steps per rank.
+    pub steps: usize,
+    /// Wall-clock seconds of the run (loading excluded).
+    pub seconds: f64,
+    /// The alpha-beta estimate.
+    pub model_seconds: f64,
+}
+
+impl Outcome {
+    /// Packets over all ranks.
+    pub fn packets(&self) -> u64 {
+        self.ranks.iter().map(|r| r.packets).sum()
+    }
+    /// Descriptors over all ranks.
+    pub fn descriptors(&self) -> u64 {
+        self.ranks.iter().map(|r| r.descriptors).sum()
+    }
+    /// Bytes read + written over all ranks.
+    pub fn bytes_moved(&self) -> u64 {
+        self.ranks.iter().map(|r| r.bytes_read + r.bytes_written).sum()
+    }
+}
+
+/// Why a collective failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CollectiveError {
+    /// A configuration the algorithms cannot run.
+    #[error("{0}")]
+    Config(String),
+    /// The host refused a step's request.
+    #[error("rank {rank} step {step}: {error}")]
+    Host {
+        /// Rank.
+        rank: usize,
+        /// Step.
+        step: usize,
+        /// Why.
+        error: HostError,
+    },
+    /// The configuration needs more memory than its budget ([`check`], before anything is
+    /// allocated).
+    #[error("{ranks} ranks x {elems} {dtype} elements need {need} of model memory, over the budget of {budget}")]
+    Budget {
+        /// Ranks.
+        ranks: usize,
+        /// Elements per rank.
+        elems: u64,
+        /// Buffer dtype name.
+        dtype: &'static str,
+        /// [`MemoryNeed::total`] (a lower bound when the rings could not be counted).
+        need: Bytes,
+        /// [`Config::budget`].
+        budget: Bytes,
+    },
+    /// Memory (regions).
+    #[error(transparent)]
+    Memory(#[from] cce_engine::MemError),
+    /// A rank stopped; every rank reports the first failure.
+    #[error("rank {rank} failed at step {step}: {reason}")]
+    RankFailed {
+        /// The rank that failed first.
+        rank: usize,
+        /// Its step.
+        step: usize,
+        /// Why.
+        reason: String,
+    },
+}

@@ -1,0 +1,47 @@
+//! The buffer map (MODEL): where rank `r`'s input, partials, outputs, receive buffers and rings
+//! sit in the model's address space, one slot of 2^44 bytes per rank and 2^36 per chunk. Every
+//! address of a schedule comes from here, and [`Layout::rank_of`] gives an address's owner.
+
+pub(super) const RANK_STRIDE: u64 = 1 << 44;
+pub(super) const CHUNK_STRIDE: u64 = 1 << 36;
+pub(super) const P_OFF: u64 = 1 << 42;
+pub(super) const W_OFF: u64 = 2 << 42;
+pub(super) const RECV_OFF: u64 = 3 << 42;
+pub(super) const RING_OFF: u64 = (1 << 44) - (1 << 30);
+pub(super) const RING_SIZE: u32 = 4096;
+
+pub(super) struct Layout {
+    pub(super) r: usize,
+    pub(super) n: u64,
+    pub(super) size: u64,
+}
+
+impl Layout {
+    pub(super) fn m(&self, x: i64) -> usize {
+        x.rem_euclid(self.r as i64) as usize
+    }
+    pub(super) fn start(&self, c: usize) -> u64 {
+        c as u64 * self.n / self.r as u64
+    }
+    pub(super) fn len(&self, c: usize) -> u64 {
+        self.start(c + 1) - self.start(c)
+    }
+    pub(super) fn base(r: usize) -> u64 {
+        RANK_STRIDE * (r as u64 + 1)
+    }
+    pub(super) fn input(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + self.start(c) * self.size
+    }
+    pub(super) fn p(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + P_OFF + c as u64 * CHUNK_STRIDE
+    }
+    pub(super) fn w(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + W_OFF + c as u64 * CHUNK_STRIDE
+    }
+    pub(super) fn recv(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + RECV_OFF + c as u64 * CHUNK_STRIDE
+    }
+    pub(super) fn rank_of(addr: u64) -> usize {
+        (addr / RANK_STRIDE).saturating_sub(1) as usize
+    }
+}

@@ -1,0 +1,86 @@
+//! One rank's thread: its engine over its queue's rings, fed step by step, each step after the
+//! dependencies' semaphores say their packets are done (through a [`Transport`]).
+
+use std::time::Instant;
+
+use cce_engine::feed::{Feed, feed_all};
+use cce_engine::memory::SharedMemory;
+use cce_engine::{Engine, EngineConfig, QueueConfig, RunReport};
+
+use super::config::Config;
+use super::layout::{Layout, RING_OFF};
+use super::program::RankProgram;
+use super::schedule::Step;
+use super::transport::{Stop, Transport};
+
+/// Stack of a rank thread.
+pub(super) const RANK_STACK: usize = 64 << 20;
+
+/// Runs rank `q`: its engine over its rings in `mem`, step by step; a step starts when every
+/// dependency's semaphore (through `net`) has reached the packets of that peer's step. The first
+/// failure anywhere (a fault, a timeout, `--fail-rank`) is recorded in `net` and stops the rest.
+pub(super) fn rank_main(
+    cfg: &Config,
+    q: usize,
+    mem: SharedMemory,
+    prog: &RankProgram,
+    steps: &[Step],
+    all: &[RankProgram],
+    net: &impl Transport,
+) -> Result<RunReport, ()> {
+    let fail = |step: usize, reason: String| {
+        net.fail(q, step, reason);
+        Err(())
+    };
+    let ring = prog.rings.ring_size;
+    let (tx_ring, rx_ring) = (Layout::base(q) + RING_OFF, Layout::base(q) + RING_OFF + ring as u64 * 16);
+    let mut engine = Engine::new(mem, EngineConfig::default());
+    if let Err(e) =
+        engine.add_queue(0, QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase })
+    {
+        return fail(0, e.to_string());
+    }
+    let mut report = RunReport::default();
+    let mut fed = (0u64, 0u64);
+    for (s, step) in steps.iter().enumerate() {
+        if cfg.fail == Some((q, s)) {
+            return fail(s, "injected failure (the rank stopped)".into());
+        }
+        // Wait for every dependency's semaphore: the packets of that rank through that step.
+        let deadline = Instant::now() + cfg.timeout;
+        for &(p, t) in &step.deps {
+            match net.wait(p, all[p].marks[t].2 as i64, deadline) {
+                Ok(()) => {}
+                Err(Stop::Aborted) => return Err(()),
+                Err(Stop::TimedOut) => return fail(s, format!("timed out waiting for rank {p} step {t}")),
+            }
+        }
+        if net.aborted() {
+            return Err(());
+        }
+        let (tx_end, rx_end, _) = prog.marks[s];
+        let mut feeds = [Feed {
+            queue: 0,
+            tx_ring,
+            rx_ring,
+            ring_size: ring,
+            tx: &prog.rings.tx,
+            rx: &prog.rings.rx,
+            fed,
+            end: (tx_end, rx_end),
+        }];
+        if let Err(e) = feed_all(&mut engine, &mut feeds, &mut report) {
+            return fail(s, e.to_string());
+        }
+        fed = feeds[0].fed;
+        let Some(st) = engine.status(0) else { return fail(s, "queue vanished".into()) };
+        if let Some(f) = st.fault {
+            return fail(s, f.to_string());
+        }
+        if st.packets != prog.marks[s].2 {
+            return fail(s, format!("{} packets done, {} expected", st.packets, prog.marks[s].2));
+        }
+        net.post(q, st.semaphore as i64);
+    }
+    Ok(report)
+}

@@ -1,0 +1,331 @@
+//! The schedule, pure: for every rank and step, the work (reduces and copies between buffers
+//! of the [`Layout`]) and the (rank, step) pairs it waits for. Nothing here touches memory or
+//! rings; the reduction order it encodes is the one the module docs of [`super`] state.
+
+use super::config::{Algo, Collective, Config, RedOp};
+use super::layout::Layout;
+
+/// One operation of a step.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Work {
+    Reduce { srcs: Vec<u64>, dsts: Vec<u64>, elems: u64, scales: Vec<f32> },
+    Copy { src: u64, dst: u64, bytes: u64 },
+}
+
+/// One step of one rank: its work and the (rank, step) it waits for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Step {
+    pub(super) work: Vec<Work>,
+    pub(super) deps: Vec<(usize, usize)>,
+}
+
+fn reduce(l: &Layout, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>) -> Work {
+    Work::Reduce { srcs, dsts, elems: l.len(c), scales }
+}
+
+/// The reduce-scatter schedule; returns the steps and the chunk each rank ends with.
+#[allow(clippy::needless_range_loop, reason = "rank indices take part in the chunk arithmetic")]
+fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+    let r = l.r;
+    let inv = 1.0 / r as f32;
+    let avg = cfg.op == RedOp::Avg;
+    let sc = |partial: bool, n_in: usize| -> Vec<f32> {
+        if !avg {
+            return Vec::new();
+        }
+        let mut v = vec![if partial { 1.0 } else { inv }];
+        v.extend(std::iter::repeat_n(inv, n_in));
+        v
+    };
+    let mut steps = vec![Vec::new(); r];
+    let owner: Vec<usize> = match cfg.algo {
+        Algo::Mesh => (0..r).collect(),
+        _ => (0..r).map(|q| l.m(q as i64 + 1)).collect(),
+    };
+    for q in 0..r {
+        let qi = q as i64;
+        match cfg.algo {
+            Algo::Ring | Algo::Ring2r2w => {
+                let two = cfg.algo == Algo::Ring2r2w;
+                for s in 0..r - 1 {
+                    let c = l.m(qi - s as i64 - 1);
+                    let last = s == r - 2;
+                    let prev = l.m(qi - 1);
+                    let first_src = if s == 0 {
+                        l.input(prev, c)
+                    } else if two {
+                        l.recv(q, c)
+                    } else {
+                        l.p(prev, c)
+                    };
+                    let dsts = match (last, two) {
+                        (true, false) => vec![l.w(q, c)],
+                        (true, true) => vec![l.w(q, c), l.w(l.m(qi + 1), c)],
+                        (false, false) => vec![l.p(q, c)],
+                        (false, true) => vec![l.p(q, c), l.recv(l.m(qi + 1), c)],
+                    };
+                    let deps = if s == 0 { vec![] } else { vec![(prev, s - 1)] };
+                    steps[q].push(Step {
+                        work: vec![reduce(l, c, vec![first_src, l.input(q, c)], dsts, sc(s > 0, 1))],
+                        deps,
+                    });
+                }
+            }
+            Algo::KangaRing => {
+                let three = (r - 1) / 2; // 3-source steps
+                for s in 0..three {
+                    let c = l.m(qi - 2 - 2 * s as i64);
+                    let last = s + 1 == three && r % 2 == 1;
+                    let p2 = l.m(qi - 2);
+                    let first_src = if s == 0 { l.input(p2, c) } else { l.p(p2, c) };
+                    let dst = if last { l.w(q, c) } else { l.p(q, c) };
+                    let deps = if s == 0 { vec![] } else { vec![(p2, s - 1)] };
+                    let srcs = vec![first_src, l.input(l.m(qi - 1), c), l.input(q, c)];
+                    steps[q].push(Step { work: vec![reduce(l, c, srcs, vec![dst], sc(s > 0, 2))], deps });
+                }
+                if r % 2 == 0 {
+                    let s = three;
+                    let c = l.m(qi - 1 - 2 * s as i64);
+                    let p1 = l.m(qi - 1);
+                    let first_src = if s == 0 { l.input(p1, c) } else { l.p(p1, c) };
+                    let deps = if s == 0 { vec![] } else { vec![(p1, s - 1)] };
+                    steps[q].push(Step {
+                        work: vec![reduce(l, c, vec![first_src, l.input(q, c)], vec![l.w(q, c)], sc(s > 0, 1))],
+                        deps,
+                    });
+                }
+            }
+            Algo::Mesh => {
+                let srcs = (0..r).map(|p| l.input(p, q)).collect();
+                let scales = if avg { vec![inv; r] } else { Vec::new() };
+                steps[q].push(Step { work: vec![reduce(l, q, srcs, vec![l.w(q, q)], scales)], deps: vec![] });
+            }
+        }
+    }
+    (steps, owner)
+}
+
+/// Appends the all-gather schedule. `owner[q]` is the chunk rank q holds in `W(q, ·)`;
+/// `rs_steps` are the steps already scheduled per rank (their count, for dependencies).
+fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]) {
+    let r = l.r;
+    let base = steps[0].len();
+    let bytes = |c: usize| l.len(c) * l.size;
+    let copy = |src: u64, dst: u64, c: usize| Work::Copy { src, dst, bytes: bytes(c) };
+    let last_rs = |q: usize| -> Vec<(usize, usize)> { if base == 0 { vec![] } else { vec![(q, base - 1)] } };
+    for q in 0..r {
+        let qi = q as i64;
+        match cfg.algo {
+            Algo::Ring | Algo::Ring2r2w => {
+                // 2R2W already delivered the neighbour's final chunk with its last reduce.
+                let skip = usize::from(cfg.algo == Algo::Ring2r2w && cfg.collective == Collective::AllReduce);
+                let prev = l.m(qi - 1);
+                for s in 0..r - 1 - skip {
+                    let g = l.m(owner[prev] as i64 - s as i64 - skip as i64);
+                    let mut deps = if s == 0 { last_rs(prev) } else { vec![(prev, base + s - 1)] };
+                    if skip == 1 && s == 0 {
+                        // W(prev, g) arrived from prev's predecessor's last reduce.
+                        deps.extend(last_rs(l.m(qi - 2)));
+                    }
+                    steps[q].push(Step { work: vec![copy(l.w(prev, g), l.w(q, g), g)], deps });
+                }
+                if skip == 1 && r == 2 {
+                    // Nothing left to gather, but the output is complete only when the
+                    // neighbour's last reduce wrote it: an empty step that waits for it.
+                    steps[q].push(Step { work: vec![], deps: last_rs(prev) });
+                }
+            }
+            Algo::KangaRing => {
+                let k_steps = (r - 1).div_ceil(2);
+                for s in 0..k_steps {
+                    let k = l.m(owner[q] as i64 - 2 * s as i64);
+                    let last = s + 1 == k_steps;
+                    let mut dsts = vec![l.w(l.m(qi + 1), k)];
+                    if !(last && (r - 1) % 2 == 1) {
+                        dsts.push(l.w(l.m(qi + 2), k));
+                    }
+                    let deps = if s == 0 { vec![] } else { vec![(l.m(qi - 2), base + s - 1)] };
+                    let work = if cfg.arch > 2 {
+                        vec![Work::Reduce { srcs: vec![l.w(q, k)], dsts, elems: l.len(k), scales: Vec::new() }]
+                    } else {
+                        dsts.iter().map(|&d| copy(l.w(q, k), d, k)).collect()
+                    };
+                    steps[q].push(Step { work, deps });
+                }
+                // The last chunks arrive from ranks q-1 and q-2: wait for them before finishing.
+                if k_steps > 0 {
+                    steps[q].push(Step {
+                        work: vec![],
+                        deps: vec![(l.m(qi - 1), base + k_steps - 1), (l.m(qi - 2), base + k_steps - 1)],
+                    });
+                }
+            }
+            Algo::Mesh => {
+                let work =
+                    (0..r).filter(|&p| p != q).map(|p| copy(l.w(p, owner[p]), l.w(q, owner[p]), owner[p])).collect();
+                let deps = (0..r).filter(|&p| p != q).flat_map(last_rs).collect();
+                steps[q].push(Step { work, deps });
+            }
+        }
+    }
+}
+
+/// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
+pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+    match cfg.collective {
+        Collective::AllReduce => {
+            let (mut steps, owner) = reduce_scatter(cfg, l);
+            all_gather(cfg, l, &mut steps, &owner);
+            (steps, owner)
+        }
+        Collective::ReduceScatter => reduce_scatter(cfg, l),
+        Collective::AllGather => {
+            let owner: Vec<usize> = match cfg.algo {
+                Algo::Mesh => (0..l.r).collect(),
+                _ => (0..l.r).map(|q| l.m(q as i64 + 1)).collect(),
+            };
+            let mut steps = vec![Vec::new(); l.r];
+            all_gather(cfg, l, &mut steps, &owner);
+            (steps, owner)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use cce_format::SdmaDtype;
+
+    use super::*;
+
+    fn plan(algo: Algo, ranks: usize, collective: Collective) -> (Layout, Vec<Vec<Step>>) {
+        let mut cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 1000);
+        cfg.collective = collective;
+        let l = Layout { r: ranks, n: cfg.elems, size: 2 };
+        let (steps, _) = schedule(&cfg, &l);
+        (l, steps)
+    }
+
+    fn reads(w: &Work) -> Vec<u64> {
+        match w {
+            Work::Reduce { srcs, .. } => srcs.clone(),
+            Work::Copy { src, .. } => vec![*src],
+        }
+    }
+
+    fn writes(w: &Work) -> Vec<u64> {
+        match w {
+            Work::Reduce { dsts, .. } => dsts.clone(),
+            Work::Copy { dst, .. } => vec![*dst],
+        }
+    }
+
+    fn cases() -> Vec<(Algo, usize, Collective)> {
+        let mut v = Vec::new();
+        for algo in Algo::ALL {
+            for ranks in 2..=9 {
+                for c in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
+                    if algo == Algo::Ring2r2w && ranks < 3 {
+                        continue;
+                    }
+                    v.push((algo, ranks, c));
+                }
+            }
+        }
+        v
+    }
+
+    /// The ring's reduce-scatter, restated from the module docs: at step s rank r reduces
+    /// chunk c = r − s − 1 from `[s = 0 ? IN(r−1)[c] : P(r−1, c), IN(r)[c]]` into `P(r, c)`, the
+    /// last step into `W(r, c)`; then rank r copies `W(r−1, r−s) → W(r, r−s)`.
+    #[test]
+    fn the_ring_follows_the_documented_order() {
+        let r = 5;
+        let (l, steps) = plan(Algo::Ring, r, Collective::AllReduce);
+        let m = |x: i64| x.rem_euclid(r as i64) as usize;
+        for q in 0..r {
+            assert_eq!(steps[q].len(), 2 * (r - 1));
+            for s in 0..r - 1 {
+                let c = m(q as i64 - s as i64 - 1);
+                let prev = m(q as i64 - 1);
+                let first = if s == 0 { l.input(prev, c) } else { l.p(prev, c) };
+                let dst = if s == r - 2 { l.w(q, c) } else { l.p(q, c) };
+                match &steps[q][s].work[..] {
+                    [Work::Reduce { srcs, dsts, elems, .. }] => {
+                        assert_eq!(
+                            (srcs.clone(), dsts.clone(), *elems),
+                            (vec![first, l.input(q, c)], vec![dst], l.len(c))
+                        );
+                    }
+                    w => panic!("rank {q} step {s}: {w:?}"),
+                }
+            }
+            for s in 0..r - 1 {
+                let k = m(q as i64 - s as i64);
+                let w = &steps[q][r - 1 + s].work;
+                assert_eq!(w, &vec![Work::Copy { src: l.w(m(q as i64 - 1), k), dst: l.w(q, k), bytes: l.len(k) * 2 }]);
+            }
+        }
+    }
+
+    /// Every buffer a step reads that some step writes was written by a step it waits for,
+    /// directly or through others (its own queue runs its steps in order): the schedule never
+    /// reads what its writer may not have finished. This is also what a transport between
+    /// processes relies on to know when to move the bytes.
+    #[test]
+    fn every_read_waits_for_its_writer() {
+        for (algo, ranks, collective) in cases() {
+            let (_, steps) = plan(algo, ranks, collective);
+            let mut writer = BTreeMap::new();
+            for (q, st) in steps.iter().enumerate() {
+                for (s, step) in st.iter().enumerate() {
+                    for a in step.work.iter().flat_map(writes) {
+                        writer.insert(a, (q, s));
+                    }
+                }
+            }
+            for (q, st) in steps.iter().enumerate() {
+                for (s, step) in st.iter().enumerate() {
+                    // Everything (q, s) waits for, transitively.
+                    let mut seen = BTreeSet::new();
+                    let mut todo = vec![(q, s)];
+                    while let Some((p, t)) = todo.pop() {
+                        if !seen.insert((p, t)) {
+                            continue;
+                        }
+                        if t > 0 {
+                            todo.push((p, t - 1));
+                        }
+                        todo.extend(steps[p][t].deps.iter().copied());
+                    }
+                    for a in step.work.iter().flat_map(reads) {
+                        if let Some(&w) = writer.get(&a) {
+                            assert!(
+                                w != (q, s) && seen.contains(&w),
+                                "{algo:?} R={ranks} {collective:?}: rank {q} step {s} reads 0x{a:x}, written by {w:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each buffer is written by one step only (module docs), so no step overwrites a buffer
+    /// another rank may still read.
+    #[test]
+    fn every_buffer_is_written_once() {
+        for (algo, ranks, collective) in cases() {
+            let (_, steps) = plan(algo, ranks, collective);
+            let mut seen = BTreeSet::new();
+            for st in &steps {
+                for step in st {
+                    for a in step.work.iter().flat_map(writes) {
+                        assert!(seen.insert(a), "{algo:?} R={ranks} {collective:?}: 0x{a:x} written twice");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The transport seam: how a rank learns that a peer's packets are done and tells its own, and
+//! how the first failure stops everyone. A rank's engine reads and writes its peers' buffers
+//! at their model addresses; with [`InProcess`] every rank's buffers sit in one shared memory,
+//! so only the semaphores travel. A transport between processes would also move the bytes a
+//! step reads from, or writes into, another process's memory before the semaphore that
+//! publishes them (the engine still executes only ring bytes).
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Why a rank stopped waiting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// Another rank failed first (its failure is the one reported).
+    Aborted,
+    /// The deadline passed.
+    TimedOut,
+}
+
+/// What every rank thread shares with its peers.
+pub(super) trait Transport: Sync {
+    /// Blocks until `peer`'s completion semaphore reaches `packets` (the packets of its steps
+    /// through the one waited for), another rank fails, or `deadline` passes.
+    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop>;
+    /// Publishes `rank`'s completion semaphore after a step.
+    fn post(&self, rank: usize, semaphore: i64);
+    /// Records `rank`'s failure at `step` (the first one wins) and wakes every waiter.
+    fn fail(&self, rank: usize, step: usize, reason: String);
+    /// Whether some rank failed.
+    fn aborted(&self) -> bool;
+    /// The first failure: (rank, step, reason).
+    fn failure(&self) -> Option<(usize, usize, String)>;
+}
+
+/// Rank threads of one process over one shared memory: semaphores are atomics, waiters sleep
+/// on one condition variable (woken by every post and by a failure, and every 20 ms).
+pub(super) struct InProcess {
+    sems: Vec<AtomicI64>,
+    failed: Mutex<Option<(usize, usize, String)>>,
+    abort: AtomicBool,
+    bell: (Mutex<()>, Condvar),
+}
+
+impl InProcess {
+    /// Semaphores at 0 for `ranks` ranks.
+    pub(super) fn new(ranks: usize) -> Self {
+        InProcess {
+            sems: (0..ranks).map(|_| AtomicI64::new(0)).collect(),
+            failed: Mutex::new(None),
+            abort: AtomicBool::new(false),
+            bell: (Mutex::new(()), Condvar::new()),
+        }
+    }
+}
+
+impl Transport for InProcess {
+    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
+        let mut g = self.bell.0.lock().unwrap_or_else(PoisonError::into_inner);
+        while self.sems[peer].load(Ordering::SeqCst) < packets {
+            if self.abort.load(Ordering::SeqCst) {
+                return Err(Stop::Aborted);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Stop::TimedOut);
+            }
+            g = self
+                .bell
+                .1
+                .wait_timeout(g, (deadline - now).min(Duration::from_millis(20)))
+                .map(|r| r.0)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        Ok(())
+    }
+
+    fn post(&self, rank: usize, semaphore: i64) {
+        self.sems[rank].store(semaphore, Ordering::SeqCst);
+        self.bell.1.notify_all();
+    }
+
+    fn fail(&self, rank: usize, step: usize, reason: String) {
+        let mut f = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        if f.is_none() {
+            *f = Some((rank, step, reason));
+        }
+        self.abort.store(true, Ordering::SeqCst);
+        self.bell.1.notify_all();
+    }
+
+    fn aborted(&self) -> bool {
+        self.abort.load(Ordering::SeqCst)
+    }
+
+    fn failure(&self) -> Option<(usize, usize, String)> {
+        self.failed.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
