@@ -26,7 +26,7 @@ impl std::fmt::Display for Bytes {
 /// The memory a run of a [`Config`] needs, in bytes, by what holds it (see [`memory_need`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryNeed {
-    /// The inputs the caller generates or reads and hands to [`run`]: R × elems × size.
+    /// The inputs the caller generates or reads and hands to [`run`](super::run): R × elems × size.
     pub inputs: u64,
     /// The model memory's buffers, per rank: `IN`, every `P(r, c)` and `W(r, c)`, and for
     /// `ring-2r2w` every `RECV(r, c)` (an empty chunk still takes a 1-byte region).
@@ -35,7 +35,7 @@ pub struct MemoryNeed {
     /// regions in the model memory. `None` when the sizes do not fit the model's buffer slots,
     /// so no schedule can be planned.
     pub rings: Option<u64>,
-    /// The outputs [`run`] returns: R × elems × size.
+    /// The outputs [`run`](super::run) returns: R × elems × size.
     pub outputs: u64,
 }
 
@@ -115,9 +115,9 @@ fn data_need(cfg: &Config) -> MemoryNeed {
     MemoryNeed { inputs: all, buffers, rings: None, outputs: all }
 }
 
-/// The memory a run of `cfg` needs: the inputs handed to [`run`], the model memory's buffers and
+/// The memory a run of `cfg` needs: the inputs handed to [`run`](super::run), the model memory's buffers and
 /// rings, and the outputs. Nothing is allocated; the ring part plans every step's packets (which
-/// fails as [`run`] would) and is left out when the sizes do not fit the model's slots.
+/// fails as [`run`](super::run) would) and is left out when the sizes do not fit the model's slots.
 pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     check_shape(cfg)?;
     let mut need = data_need(cfg);
@@ -128,10 +128,10 @@ pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     Ok(need)
 }
 
-/// Refuses a configuration [`run`] cannot execute — ranks, algorithm limits, dtypes, sizes, the
+/// Refuses a configuration [`run`](super::run) cannot execute — ranks, algorithm limits, dtypes, sizes, the
 /// failure injection's rank and step, every step's packets, and the memory budget
 /// ([`memory_need`] against [`Config::budget`]) — before anything is allocated, and returns the
-/// need. [`run`] calls it first; callers that prepare inputs themselves call it before
+/// need. [`run`](super::run) calls it first; callers that prepare inputs themselves call it before
 /// generating or reading them.
 pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     let bad = |m: String| Err(CollectiveError::Config(m));

@@ -121,8 +121,8 @@ pub struct Config {
     pub timeout: Duration,
     /// Time model.
     pub model: TimeModel,
-    /// Memory budget of the model, in bytes: [`check`] refuses a configuration whose
-    /// [`memory_need`] total is larger.
+    /// Memory budget of the model, in bytes: [`check`](super::check) refuses a configuration whose
+    /// [`memory_need`](super::memory_need) total is larger.
     pub budget: u64,
 }
 
@@ -208,7 +208,7 @@ pub enum CollectiveError {
         /// Why.
         error: HostError,
     },
-    /// The configuration needs more memory than its budget ([`check`], before anything is
+    /// The configuration needs more memory than its budget ([`check`](super::check), before anything is
     /// allocated).
     #[error("{ranks} ranks x {elems} {dtype} elements need {need} of model memory, over the budget of {budget}")]
     Budget {
@@ -218,7 +218,7 @@ pub enum CollectiveError {
         elems: u64,
         /// Buffer dtype name.
         dtype: &'static str,
-        /// [`MemoryNeed::total`] (a lower bound when the rings could not be counted).
+        /// [`MemoryNeed::total`](super::MemoryNeed::total) (a lower bound when the rings could not be counted).
         need: Bytes,
         /// [`Config::budget`].
         budget: Bytes,
