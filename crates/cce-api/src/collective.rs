@@ -187,11 +187,12 @@ impl AllreduceResult {
     }
 }
 
-/// Runs a checked configuration over `inputs` (one buffer per rank) and measures the outputs;
-/// `memory_bytes` is what [`allreduce::check`] returned for it.
-pub fn run_config(cfg: &Config, inputs: &[Vec<u8>], memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
-    let outcome = allreduce::run(cfg, inputs)?;
-    let metrics = metrics::measure(cfg, inputs, &outcome.outputs);
+/// Runs a checked configuration over `inputs` (one buffer per rank, moved into the model as
+/// its input buffers, not copied) and measures the outputs against them; `memory_bytes` is what
+/// [`allreduce::check`] returned for it.
+pub fn run_config(cfg: &Config, inputs: Vec<Vec<u8>>, memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
+    let (outcome, inputs) = allreduce::run_owned(cfg, inputs)?;
+    let metrics = metrics::measure(cfg, &inputs, &outcome.outputs);
     Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes })
 }
 
@@ -207,7 +208,7 @@ pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<Allredu
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
     let cfg = params.config(len / size)?;
     let need = allreduce::check(&cfg)?;
-    run_config(&cfg, inputs, need.total())
+    run_config(&cfg, inputs.to_vec(), need.total())
 }
 
 /// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one

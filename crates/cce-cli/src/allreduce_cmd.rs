@@ -100,7 +100,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         None => metrics::generate(&cfg, a.seed),
     };
     let pb = spinner(format!("{} over {} ranks", cfg.algo.name(), cfg.ranks));
-    let result = api::run_config(&cfg, &inputs, need.total());
+    let result = api::run_config(&cfg, inputs, need.total());
     pb.finish_and_clear();
     let r = result?;
     let (o, m) = (&r.outcome, &r.metrics);
@@ -180,7 +180,7 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
     }
     for cfg in cfgs {
         let inputs = metrics::generate(&cfg, a.seed);
-        let r = api::run_config(&cfg, &inputs, 0)?;
+        let r = api::run_config(&cfg, inputs, 0)?;
         pb.inc(1);
         if a.json {
             rows.push(r.sweep_row());

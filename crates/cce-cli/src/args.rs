@@ -69,9 +69,10 @@ pub(crate) enum Command {
 #[command(after_help = "\
 Limits: 2..=64 ranks; mesh runs at most 32 ranks (it reduces every rank's chunk in one CCE packet, \
 and a packet has at most 32 sources); ring-2r2w needs arch 3 or 4 (replication).
-Memory: a run holds the inputs, each rank's IN, P and W buffers (and RECV for ring-2r2w), the \
-outputs and the rings: about 5 x ranks x elems x dtype bytes (6 x for ring-2r2w), within a \
-16 GiB budget. The whole configuration, budget included, is checked before any input is \
+Memory: the inputs are the ranks' IN buffers; each rank adds its W buffers and at most two \
+steps of scratch chunks (P, and RECV for ring-2r2w), and the outputs replace the W buffers as \
+they are read: about 2.1 x ranks x elems x dtype bytes at 8 or more ranks, plus the rings, \
+within a 16 GiB budget. The whole configuration, budget included, is checked before any input is \
 generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
     /// Ranks, 2..=64 (mesh: at most 32).

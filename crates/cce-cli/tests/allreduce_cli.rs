@@ -156,8 +156,9 @@ const BIG: [&str; 11] =
 
 #[test]
 fn the_budget_is_refused_before_any_input_is_made_or_read() {
-    // 16 ranks x 2^28 bf16 = 512 MiB per rank, five times over (inputs, IN, P, W, outputs):
-    // 40 GiB, over the 16 GiB budget. Generating the inputs alone took a minute and 11 GB.
+    // 16 ranks x 2^28 bf16 = 512 MiB per rank: the inputs (the ranks' IN buffers), W, two steps
+    // of scratch chunks (1/8 of a rank's data) and one rank's output: 17.5 GiB, over the 16 GiB
+    // budget. Generating the inputs alone took a minute and 11 GB.
     let (code, stdout, stderr, secs) = timed(&BIG);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty());
@@ -172,15 +173,17 @@ fn the_budget_is_refused_before_any_input_is_made_or_read() {
     args.extend(["--input-dir", empty.to_str().unwrap()]);
     let err = bad(&args);
     assert!(err.contains("over the budget") && !err.contains("rank0.bin"), "{err}");
-    // --sweep: every size is checked before the first runs, so nothing is printed. 512 MiB per
-    // rank fits (4 x 5 x 512 MiB = 10 GiB); the first refused size is 1 GiB = 2^29 bf16 (20 GiB).
+    // --sweep: every size is checked before the first runs, so nothing is printed. 1 GiB per
+    // rank fits (4 x (1 + 1 + 1/2) GiB + 1 GiB = 11 GiB); the first refused size is 2 GiB =
+    // 2^30 bf16 (22 GiB).
     let err = bad(&ring4_add_bf16(&["--sweep", "1024:0x400000000"]));
-    assert!(err.contains("4 ranks x 536870912 bf16 elements need") && err.contains("over the budget"), "{err}");
-    // demo: 8 ranks x 2^28 bf16; its first algorithm, ring, already needs 5 x 8 x 512 MiB = 20 GiB.
-    let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "268435456"]);
+    assert!(err.contains("4 ranks x 1073741824 bf16 elements need") && err.contains("over the budget"), "{err}");
+    // demo: 8 ranks x 2^29 bf16; its first algorithm, ring, already needs 8 x (1 + 1 + 1/4) GiB
+    // + 1 GiB = 19 GiB.
+    let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "536870912"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty(), "demo printed before refusing: {stdout}");
-    assert!(stderr.contains("8 ranks x 268435456 bf16 elements need") && stderr.contains("over the budget"));
+    assert!(stderr.contains("8 ranks x 536870912 bf16 elements need") && stderr.contains("over the budget"));
     assert!(secs < 10.0, "demo refused after {secs:.1} s");
 }
 

@@ -147,17 +147,20 @@ fn refusals() {
 
 #[test]
 fn memory_need_counts_every_buffer() {
-    // By hand, from the module's buffer layout: per rank IN (elems · size) and one P and one W
-    // region per chunk (an empty chunk maps 1 byte), RECV too for ring-2r2w; inputs and outputs
-    // R · elems · size each.
+    // By hand, from the module's buffer layout: the inputs (R · elems · size) are the ranks' IN
+    // buffers; per rank one W region per chunk (an empty chunk maps 1 byte); under back pressure
+    // at most two steps' scratch buffers per rank — the ring writes one P chunk per step, chunks
+    // q−1 and q−2 first, so two consecutive chunks (ring-2r2w: P and RECV, twice that); the
+    // outputs add one rank's buffer.
     let need = |algo, elems| allreduce::memory_need(&Config::new(4, algo, RedOp::Add, SdmaDtype::I32, elems)).unwrap();
+    // 10 elements over 4 ranks: chunks of 2, 3, 2, 3 elements (8, 12, 8, 12 bytes).
     let n = need(Algo::Ring, 10);
-    assert_eq!((n.inputs, n.buffers, n.outputs), (160, 4 * (40 + 2 * 40), 160));
+    assert_eq!((n.inputs, n.buffers, n.outputs), (160, 4 * 40 + 4 * (8 + 12), 40));
     let n = need(Algo::Ring2r2w, 10);
-    assert_eq!(n.buffers, 4 * (40 + 3 * 40));
-    // 2 elements over 4 ranks: chunks of 0, 1, 0, 1 elements.
+    assert_eq!(n.buffers, 4 * 40 + 4 * 2 * (8 + 12));
+    // 2 elements over 4 ranks: chunks of 0, 1, 0, 1 elements (1, 4, 1, 4 bytes mapped).
     let n = need(Algo::Ring, 2);
-    assert_eq!(n.buffers, 4 * (8 + 2 * (8 + 2)));
+    assert_eq!(n.buffers, 4 * (1 + 4 + 1 + 4) + 4 * (1 + 4));
     // The rings: at least 32 descriptors of 16 bytes in each of a rank's two ring regions.
     let rings = n.rings.unwrap();
     assert!(rings >= 4 * 2 * 32 * 16, "{rings}");
@@ -182,4 +185,35 @@ fn mesh_runs_32_ranks_and_refuses_33() {
     let e = allreduce::check(&Config::new(33, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64)).unwrap_err();
     assert!(e.to_string().contains("at most 32"), "{e}");
     assert!(allreduce::check(&Config::new(33, Algo::Ring, RedOp::Add, SdmaDtype::I32, 64)).is_ok());
+}
+
+/// The model memory a run maps at once stays within what memory_need counts for it (inputs,
+/// buffers, rings; the outputs are outside the model), for every algorithm and collective at
+/// several rank counts; and from 8 ranks on within 2.5 × the data plus the rings (the scratch
+/// buffers of two steps are 2/R of a rank's data, 4/R for ring-2r2w's partial and its copy).
+#[test]
+fn the_model_memory_stays_within_its_need() {
+    for algo in Algo::ALL {
+        for ranks in [3usize, 4, 7, 8, 16] {
+            for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
+                let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, 3000) };
+                let need = allreduce::memory_need(&cfg).unwrap();
+                let inputs = i32_inputs(ranks, 3000, 5);
+                let (o, back) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+                assert_eq!(back, inputs, "the inputs come back unchanged");
+                let model = need.inputs + need.buffers + need.rings.unwrap();
+                let name = format!("{} R={ranks} {collective:?}", algo.name());
+                assert!(o.model_peak_bytes <= model, "{name}: peak {} > need {model}", o.model_peak_bytes);
+                let data = (ranks * 3000 * 4) as u64;
+                assert!(
+                    ranks < 8 || o.model_peak_bytes <= data * 5 / 2 + need.rings.unwrap(),
+                    "{name}: peak {} over 2.5 x the data ({data}) plus the rings",
+                    o.model_peak_bytes
+                );
+                if collective == Collective::AllReduce {
+                    assert!(o.outputs.iter().all(|x| *x == exact_sum(&inputs)), "{name}");
+                }
+            }
+        }
+    }
 }

@@ -22,9 +22,10 @@ fn peak_rss() -> Option<u64> {
 fn over_the_budget_is_refused_before_allocating() {
     let t = Instant::now();
     let cfg = Config::new(16, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 256 << 20);
-    // By hand: 16 ranks × 2^28 bf16 elements = 512 MiB per rank, held five times (the input
-    // handed to run, its IN copy, the P and W chunks, the output): 40 GiB before the rings.
-    let buffers = 5 * 16 * (512u64 << 20);
+    // By hand: 16 ranks × 2^28 bf16 elements = 512 MiB per rank: the input (the rank's IN
+    // buffer), W, two steps of 32 MiB scratch chunks per rank, and one rank's output being
+    // assembled: 17.5 GiB before the rings.
+    let buffers = 16 * (512u64 << 20) * 2 + 16 * (64u64 << 20) + (512u64 << 20);
     let err = allreduce::check(&cfg).unwrap_err();
     let CollectiveError::Budget { ranks, elems, dtype, need, budget } = err.clone() else {
         panic!("not a budget refusal: {err}")

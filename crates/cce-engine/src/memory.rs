@@ -347,6 +347,7 @@ pub struct SharedMemory {
 struct Shared {
     regions: std::sync::RwLock<BTreeMap<u64, SharedRegion>>,
     used: std::sync::atomic::AtomicU64,
+    peak: std::sync::atomic::AtomicU64,
     budget: u64,
 }
 
@@ -381,7 +382,61 @@ impl SharedMemory {
         buf.fill(0);
         map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(buf)));
         self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
+        self.inner.peak.fetch_max(want, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Maps `data` at `base` as a region, taking the buffer as it is (no copy). Refused as
+    /// [`add_region`](SharedMemory::add_region) refuses.
+    pub fn add_region_from(&self, base: u64, data: Vec<u8>) -> Result<(), MemError> {
+        let len = data.len() as u64;
+        let e = end(base, len)?;
+        if len == 0 {
+            return Err(MemError::Region { base, len });
+        }
+        let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((b, r)) = map.range(..e).next_back() {
+            let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
+            if b + rlen > base {
+                return Err(MemError::Overlap { base, len, other_base: *b, other_len: rlen });
+            }
+        }
+        let want = self.inner.used.load(std::sync::atomic::Ordering::Relaxed).saturating_add(len);
+        if want > self.inner.budget {
+            return Err(MemError::Budget { want, budget: self.inner.budget });
+        }
+        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(data.into_boxed_slice())));
+        self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
+        self.inner.peak.fetch_max(want, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Unmaps the region that starts at `base` and returns its bytes (no copy), or `None` when
+    /// no region starts there. A reader that still holds the region (a view in progress on
+    /// another thread) keeps its bytes alive until it is done; the bytes are then copied out.
+    pub fn take_region(&self, base: u64) -> Option<Vec<u8>> {
+        let r = {
+            // The count changes under the map's lock, as `add_region` reads and sets it.
+            let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let r = map.remove(&base)?;
+            let len = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
+            self.inner.used.fetch_sub(len, std::sync::atomic::Ordering::Relaxed);
+            r
+        };
+        Some(match std::sync::Arc::try_unwrap(r) {
+            Ok(lock) => lock.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_vec(),
+            Err(shared) => shared.read().unwrap_or_else(std::sync::PoisonError::into_inner).to_vec(),
+        })
+    }
+
+    /// Bytes mapped now.
+    pub fn used(&self) -> u64 {
+        self.inner.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The most bytes ever mapped at once.
+    pub fn peak(&self) -> u64 {
+        self.inner.peak.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn region(&self, addr: u64, len: u64) -> Result<(u64, SharedRegion), MemError> {

@@ -3,8 +3,29 @@
 
 use super::config::{Algo, CollectiveError, Config, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
+use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
 use super::program::{plan_work, ring_size};
 use super::schedule::{Step, schedule};
+
+/// A schedule with its scratch lifetimes and back pressure, and the scratch bytes that can be
+/// mapped at once.
+pub(super) struct Scheduled {
+    pub(super) steps: Vec<Vec<Step>>,
+    pub(super) life: Lifetimes,
+    pub(super) scratch: u64,
+}
+
+/// The schedule [`run`](super::run) executes, and each rank's final chunk.
+pub(super) fn scheduled(cfg: &Config, l: &Layout) -> (Scheduled, Vec<usize>) {
+    let (mut steps, owner) = schedule(cfg, l);
+    let life = lifetimes(l, &steps);
+    let scratch = if add_backpressure(&mut steps, &life) {
+        life.two_steps.saturating_mul(cfg.ranks as u64)
+    } else {
+        life.allocs.iter().flatten().flatten().map(|(_, b)| b).sum()
+    };
+    (Scheduled { steps, life, scratch }, owner)
+}
 
 /// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,16 +47,20 @@ impl std::fmt::Display for Bytes {
 /// The memory a run of a [`Config`] needs, in bytes, by what holds it (see [`memory_need`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryNeed {
-    /// The inputs the caller generates or reads and hands to [`run`](super::run): R × elems × size.
+    /// The inputs: R × elems × size. [`run_owned`](super::run_owned) maps them as the ranks'
+    /// `IN` buffers as they are (no copy) and hands them back.
     pub inputs: u64,
-    /// The model memory's buffers, per rank: `IN`, every `P(r, c)` and `W(r, c)`, and for
-    /// `ring-2r2w` every `RECV(r, c)` (an empty chunk still takes a 1-byte region).
+    /// The model memory's other buffers: every rank's `W(r, c)` (an empty chunk still takes a
+    /// 1-byte region), plus the scratch buffers (`P(r, c)`, `RECV(r, c)`) that can be mapped at
+    /// once — two steps' worth per rank, the scratch buffers living only from their writer to
+    /// their readers (docs/MODEL.md C12; all of them when back pressure cannot be added).
     pub buffers: u64,
     /// Each rank's descriptor programs (tx + rx, 16 bytes per descriptor) and its two ring
     /// regions in the model memory. `None` when the sizes do not fit the model's buffer slots,
     /// so no schedule can be planned.
     pub rings: Option<u64>,
-    /// The outputs [`run`](super::run) returns: R × elems × size.
+    /// What the outputs add: they take the place of the `W` buffers chunk by chunk as they are
+    /// assembled, so one rank's buffer (elems × size) at most.
     pub outputs: u64,
 }
 
@@ -110,9 +135,9 @@ fn data_need(cfg: &Config) -> MemoryNeed {
     let all = bytes.saturating_mul(r);
     // Chunks of one element or none when elems < R: each empty chunk still maps one byte.
     let empty = r.saturating_sub(cfg.elems);
-    let slot_sets = if cfg.algo == Algo::Ring2r2w { 3 } else { 2 }; // P, W (, RECV)
-    let buffers = bytes.saturating_add(bytes.saturating_add(empty).saturating_mul(slot_sets)).saturating_mul(r);
-    MemoryNeed { inputs: all, buffers, rings: None, outputs: all }
+    // W only: the scratch buffers are counted with the schedule (memory_need).
+    let buffers = bytes.saturating_add(empty).saturating_mul(r);
+    MemoryNeed { inputs: all, buffers, rings: None, outputs: bytes }
 }
 
 /// The memory a run of `cfg` needs: the inputs handed to [`run`](super::run), the model memory's buffers and
@@ -123,7 +148,9 @@ pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     let mut need = data_need(cfg);
     if fits_slots(cfg) {
         let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
-        need.rings = Some(ring_need(cfg, &schedule(cfg, &l).0)?);
+        let (steps, _) = scheduled(cfg, &l);
+        need.buffers = need.buffers.saturating_add(steps.scratch);
+        need.rings = Some(ring_need(cfg, &steps.steps)?);
     }
     Ok(need)
 }

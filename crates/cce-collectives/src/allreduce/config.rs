@@ -175,6 +175,8 @@ pub struct Outcome {
     pub seconds: f64,
     /// The alpha-beta estimate.
     pub model_seconds: f64,
+    /// The most model memory (inputs, buffers, rings) mapped at once during the run, in bytes.
+    pub model_peak_bytes: u64,
 }
 
 impl Outcome {

@@ -38,6 +38,8 @@
 //! - `layout`: the buffer map above, address by address;
 //! - `schedule`: which rank reads and writes what in which step, and what it waits for — pure,
 //!   with tests of the order above and of every read waiting for its writer;
+//! - `lifetimes`: when each scratch buffer is mapped and unmapped, and the back pressure that
+//!   keeps two steps of them per rank;
 //! - `program`: each rank's steps planned by `cce-host` and laid out on its rings;
 //! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs;
 //! - `model`: the alpha-beta time model ([`TimeModel`]);
@@ -48,12 +50,15 @@
 mod budget;
 mod config;
 mod layout;
+mod lifetimes;
 mod model;
 mod program;
 mod rank;
 mod schedule;
 mod transport;
 
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
 use cce_engine::memory::SharedMemory;
@@ -65,61 +70,76 @@ pub use config::{
 };
 pub use model::TimeModel;
 
+use budget::scheduled;
 use layout::{Layout, RING_OFF};
 use model::account;
 use program::build;
 use rank::{RANK_STACK, rank_main};
-use schedule::schedule;
 use transport::{InProcess, Transport};
 
 /// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an
-/// all-gather alone, each rank's own chunk is taken from its buffer).
-#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+/// all-gather alone, each rank's own chunk is taken from its buffer). The inputs are copied into
+/// the model; [`run_owned`] takes them instead.
 pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError> {
     check(cfg)?;
+    run_checked(cfg, inputs.to_vec()).map(|(outcome, _)| outcome)
+}
+
+/// [`run`] without copying the inputs: each becomes its rank's `IN` buffer as it is, and they
+/// are handed back, unchanged, with the outcome. The model then holds, per rank, its input, its
+/// output buffer and at most two steps' scratch buffers (docs/MODEL.md C12), and the outputs
+/// take the place of the output buffers chunk by chunk.
+pub fn run_owned(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
+    check(cfg)?;
+    run_checked(cfg, inputs)
+}
+
+#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
     if inputs.len() != cfg.ranks || inputs.iter().any(|i| i.len() as u64 != bytes) {
         return Err(CollectiveError::Config(format!("need {} inputs of {bytes} bytes each", cfg.ranks)));
     }
     let l = Layout { r: cfg.ranks, n: cfg.elems, size };
-    let (steps, owner) = schedule(cfg, &l);
+    let (sched, owner) = scheduled(cfg, &l);
+    let steps = &sched.steps;
     let nsteps = steps[0].len();
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
-    // Memory: every buffer its own region.
+    // Memory: every buffer its own region; the scratch buffers are mapped by the rank threads.
     let mem = SharedMemory::new(cfg.budget.saturating_add(1 << 30));
-    for q in 0..cfg.ranks {
-        mem.add_region(l.input(q, 0), bytes)?;
-        let mut m = mem.clone();
-        m.write(l.input(q, 0), &inputs[q])?;
+    for (q, input) in inputs.into_iter().enumerate() {
+        mem.add_region_from(l.input(q, 0), input)?;
         for c in 0..cfg.ranks {
-            let cb = (l.len(c) * size).max(1);
-            mem.add_region(l.p(q, c), cb)?;
-            mem.add_region(l.w(q, c), cb)?;
-            if cfg.algo == Algo::Ring2r2w {
-                mem.add_region(l.recv(q, c), cb)?;
-            }
+            mem.add_region(l.w(q, c), l.chunk_bytes(c))?;
         }
         let rb = programs[q].rings.ring_size as u64 * 16;
         mem.add_region(Layout::base(q) + RING_OFF, rb)?;
         mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
         if cfg.collective == Collective::AllGather {
             let c = owner[q];
+            let mut own = vec![0u8; (l.len(c) * size) as usize];
+            mem.read(l.input(q, c), &mut own)?;
             let mut m = mem.clone();
-            m.write(l.w(q, c), &inputs[q][(l.start(c) * size) as usize..((l.start(c) + l.len(c)) * size) as usize])?;
+            m.write(l.w(q, c), &own)?;
         }
     }
+    let users_left: BTreeMap<u64, AtomicUsize> =
+        sched.life.users.iter().map(|(&a, &n)| (a, AtomicUsize::new(n))).collect();
     let net = InProcess::new(cfg.ranks);
     let t0 = Instant::now();
     let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..cfg.ranks)
             .map(|q| {
-                let (mem, programs, steps, net) = (mem.clone(), &programs, &steps, &net);
+                let (mem, programs, steps, net, life, left) =
+                    (mem.clone(), &programs, steps, &net, &sched.life, &users_left);
                 // Large stacks: unoptimised builds of the SIMD kernels use big frames.
                 std::thread::Builder::new()
                     .name(format!("rank{q}"))
                     .stack_size(RANK_STACK)
-                    .spawn_scoped(scope, move || rank_main(cfg, q, mem, &programs[q], &steps[q], programs, net))
+                    .spawn_scoped(scope, move || {
+                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net)
+                    })
             })
             .collect();
         handles.into_iter().map(|h| h.map_or(Err(()), |h| h.join().unwrap_or(Err(())))).collect()
@@ -129,28 +149,25 @@ pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError>
         return Err(CollectiveError::RankFailed { rank, step, reason });
     }
     let reports: Vec<RunReport> = results.into_iter().map(|r| r.unwrap_or_default()).collect();
-    // Outputs.
+    // Outputs, each chunk's buffer unmapped once copied out.
     let mut outputs = Vec::with_capacity(cfg.ranks);
     for q in 0..cfg.ranks {
-        let mut out = vec![0u8; bytes as usize];
         let chunks: Vec<usize> = match cfg.collective {
             Collective::ReduceScatter => vec![owner[q]],
             _ => (0..cfg.ranks).collect(),
         };
-        for c in chunks {
-            let (a, n) = ((l.start(c) * size) as usize, (l.len(c) * size) as usize);
-            if n > 0 {
-                mem.read(l.w(q, c), &mut out[a..a + n])?;
+        let mut out = Vec::with_capacity(bytes as usize);
+        for c in 0..cfg.ranks {
+            let chunk = mem.take_region(l.w(q, c)).unwrap_or_default();
+            if chunks.contains(&c) {
+                out.extend_from_slice(&chunk[..(l.len(c) * size) as usize]);
             }
-        }
-        if cfg.collective == Collective::ReduceScatter {
-            let c = owner[q];
-            out = out[(l.start(c) * size) as usize..((l.start(c) + l.len(c)) * size) as usize].to_vec();
         }
         outputs.push(out);
     }
-    let (links, model_seconds) = account(cfg, &l, &steps);
-    Ok(Outcome {
+    let inputs = (0..cfg.ranks).map(|q| mem.take_region(l.input(q, 0)).unwrap_or_default()).collect();
+    let (links, model_seconds) = account(cfg, &l, steps);
+    let outcome = Outcome {
         outputs,
         ranks: reports
             .iter()
@@ -165,5 +182,7 @@ pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError>
         steps: nsteps,
         seconds,
         model_seconds,
-    })
+        model_peak_bytes: mem.peak(),
+    };
+    Ok((outcome, inputs))
 }

@@ -1,6 +1,8 @@
 //! One rank's thread: its engine over its queue's rings, fed step by step, each step after the
 //! dependencies' semaphores say their packets are done (through a [`Transport`]).
 
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use cce_engine::feed::{Feed, feed_all};
@@ -9,6 +11,7 @@ use cce_engine::{Engine, EngineConfig, QueueConfig, RunReport};
 
 use super::config::Config;
 use super::layout::{Layout, RING_OFF};
+use super::lifetimes::Lifetimes;
 use super::program::RankProgram;
 use super::schedule::Step;
 use super::transport::{Stop, Transport};
@@ -17,8 +20,12 @@ use super::transport::{Stop, Transport};
 pub(super) const RANK_STACK: usize = 64 << 20;
 
 /// Runs rank `q`: its engine over its rings in `mem`, step by step; a step starts when every
-/// dependency's semaphore (through `net`) has reached the packets of that peer's step. The first
-/// failure anywhere (a fault, a timeout, `--fail-rank`) is recorded in `net` and stops the rest.
+/// dependency's semaphore (through `net`) has reached the packets of that peer's step. Before a
+/// step the scratch buffers it writes are mapped; after it, those it was the last user of are
+/// unmapped (`users_left` counts each region's users still to come), before its semaphore is
+/// posted. The first failure anywhere (a fault, a timeout, `--fail-rank`) is recorded in `net`
+/// and stops the rest.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn rank_main(
     cfg: &Config,
     q: usize,
@@ -26,8 +33,11 @@ pub(super) fn rank_main(
     prog: &RankProgram,
     steps: &[Step],
     all: &[RankProgram],
+    life: &Lifetimes,
+    users_left: &BTreeMap<u64, AtomicUsize>,
     net: &impl Transport,
 ) -> Result<RunReport, ()> {
+    let scratch = mem.clone();
     let fail = |step: usize, reason: String| {
         net.fail(q, step, reason);
         Err(())
@@ -58,6 +68,11 @@ pub(super) fn rank_main(
         if net.aborted() {
             return Err(());
         }
+        for &(base, bytes) in &life.allocs[q][s] {
+            if let Err(e) = scratch.add_region(base, bytes) {
+                return fail(s, e.to_string());
+            }
+        }
         let (tx_end, rx_end, _) = prog.marks[s];
         let mut feeds = [Feed {
             queue: 0,
@@ -79,6 +94,11 @@ pub(super) fn rank_main(
         }
         if st.packets != prog.marks[s].2 {
             return fail(s, format!("{} packets done, {} expected", st.packets, prog.marks[s].2));
+        }
+        for base in &life.releases[q][s] {
+            if users_left.get(base).is_some_and(|n| n.fetch_sub(1, Ordering::AcqRel) == 1) {
+                scratch.take_region(*base);
+            }
         }
         net.post(q, st.semaphore as i64);
     }
