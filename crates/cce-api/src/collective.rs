@@ -170,6 +170,7 @@ impl AllreduceResult {
             "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
             "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
             "wrong": m.wrong, "steps": o.steps, "memory_bytes": self.memory_bytes,
+            "model_peak_bytes": o.model_peak_bytes,
             "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
             "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
         })
