@@ -62,6 +62,9 @@ pub struct AllreduceParams {
     pub cce_rate: Option<f64>,
     /// Time model: microseconds per step.
     pub latency_us: Option<f64>,
+    /// Model memory budget in bytes; `None`: [`allreduce::default_budget`] (3/4 of the host's
+    /// memory).
+    pub budget: Option<u64>,
 }
 
 impl AllreduceParams {
@@ -85,6 +88,7 @@ impl AllreduceParams {
             link_gbps: None,
             cce_rate: None,
             latency_us: None,
+            budget: None,
         }
     }
 
@@ -115,6 +119,9 @@ impl AllreduceParams {
             }
         };
         cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
+        if let Some(b) = self.budget {
+            cfg.budget = b;
+        }
         cfg.timeout = Duration::from_secs(self.timeout_secs.max(1));
         let positive = |v: Option<f64>, name: &str| -> Result<Option<f64>, ApiError> {
             match v {

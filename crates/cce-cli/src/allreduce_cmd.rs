@@ -30,6 +30,7 @@ fn params(a: &AllreduceArgs) -> AllreduceParams {
         link_gbps: a.link_gbps,
         cce_rate: a.cce_rate,
         latency_us: a.latency_us,
+        budget: a.budget,
         ..AllreduceParams::new(a.ranks, &a.algo, &a.op, a.dtype)
     }
 }

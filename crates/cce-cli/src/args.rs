@@ -72,7 +72,7 @@ and a packet has at most 32 sources); ring-2r2w needs arch 3 or 4 (replication).
 Memory: the inputs are the ranks' IN buffers; each rank adds its W buffers and at most two \
 steps of scratch chunks (P, and RECV for ring-2r2w), and the outputs replace the W buffers as \
 they are read: about 2.1 x ranks x elems x dtype bytes at 8 or more ranks, plus the rings, \
-within a 16 GiB budget. The whole configuration, budget included, is checked before any input is \
+within the budget (--budget; default 3/4 of this host's memory). The whole configuration, budget included, is checked before any input is \
 generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
     /// Ranks, 2..=64 (mesh: at most 32).
@@ -140,6 +140,9 @@ pub(crate) struct AllreduceArgs {
     /// Time model: microseconds per step (semaphore handshake).
     #[arg(long)]
     pub(crate) latency_us: Option<f64>,
+    /// Model memory budget in bytes; default: 3/4 of this host's memory.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) budget: Option<u64>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,

@@ -151,8 +151,21 @@ fn timed(args: &[&str]) -> (Option<i32>, String, String, f64) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into(), secs)
 }
 
-const BIG: [&str; 11] =
-    ["allreduce", "--ranks", "16", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "268435456"];
+const BIG: [&str; 13] = [
+    "allreduce",
+    "--ranks",
+    "16",
+    "--algo",
+    "ring",
+    "--op",
+    "add",
+    "--dtype",
+    "bf16",
+    "--elems",
+    "268435456",
+    "--budget",
+    "17179869184",
+];
 
 #[test]
 fn the_budget_is_refused_before_any_input_is_made_or_read() {
@@ -176,14 +189,14 @@ fn the_budget_is_refused_before_any_input_is_made_or_read() {
     // --sweep: every size is checked before the first runs, so nothing is printed. 1 GiB per
     // rank fits (4 x (1 + 1 + 1/2) GiB + 1 GiB = 11 GiB); the first refused size is 2 GiB =
     // 2^30 bf16 (22 GiB).
-    let err = bad(&ring4_add_bf16(&["--sweep", "1024:0x400000000"]));
+    let err = bad(&ring4_add_bf16(&["--sweep", "1024:0x400000000", "--budget", "17179869184"]));
     assert!(err.contains("4 ranks x 1073741824 bf16 elements need") && err.contains("over the budget"), "{err}");
-    // demo: 8 ranks x 2^29 bf16; its first algorithm, ring, already needs 8 x (1 + 1 + 1/4) GiB
-    // + 1 GiB = 19 GiB.
-    let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "536870912"]);
+    // demo (the default budget, 3/4 of this host's memory): 8 ranks x 2^36 bf16; its first
+    // algorithm, ring, already needs 8 x (128 + 128 + 32) GiB + 128 GiB, over 2 TiB.
+    let (code, stdout, stderr, secs) = timed(&["demo", "--elems", "68719476736"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stdout.is_empty(), "demo printed before refusing: {stdout}");
-    assert!(stderr.contains("8 ranks x 536870912 bf16 elements need") && stderr.contains("over the budget"));
+    assert!(stderr.contains("8 ranks x 68719476736 bf16 elements need") && stderr.contains("over the budget"));
     assert!(secs < 10.0, "demo refused after {secs:.1} s");
 }
 

@@ -21,7 +21,8 @@ fn peak_rss() -> Option<u64> {
 #[test]
 fn over_the_budget_is_refused_before_allocating() {
     let t = Instant::now();
-    let cfg = Config::new(16, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 256 << 20);
+    // A 16 GiB budget, whatever this host has (the default follows its memory).
+    let cfg = Config { budget: 16 << 30, ..Config::new(16, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 256 << 20) };
     // By hand: 16 ranks × 2^28 bf16 elements = 512 MiB per rank: the input (the rank's IN
     // buffer), W, two steps of 32 MiB scratch chunks per rank, and one rank's output being
     // assembled: 17.5 GiB before the rings.
@@ -54,5 +55,24 @@ fn over_the_budget_is_refused_before_allocating() {
     assert!(t.elapsed() < Duration::from_secs(5), "checks only: {:?}", t.elapsed());
     if let Some(peak) = peak_rss() {
         assert!(peak < 100 << 20, "peak resident memory {peak} bytes: something was allocated");
+    }
+}
+
+/// The default budget is 3/4 of the host's memory (MemTotal), read here on its own.
+#[test]
+fn the_default_budget_follows_the_host() {
+    let cfg = Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64);
+    assert_eq!(cfg.budget, allreduce::default_budget());
+    match std::fs::read_to_string("/proc/meminfo") {
+        Ok(info) => {
+            let kib: u64 = info
+                .lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .expect("MemTotal in /proc/meminfo");
+            assert_eq!(cfg.budget, kib * 1024 / 4 * 3);
+        }
+        Err(_) => assert_eq!(cfg.budget, allreduce::FALLBACK_BUDGET),
     }
 }

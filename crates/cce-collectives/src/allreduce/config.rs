@@ -127,7 +127,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// An all-reduce with defaults (arch 3, fp32 accumulate, RNE, 60 s timeout, 16 GiB).
+    /// An all-reduce with defaults (arch 3, fp32 accumulate, RNE, 60 s timeout, the budget
+    /// [`default_budget`]).
     pub fn new(ranks: usize, algo: Algo, op: RedOp, dtype: SdmaDtype, elems: u64) -> Self {
         Config {
             ranks,
@@ -142,7 +143,7 @@ impl Config {
             fail: None,
             timeout: Duration::from_secs(60),
             model: TimeModel::defaults(3),
-            budget: 16 << 30,
+            budget: default_budget(),
         }
     }
 }
@@ -238,4 +239,25 @@ pub enum CollectiveError {
         /// Why.
         reason: String,
     },
+}
+
+/// The budget when none is given: 3/4 of this host's memory (`MemTotal` of `/proc/meminfo`), so
+/// a run the machine can hold is not refused and one it cannot hold is refused before anything
+/// is allocated; 16 GiB where the host's memory cannot be read (MODEL, docs/MODEL.md C13).
+pub fn default_budget() -> u64 {
+    host_memory().map_or(FALLBACK_BUDGET, |total| total / 4 * 3)
+}
+
+/// [`default_budget`] where the host's memory is unknown.
+pub const FALLBACK_BUDGET: u64 = 16 << 30;
+
+/// `MemTotal` in bytes (Linux), once per process.
+fn host_memory() -> Option<u64> {
+    static TOTAL: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(|| {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    })
 }

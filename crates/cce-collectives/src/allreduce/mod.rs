@@ -66,7 +66,8 @@ use cce_engine::{Memory, RunReport};
 
 pub use budget::{Bytes, MemoryNeed, check, memory_need};
 pub use config::{
-    Algo, Collective, CollectiveError, Config, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, Outcome, RankCounts, RedOp,
+    Algo, Collective, CollectiveError, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, Outcome,
+    RankCounts, RedOp, default_budget,
 };
 pub use model::TimeModel;
 
