@@ -44,7 +44,9 @@
 //! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs;
 //! - `model`: the alpha-beta time model ([`TimeModel`]);
 //! - `transport`: how a rank waits for its peers' semaphores and publishes its own (in one
-//!   process: atomics over one shared memory);
+//!   memory: atomics), with hooks before and after each step for a transport that moves bytes;
+//! - `partition`: the ranks split over several memories, the data crossing between them as
+//!   messages planned from the schedule ([`run_partitioned`]);
 //! - `rank`: one rank's thread, its engine fed step by step.
 
 mod budget;
@@ -52,6 +54,7 @@ mod config;
 mod layout;
 mod lifetimes;
 mod model;
+mod partition;
 mod program;
 mod rank;
 mod schedule;
@@ -70,6 +73,7 @@ pub use config::{
     RankCounts, RedOp, default_budget,
 };
 pub use model::TimeModel;
+pub use partition::{Partitioned, run_partitioned};
 
 use budget::scheduled;
 use layout::{Layout, RING_OFF};

@@ -58,12 +58,17 @@ pub(super) fn rank_main(
         }
         // Wait for every dependency's semaphore: the packets of that rank through that step.
         let deadline = Instant::now() + cfg.timeout;
-        for &(p, t) in &step.deps {
+        for &(p, t) in step.deps.iter().filter(|&&(p, _)| net.waits_for(q, p)) {
             match net.wait(p, all[p].marks[t].2 as i64, deadline) {
                 Ok(()) => {}
                 Err(Stop::Aborted) => return Err(()),
                 Err(Stop::TimedOut) => return fail(s, format!("timed out waiting for rank {p} step {t}")),
             }
+        }
+        match net.before_step(q, s, deadline) {
+            Ok(()) => {}
+            Err(Stop::Aborted) => return Err(()),
+            Err(Stop::TimedOut) => return fail(s, "timed out waiting for data from another memory".into()),
         }
         if net.aborted() {
             return Err(());
@@ -94,6 +99,9 @@ pub(super) fn rank_main(
         }
         if st.packets != prog.marks[s].2 {
             return fail(s, format!("{} packets done, {} expected", st.packets, prog.marks[s].2));
+        }
+        if let Err(e) = net.after_step(q, s) {
+            return fail(s, e);
         }
         for base in &life.releases[q][s] {
             if users_left.get(base).is_some_and(|n| n.fetch_sub(1, Ordering::AcqRel) == 1) {

@@ -31,6 +31,21 @@ pub(super) trait Transport: Sync {
     fn aborted(&self) -> bool;
     /// The first failure: (rank, step, reason).
     fn failure(&self) -> Option<(usize, usize, String)>;
+    /// Whether `rank` waits for `peer`'s semaphore itself; a transport that moves the data a
+    /// step needs (and so knows when it is there) says no for peers in another memory.
+    fn waits_for(&self, _rank: usize, _peer: usize) -> bool {
+        true
+    }
+    /// Before `rank` runs `step` (its semaphore waits done): brings in what the step reads from
+    /// another memory. One shared memory: nothing to bring.
+    fn before_step(&self, _rank: usize, _step: usize, _deadline: Instant) -> Result<(), Stop> {
+        Ok(())
+    }
+    /// After `rank` ran `step`, before its semaphore is posted: sends what other memories read
+    /// or keep of what the step wrote. One shared memory: nothing to send.
+    fn after_step(&self, _rank: usize, _step: usize) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Rank threads of one process over one shared memory: semaphores are atomics, waiters sleep

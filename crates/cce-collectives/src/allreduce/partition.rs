@@ -1,0 +1,401 @@
+//! Ranks split over several memories, the way processes hold them (MODEL, docs/MODEL.md C14):
+//! the ranks are cut into `groups` blocks, each block's buffers live only in its own memory, and
+//! whatever a step reads from another block's memory reaches it as a message — the bytes, sent
+//! by the group of the step that wrote them (or, for inputs, of their owner) right after that
+//! step, and mapped at their own addresses before the reading step runs. An output written into
+//! another block's rank (ring-2R2W's and KangaRing's forwarding) goes to its owner the same way.
+//! The engine still executes only ring bytes; the messages only move memory. Within a block the
+//! ranks wait for each other's semaphores as in one memory; across blocks a step waits for its
+//! messages instead, which the schedule's dependencies imply (every read waits for its writer:
+//! `schedule` tests). Here the blocks share one process and the messages travel over mailboxes;
+//! a transport between processes replaces the mailboxes, not the plan.
+
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use cce_engine::memory::SharedMemory;
+use cce_engine::{Memory, RunReport};
+
+use super::budget::check;
+use super::config::{Algo, Collective, CollectiveError, Config, Outcome, RankCounts};
+use super::layout::{Layout, RING_OFF};
+use super::lifetimes::Lifetimes;
+use super::model::account;
+use super::program::build;
+use super::rank::{RANK_STACK, rank_main};
+use super::schedule::{Step, Work, schedule};
+use super::transport::{InProcess, Stop, Transport};
+
+/// What a partitioned run adds to its outcome.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Partitioned {
+    /// Blocks of ranks (processes).
+    pub groups: usize,
+    /// Bytes sent from one block's memory to another's.
+    pub bytes_between: u64,
+    /// The most bytes each block's memory held at once.
+    pub peak_bytes: Vec<u64>,
+}
+
+/// Address ranges `(address, bytes)`.
+type Ranges = Vec<(u64, u64)>;
+/// A message as it arrives: each range's address and bytes.
+type Payload = Vec<(u64, Vec<u8>)>;
+
+/// Who a message is for: the step that reads it, or the owner's block once every step is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Step(usize, usize),
+    Final,
+}
+
+/// One message: the block it goes to, what for, and the ranges `(address, bytes)` it carries.
+#[derive(Clone, Debug, PartialEq)]
+struct Message {
+    to: usize,
+    key: Key,
+    ranges: Vec<(u64, u64)>,
+}
+
+/// Every message of a run, from the schedule alone.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Plan {
+    /// Messages sent after `(rank, Some(step))`, or before anything runs by `(owner, None)`.
+    sends: BTreeMap<(usize, Option<usize>), Vec<Message>>,
+    /// How many messages each block waits for, per key.
+    expect: BTreeMap<(usize, Key), usize>,
+    /// Per rank: regions of another block's ranks that it writes, mapped in its own memory.
+    remote_writes: Vec<Vec<(u64, u64)>>,
+    /// Per (rank, step): the addresses of the messages it reads.
+    reads_of: BTreeMap<(usize, usize), Vec<u64>>,
+}
+
+/// The ranges a work item reads and writes, `(address, bytes)`; empty ones left out.
+fn ranges(w: &Work, size: u64) -> (Ranges, Ranges) {
+    let (reads, writes, bytes) = match w {
+        Work::Reduce { srcs, dsts, elems, .. } => (srcs.clone(), dsts.clone(), elems * size),
+        Work::Copy { src, dst, bytes } => (vec![*src], vec![*dst], *bytes),
+    };
+    let keep = |v: Vec<u64>| if bytes == 0 { Vec::new() } else { v.into_iter().map(|a| (a, bytes)).collect() };
+    (keep(reads), keep(writes))
+}
+
+fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
+    let mut writer: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
+    for (q, st) in steps.iter().enumerate() {
+        for (s, step) in st.iter().enumerate() {
+            for w in &step.work {
+                for (a, _) in ranges(w, l.size).1 {
+                    writer.insert(a, (q, s));
+                }
+            }
+        }
+    }
+    let mut by: BTreeMap<(usize, Option<usize>, usize, Key), Ranges> = BTreeMap::new();
+    let mut remote_writes = vec![Vec::new(); steps.len()];
+    for (q, st) in steps.iter().enumerate() {
+        for (s, step) in st.iter().enumerate() {
+            for w in &step.work {
+                let (reads, writes) = ranges(w, l.size);
+                for (a, b) in reads {
+                    let (from, after) = writer.get(&a).map_or((Layout::rank_of(a), None), |&(w, ws)| (w, Some(ws)));
+                    if group[from] != group[q] {
+                        by.entry((from, after, group[q], Key::Step(q, s))).or_default().push((a, b));
+                    }
+                }
+                for (a, b) in writes {
+                    let owner = Layout::rank_of(a);
+                    if group[owner] != group[q] {
+                        remote_writes[q].push((a, b));
+                        if l.scratch_chunk(a).is_none() {
+                            // An output of the owner: it must hold the bytes at the end.
+                            by.entry((q, Some(s), group[owner], Key::Final)).or_default().push((a, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut p = Plan { remote_writes, ..Plan::default() };
+    for ((from, after, to, key), ranges) in by {
+        *p.expect.entry((to, key)).or_default() += 1;
+        if let Key::Step(q, s) = key {
+            p.reads_of.entry((q, s)).or_default().extend(ranges.iter().map(|r| r.0));
+        }
+        p.sends.entry((from, after)).or_default().push(Message { to, key, ranges });
+    }
+    p
+}
+
+/// A block's incoming messages.
+#[derive(Default)]
+struct Mailbox {
+    got: Mutex<BTreeMap<Key, Vec<Payload>>>,
+    bell: Condvar,
+}
+
+/// The partitioned transport: one [`InProcess`] for the semaphores within a block and the
+/// first failure, the blocks' memories, their mailboxes and the plan.
+struct Blocks<'a> {
+    net: InProcess,
+    group: &'a [usize],
+    mems: &'a [SharedMemory],
+    boxes: Vec<Mailbox>,
+    plan: &'a Plan,
+    /// Per block: mapped message regions and how many steps still read each.
+    shadows: Vec<Mutex<BTreeMap<u64, usize>>>,
+    sent: std::sync::atomic::AtomicU64,
+}
+
+impl Blocks<'_> {
+    /// Sends the messages of `(rank, after)`, reading their ranges from the sender's memory.
+    fn send(&self, rank: usize, after: Option<usize>) -> Result<(), String> {
+        let Some(msgs) = self.plan.sends.get(&(rank, after)) else { return Ok(()) };
+        let mem = &self.mems[self.group[rank]];
+        for m in msgs {
+            let mut data = Vec::with_capacity(m.ranges.len());
+            for &(a, b) in &m.ranges {
+                let mut buf = vec![0u8; b as usize];
+                mem.read(a, &mut buf).map_err(|e| e.to_string())?;
+                self.sent.fetch_add(b, std::sync::atomic::Ordering::Relaxed);
+                data.push((a, buf));
+            }
+            let mb = &self.boxes[m.to];
+            mb.got.lock().unwrap_or_else(PoisonError::into_inner).entry(m.key).or_default().push(data);
+            mb.bell.notify_all();
+        }
+        Ok(())
+    }
+
+    /// Waits for every message of `key` to block `g` and takes them.
+    fn take(&self, g: usize, key: Key, deadline: Instant) -> Result<Vec<Payload>, Stop> {
+        let want = self.plan.expect.get(&(g, key)).copied().unwrap_or(0);
+        let mb = &self.boxes[g];
+        let mut got = mb.got.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if got.get(&key).map_or(0, Vec::len) >= want {
+                return Ok(got.remove(&key).unwrap_or_default());
+            }
+            if self.net.aborted() {
+                return Err(Stop::Aborted);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Stop::TimedOut);
+            }
+            got = mb
+                .bell
+                .wait_timeout(got, (deadline - now).min(Duration::from_millis(20)))
+                .map(|r| r.0)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    fn wake_all(&self) {
+        for mb in &self.boxes {
+            mb.bell.notify_all();
+        }
+    }
+}
+
+impl Transport for Blocks<'_> {
+    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
+        self.net.wait(peer, packets, deadline)
+    }
+    fn post(&self, rank: usize, semaphore: i64) {
+        self.net.post(rank, semaphore);
+    }
+    fn fail(&self, rank: usize, step: usize, reason: String) {
+        self.net.fail(rank, step, reason);
+        self.wake_all();
+    }
+    fn aborted(&self) -> bool {
+        self.net.aborted()
+    }
+    fn failure(&self) -> Option<(usize, usize, String)> {
+        self.net.failure()
+    }
+    fn waits_for(&self, rank: usize, peer: usize) -> bool {
+        self.group[rank] == self.group[peer]
+    }
+    fn before_step(&self, rank: usize, step: usize, deadline: Instant) -> Result<(), Stop> {
+        let g = self.group[rank];
+        let msgs = self.take(g, Key::Step(rank, step), deadline)?;
+        let mut mem = self.mems[g].clone();
+        let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
+        for (a, bytes) in msgs.into_iter().flatten() {
+            if let Some(n) = shadows.get_mut(&a) {
+                // The same range for another step of this block: the bytes are the same.
+                *n += 1;
+            } else if mem.check(a, bytes.len() as u64).is_ok() {
+                // A buffer of this block that another block wrote (a receive buffer).
+                mem.write(a, &bytes).map_err(|_| Stop::Aborted)?;
+            } else if mem.add_region_from(a, bytes).is_ok() {
+                shadows.insert(a, 1);
+            }
+            // A refused region (over budget) is left out: the step's bounds check faults.
+        }
+        Ok(())
+    }
+    fn after_step(&self, rank: usize, step: usize) -> Result<(), String> {
+        self.send(rank, Some(step))?;
+        // Unmap the messages this step read once no other step of the block needs them.
+        let g = self.group[rank];
+        let Some(read) = self.plan.reads_of.get(&(rank, step)) else { return Ok(()) };
+        let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
+        for &a in read {
+            if let Some(n) = shadows.get_mut(&a) {
+                *n -= 1;
+                if *n == 0 {
+                    shadows.remove(&a);
+                    self.mems[g].take_region(a);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// [`run_owned`](super::run_owned) with the ranks split into `groups` blocks of memory
+/// (1..=ranks; rank q in block q · groups / ranks): the same outputs bit for bit, and what
+/// crossed between blocks.
+#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+pub fn run_partitioned(
+    cfg: &Config,
+    inputs: Vec<Vec<u8>>,
+    groups: usize,
+) -> Result<(Outcome, Vec<Vec<u8>>, Partitioned), CollectiveError> {
+    check(cfg)?;
+    if groups == 0 || groups > cfg.ranks {
+        return Err(CollectiveError::Config(format!("{groups} blocks for {} ranks: 1..={}", cfg.ranks, cfg.ranks)));
+    }
+    let size = cfg.dtype.bytes() as u64;
+    let bytes = cfg.elems * size;
+    if inputs.len() != cfg.ranks || inputs.iter().any(|i| i.len() as u64 != bytes) {
+        return Err(CollectiveError::Config(format!("need {} inputs of {bytes} bytes each", cfg.ranks)));
+    }
+    let l = Layout { r: cfg.ranks, n: cfg.elems, size };
+    let (steps, owner) = schedule(cfg, &l);
+    let nsteps = steps[0].len();
+    let group: Vec<usize> = (0..cfg.ranks).map(|q| q * groups / cfg.ranks).collect();
+    let plan = plan(&l, &steps, &group);
+    let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
+    let mems: Vec<SharedMemory> = (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
+    for (q, input) in inputs.into_iter().enumerate() {
+        let mem = &mems[group[q]];
+        mem.add_region_from(l.input(q, 0), input)?;
+        for c in 0..cfg.ranks {
+            mem.add_region(l.p(q, c), l.chunk_bytes(c))?;
+            mem.add_region(l.w(q, c), l.chunk_bytes(c))?;
+            if cfg.algo == Algo::Ring2r2w {
+                mem.add_region(l.recv(q, c), l.chunk_bytes(c))?;
+            }
+        }
+        let rb = programs[q].rings.ring_size as u64 * 16;
+        mem.add_region(Layout::base(q) + RING_OFF, rb)?;
+        mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
+        if cfg.collective == Collective::AllGather {
+            let c = owner[q];
+            let mut own = vec![0u8; (l.len(c) * size) as usize];
+            mem.read(l.input(q, c), &mut own)?;
+            let mut m = mem.clone();
+            m.write(l.w(q, c), &own)?;
+        }
+    }
+    for (q, writes) in plan.remote_writes.iter().enumerate() {
+        for &(a, b) in writes {
+            mems[group[q]].add_region(a, b)?;
+        }
+    }
+    let none = Lifetimes {
+        allocs: steps.iter().map(|st| vec![Vec::new(); st.len()]).collect(),
+        releases: steps.iter().map(|st| vec![Vec::new(); st.len()]).collect(),
+        ..Lifetimes::default()
+    };
+    let blocks = Blocks {
+        net: InProcess::new(cfg.ranks),
+        group: &group,
+        mems: &mems,
+        boxes: (0..groups).map(|_| Mailbox::default()).collect(),
+        plan: &plan,
+        shadows: (0..groups).map(|_| Mutex::new(BTreeMap::new())).collect(),
+        sent: std::sync::atomic::AtomicU64::new(0),
+    };
+    // Inputs other blocks read, sent before anything runs.
+    for q in 0..cfg.ranks {
+        blocks.send(q, None).map_err(|reason| CollectiveError::RankFailed { rank: q, step: 0, reason })?;
+    }
+    let users_left = BTreeMap::new();
+    let t0 = Instant::now();
+    let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..cfg.ranks)
+            .map(|q| {
+                let (mem, programs, steps, net, life, left) =
+                    (mems[group[q]].clone(), &programs, &steps, &blocks, &none, &users_left);
+                std::thread::Builder::new()
+                    .name(format!("rank{q}"))
+                    .stack_size(RANK_STACK)
+                    .spawn_scoped(scope, move || {
+                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net)
+                    })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.map_or(Err(()), |h| h.join().unwrap_or(Err(())))).collect()
+    });
+    let seconds = t0.elapsed().as_secs_f64();
+    if let Some((rank, step, reason)) = blocks.failure() {
+        return Err(CollectiveError::RankFailed { rank, step, reason });
+    }
+    // The outputs other blocks wrote for this block's ranks.
+    for g in 0..groups {
+        let finals = blocks.take(g, Key::Final, Instant::now()).map_err(|_| CollectiveError::RankFailed {
+            rank: group.iter().position(|&x| x == g).unwrap_or(0),
+            step: nsteps,
+            reason: "an output written in another block never arrived".into(),
+        })?;
+        let mut mem = mems[g].clone();
+        for (a, data) in finals.into_iter().flatten() {
+            mem.write(a, &data)?;
+        }
+    }
+    let reports: Vec<RunReport> = results.into_iter().map(|r| r.unwrap_or_default()).collect();
+    let mut outputs = Vec::with_capacity(cfg.ranks);
+    for q in 0..cfg.ranks {
+        let mem = &mems[group[q]];
+        let chunks: Vec<usize> = match cfg.collective {
+            Collective::ReduceScatter => vec![owner[q]],
+            _ => (0..cfg.ranks).collect(),
+        };
+        let mut out = Vec::with_capacity(bytes as usize);
+        for c in chunks {
+            let mut chunk = vec![0u8; (l.len(c) * size) as usize];
+            mem.read(l.w(q, c), &mut chunk)?;
+            out.extend_from_slice(&chunk);
+        }
+        outputs.push(out);
+    }
+    let inputs = (0..cfg.ranks).map(|q| mems[group[q]].take_region(l.input(q, 0)).unwrap_or_default()).collect();
+    let (links, model_seconds) = account(cfg, &l, &steps);
+    let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
+    let outcome = Outcome {
+        outputs,
+        ranks: reports
+            .iter()
+            .map(|r| RankCounts {
+                packets: r.packets,
+                descriptors: r.descriptors,
+                bytes_read: r.bytes_read,
+                bytes_written: r.bytes_written,
+            })
+            .collect(),
+        links,
+        steps: nsteps,
+        seconds,
+        model_seconds,
+        model_peak_bytes: peak_bytes.iter().copied().max().unwrap_or(0),
+    };
+    let report =
+        Partitioned { groups, bytes_between: blocks.sent.load(std::sync::atomic::Ordering::Relaxed), peak_bytes };
+    Ok((outcome, inputs, report))
+}

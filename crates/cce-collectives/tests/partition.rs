@@ -1,0 +1,77 @@
+//! Ranks split over 1–4 memories (the way processes hold them) give the same outputs, bit for
+//! bit, as one memory: every algorithm, five op / dtype / rounding configurations, several
+//! rank counts and sizes; and an injected failure in one block stops every block, naming it.
+
+use cce_collectives::allreduce::{self, Algo, Collective, Config, RedOp};
+use cce_collectives::metrics;
+use cce_format::SdmaDtype;
+use cce_host::Rounding;
+
+fn configs(ranks: usize, algo: Algo, elems: u64) -> Vec<(&'static str, Config)> {
+    let base = |op, dtype| Config::new(ranks, algo, op, dtype, elems);
+    vec![
+        ("add bf16 rne", base(RedOp::Add, SdmaDtype::Bf16)),
+        ("add bf16 sr", Config { rounding: Rounding::Stochastic { seed: 7 }, ..base(RedOp::Add, SdmaDtype::Bf16) }),
+        ("avg fp32", base(RedOp::Avg, SdmaDtype::Fp32)),
+        ("max fp16", base(RedOp::Max, SdmaDtype::Fp16)),
+        ("add int32", base(RedOp::Add, SdmaDtype::I32)),
+    ]
+}
+
+#[test]
+fn every_split_gives_the_single_memory_bits() {
+    for algo in Algo::ALL {
+        for (ranks, elems) in [(4usize, 3001u64), (5, 257), (8, 4096)] {
+            for (name, cfg) in configs(ranks, algo, elems) {
+                let inputs = metrics::generate(&cfg, 11);
+                let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+                for groups in 1..=4 {
+                    let (o, back, p) = allreduce::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
+                    let what = format!("{} R={ranks} {name} in {groups} blocks", algo.name());
+                    assert_eq!(back, inputs, "{what}: inputs handed back unchanged");
+                    assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
+                    assert_eq!(p.groups, groups);
+                    assert_eq!(p.peak_bytes.len(), groups);
+                    assert_eq!(p.bytes_between == 0, groups == 1, "{what}: {} bytes between blocks", p.bytes_between);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_scatter_and_all_gather_split_too() {
+    for algo in Algo::ALL {
+        for collective in [Collective::ReduceScatter, Collective::AllGather] {
+            let cfg = Config { collective, ..Config::new(6, algo, RedOp::Add, SdmaDtype::Bf16, 999) };
+            let inputs = metrics::generate(&cfg, 3);
+            let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+            for groups in [2, 3, 6] {
+                let (o, _, _) = allreduce::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
+                assert!(o.outputs == one.outputs, "{} {collective:?} in {groups} blocks", algo.name());
+            }
+        }
+    }
+}
+
+/// Each block holds only its ranks' buffers and what it is sent: with 4 blocks of 8 ranks each
+/// block's peak is well under the single memory's.
+#[test]
+fn a_block_holds_about_its_share() {
+    let cfg = Config::new(8, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 1 << 16);
+    let inputs = metrics::generate(&cfg, 5);
+    let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+    let (_, _, p) = allreduce::run_partitioned(&cfg, inputs, 4).unwrap();
+    let worst = p.peak_bytes.iter().copied().max().unwrap();
+    assert!(worst * 2 < one.model_peak_bytes, "block peak {worst} vs one memory {}", one.model_peak_bytes);
+}
+
+#[test]
+fn a_failure_in_one_block_stops_them_all_with_its_name() {
+    let cfg = Config { fail: Some((5, 2)), ..Config::new(8, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 4096) };
+    let inputs = metrics::generate(&cfg, 1);
+    let e = allreduce::run_partitioned(&cfg, inputs, 4).unwrap_err().to_string();
+    assert!(e.starts_with("rank 5 failed at step 2"), "{e}");
+    let err = allreduce::run_partitioned(&Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64), vec![], 5);
+    assert!(err.unwrap_err().to_string().contains("5 blocks for 4 ranks"));
+}
