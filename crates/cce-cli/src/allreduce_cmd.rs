@@ -76,6 +76,11 @@ fn ulps(x: f64) -> String {
     if x < 1e5 { format!("{x:.3}") } else { format!("{x:.3e}") }
 }
 
+/// Whether an MPI launcher started this process (Open MPI, MPICH / PMI).
+fn under_mpi() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some())
+}
+
 pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, sweep);
@@ -96,6 +101,14 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     let cfg = config(a, elems)?;
     // The whole configuration, the memory budget included, before any input is generated or read.
     let need = allreduce::check(&cfg)?;
+    if under_mpi() {
+        #[cfg(feature = "mpi")]
+        return crate::mpi_cmd::allreduce(a, &cfg, &need);
+        #[cfg(not(feature = "mpi"))]
+        return Err(input(
+            "started by an MPI launcher, but this cce was built without MPI: cargo build --release --features mpi",
+        ));
+    }
     let inputs = match &a.input_dir {
         Some(d) => read_inputs(&cfg, d)?,
         None => metrics::generate(&cfg, a.seed),

@@ -15,6 +15,8 @@ mod convert_cmd;
 mod error;
 mod files;
 mod gen_cmd;
+#[cfg(feature = "mpi")]
+mod mpi_cmd;
 mod output;
 mod reduce_cmd;
 mod ring_cmd;

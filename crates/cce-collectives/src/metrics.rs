@@ -212,8 +212,12 @@ pub fn bandwidths(cfg: &Config, seconds: f64) -> (f64, f64) {
 /// [−1, 1) rounded to the dtype, integers in (−1000, 1000) — the bytes `cce gen --seed <seed + r>`
 /// writes.
 pub fn generate(cfg: &Config, seed: u64) -> Vec<Vec<u8>> {
+    (0..cfg.ranks).map(|r| generate_rank(cfg, seed, r)).collect()
+}
+
+/// Rank `r`'s input of [`generate`], alone (a process that holds only some ranks makes only
+/// theirs).
+pub fn generate_rank(cfg: &Config, seed: u64, r: usize) -> Vec<u8> {
     let t = NumType::from_sdma(cfg.dtype).unwrap_or(NumType::F32);
-    (0..cfg.ranks)
-        .map(|r| sample(t, cfg.elems as usize, seed.wrapping_add(r as u64), SampleKind::Uniform).unwrap_or_default())
-        .collect()
+    sample(t, cfg.elems as usize, seed.wrapping_add(r as u64), SampleKind::Uniform).unwrap_or_default()
 }

@@ -54,6 +54,8 @@ mod config;
 mod layout;
 mod lifetimes;
 mod model;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod partition;
 mod program;
 mod rank;
@@ -73,6 +75,8 @@ pub use config::{
     RankCounts, RedOp, default_budget,
 };
 pub use model::TimeModel;
+#[cfg(feature = "mpi")]
+pub use mpi::{MpiRun, gather_u64, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
 
 use budget::scheduled;

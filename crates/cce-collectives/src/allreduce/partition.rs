@@ -41,11 +41,11 @@ pub struct Partitioned {
 /// Address ranges `(address, bytes)`.
 type Ranges = Vec<(u64, u64)>;
 /// A message as it arrives: each range's address and bytes.
-type Payload = Vec<(u64, Vec<u8>)>;
+pub(super) type Payload = Vec<(u64, Vec<u8>)>;
 
 /// Who a message is for: the step that reads it, or the owner's block once every step is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Key {
+pub(super) enum Key {
     Step(usize, usize),
     Final,
 }
@@ -130,18 +130,46 @@ fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
 
 /// A block's incoming messages.
 #[derive(Default)]
-struct Mailbox {
+pub(super) struct Mailbox {
     got: Mutex<BTreeMap<Key, Vec<Payload>>>,
     bell: Condvar,
 }
 
+impl Mailbox {
+    /// Files a message and wakes the block's waiters.
+    pub(super) fn put(&self, key: Key, payload: Payload) {
+        self.got.lock().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().push(payload);
+        self.bell.notify_all();
+    }
+}
+
+/// How a message reaches another block: a mailbox of this process, or another process.
+pub(super) trait Wire: Sync {
+    /// Delivers `payload` for `key` to block `to`.
+    fn deliver(&self, boxes: &[Mailbox], to: usize, key: Key, payload: Payload) -> Result<(), String>;
+    /// Tells the blocks of other processes that `rank` failed at `step`.
+    fn failed(&self, _rank: usize, _step: usize, _reason: &str) {}
+}
+
+/// Every block in this process: a message is filed in its mailbox.
+struct Local;
+
+impl Wire for Local {
+    fn deliver(&self, boxes: &[Mailbox], to: usize, key: Key, payload: Payload) -> Result<(), String> {
+        boxes[to].put(key, payload);
+        Ok(())
+    }
+}
+
 /// The partitioned transport: one [`InProcess`] for the semaphores within a block and the
-/// first failure, the blocks' memories, their mailboxes and the plan.
+/// first failure, the blocks' memories (empty for blocks of other processes), their
+/// mailboxes, the plan and the wire to other processes.
 struct Blocks<'a> {
-    net: InProcess,
+    net: &'a InProcess,
     group: &'a [usize],
     mems: &'a [SharedMemory],
-    boxes: Vec<Mailbox>,
+    boxes: &'a [Mailbox],
+    wire: &'a dyn Wire,
     plan: &'a Plan,
     /// Per block: mapped message regions and how many steps still read each.
     shadows: Vec<Mutex<BTreeMap<u64, usize>>>,
@@ -161,9 +189,7 @@ impl Blocks<'_> {
                 self.sent.fetch_add(b, std::sync::atomic::Ordering::Relaxed);
                 data.push((a, buf));
             }
-            let mb = &self.boxes[m.to];
-            mb.got.lock().unwrap_or_else(PoisonError::into_inner).entry(m.key).or_default().push(data);
-            mb.bell.notify_all();
+            self.wire.deliver(self.boxes, m.to, m.key, data)?;
         }
         Ok(())
     }
@@ -193,7 +219,7 @@ impl Blocks<'_> {
     }
 
     fn wake_all(&self) {
-        for mb in &self.boxes {
+        for mb in self.boxes {
             mb.bell.notify_all();
         }
     }
@@ -207,6 +233,7 @@ impl Transport for Blocks<'_> {
         self.net.post(rank, semaphore);
     }
     fn fail(&self, rank: usize, step: usize, reason: String) {
+        self.wire.failed(rank, step, &reason);
         self.net.fail(rank, step, reason);
         self.wake_all();
     }
@@ -257,10 +284,17 @@ impl Transport for Blocks<'_> {
     }
 }
 
+/// What [`run_blocks`] returns for the blocks it ran: every rank's output and input (empty for
+/// ranks of other processes), the counts, and what crossed between blocks.
+pub(super) struct BlocksRun {
+    pub(super) outcome: Outcome,
+    pub(super) inputs: Vec<Vec<u8>>,
+    pub(super) report: Partitioned,
+}
+
 /// [`run_owned`](super::run_owned) with the ranks split into `groups` blocks of memory
 /// (1..=ranks; rank q in block q · groups / ranks): the same outputs bit for bit, and what
 /// crossed between blocks.
-#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
 pub fn run_partitioned(
     cfg: &Config,
     inputs: Vec<Vec<u8>>,
@@ -270,19 +304,57 @@ pub fn run_partitioned(
     if groups == 0 || groups > cfg.ranks {
         return Err(CollectiveError::Config(format!("{groups} blocks for {} ranks: 1..={}", cfg.ranks, cfg.ranks)));
     }
-    let size = cfg.dtype.bytes() as u64;
-    let bytes = cfg.elems * size;
+    let bytes = cfg.elems * cfg.dtype.bytes() as u64;
     if inputs.len() != cfg.ranks || inputs.iter().any(|i| i.len() as u64 != bytes) {
         return Err(CollectiveError::Config(format!("need {} inputs of {bytes} bytes each", cfg.ranks)));
     }
+    let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
+    let net = InProcess::new(cfg.ranks);
+    let r = run_blocks(cfg, groups, &|_| true, inputs.into_iter().map(Some).collect(), &Local, &boxes, &net)?;
+    Ok((r.outcome, r.inputs, r.report))
+}
+
+/// The block of rank `q` among `groups` blocks of `ranks` ranks.
+pub(super) fn block_of(q: usize, ranks: usize, groups: usize) -> usize {
+    q * groups / ranks
+}
+
+/// The messages block `g` receives from other blocks in a run of `cfg` over `groups` blocks.
+#[cfg(feature = "mpi")]
+pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
+    let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+    let (steps, _) = schedule(cfg, &l);
+    let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
+    plan(&l, &steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
+}
+
+/// Runs the blocks `local` says are this process's (their ranks' inputs given, the others
+/// `None`), messages to other processes going over `wire` and coming in through `boxes`;
+/// `net` holds the semaphores and the first failure (a receiver of other processes' failures
+/// records them there). `cfg` is checked.
+#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+pub(super) fn run_blocks(
+    cfg: &Config,
+    groups: usize,
+    local: &dyn Fn(usize) -> bool,
+    inputs: Vec<Option<Vec<u8>>>,
+    wire: &dyn Wire,
+    boxes: &[Mailbox],
+    net: &InProcess,
+) -> Result<BlocksRun, CollectiveError> {
+    let size = cfg.dtype.bytes() as u64;
+    let bytes = cfg.elems * size;
     let l = Layout { r: cfg.ranks, n: cfg.elems, size };
     let (steps, owner) = schedule(cfg, &l);
     let nsteps = steps[0].len();
-    let group: Vec<usize> = (0..cfg.ranks).map(|q| q * groups / cfg.ranks).collect();
+    let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
+    let here = |q: usize| local(group[q]);
     let plan = plan(&l, &steps, &group);
+    // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     let mems: Vec<SharedMemory> = (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
     for (q, input) in inputs.into_iter().enumerate() {
+        let Some(input) = input.filter(|_| here(q)) else { continue };
         let mem = &mems[group[q]];
         mem.add_region_from(l.input(q, 0), input)?;
         for c in 0..cfg.ranks {
@@ -303,7 +375,7 @@ pub fn run_partitioned(
             m.write(l.w(q, c), &own)?;
         }
     }
-    for (q, writes) in plan.remote_writes.iter().enumerate() {
+    for (q, writes) in plan.remote_writes.iter().enumerate().filter(|(q, _)| here(*q)) {
         for &(a, b) in writes {
             mems[group[q]].add_region(a, b)?;
         }
@@ -314,22 +386,24 @@ pub fn run_partitioned(
         ..Lifetimes::default()
     };
     let blocks = Blocks {
-        net: InProcess::new(cfg.ranks),
+        net,
         group: &group,
         mems: &mems,
-        boxes: (0..groups).map(|_| Mailbox::default()).collect(),
+        boxes,
+        wire,
         plan: &plan,
         shadows: (0..groups).map(|_| Mutex::new(BTreeMap::new())).collect(),
         sent: std::sync::atomic::AtomicU64::new(0),
     };
     // Inputs other blocks read, sent before anything runs.
-    for q in 0..cfg.ranks {
+    for q in (0..cfg.ranks).filter(|&q| here(q)) {
         blocks.send(q, None).map_err(|reason| CollectiveError::RankFailed { rank: q, step: 0, reason })?;
     }
     let users_left = BTreeMap::new();
     let t0 = Instant::now();
     let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..cfg.ranks)
+            .filter(|&q| here(q))
             .map(|q| {
                 let (mem, programs, steps, net, life, left) =
                     (mems[group[q]].clone(), &programs, &steps, &blocks, &none, &users_left);
@@ -348,8 +422,9 @@ pub fn run_partitioned(
         return Err(CollectiveError::RankFailed { rank, step, reason });
     }
     // The outputs other blocks wrote for this block's ranks.
-    for g in 0..groups {
-        let finals = blocks.take(g, Key::Final, Instant::now()).map_err(|_| CollectiveError::RankFailed {
+    let deadline = Instant::now() + cfg.timeout;
+    for g in (0..groups).filter(|&g| local(g)) {
+        let finals = blocks.take(g, Key::Final, deadline).map_err(|_| CollectiveError::RankFailed {
             rank: group.iter().position(|&x| x == g).unwrap_or(0),
             step: nsteps,
             reason: "an output written in another block never arrived".into(),
@@ -359,9 +434,16 @@ pub fn run_partitioned(
             mem.write(a, &data)?;
         }
     }
-    let reports: Vec<RunReport> = results.into_iter().map(|r| r.unwrap_or_default()).collect();
+    let mut results = results.into_iter();
+    let reports: Vec<RunReport> = (0..cfg.ranks)
+        .map(|q| if here(q) { results.next().and_then(Result::ok).unwrap_or_default() } else { RunReport::default() })
+        .collect();
     let mut outputs = Vec::with_capacity(cfg.ranks);
     for q in 0..cfg.ranks {
+        if !here(q) {
+            outputs.push(Vec::new());
+            continue;
+        }
         let mem = &mems[group[q]];
         let chunks: Vec<usize> = match cfg.collective {
             Collective::ReduceScatter => vec![owner[q]],
@@ -375,7 +457,9 @@ pub fn run_partitioned(
         }
         outputs.push(out);
     }
-    let inputs = (0..cfg.ranks).map(|q| mems[group[q]].take_region(l.input(q, 0)).unwrap_or_default()).collect();
+    let inputs = (0..cfg.ranks)
+        .map(|q| if here(q) { mems[group[q]].take_region(l.input(q, 0)).unwrap_or_default() } else { Vec::new() })
+        .collect();
     let (links, model_seconds) = account(cfg, &l, &steps);
     let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
     let outcome = Outcome {
@@ -397,5 +481,5 @@ pub fn run_partitioned(
     };
     let report =
         Partitioned { groups, bytes_between: blocks.sent.load(std::sync::atomic::Ordering::Relaxed), peak_bytes };
-    Ok((outcome, inputs, report))
+    Ok(BlocksRun { outcome, inputs, report })
 }

@@ -1,0 +1,115 @@
+//! `mpirun -n P cce allreduce …` (feature `mpi`; needs Open MPI's `mpirun` on PATH): every
+//! rank's output under 1–4 processes equals the single-process run's, bit for bit, for every
+//! algorithm and five op / dtype / rounding configurations; a failure in one process, or a
+//! process killed, ends the whole job, non-zero, naming the rank (or the process).
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::tmp;
+
+const CCE: &str = env!("CARGO_BIN_EXE_cce");
+
+fn mpirun(n: usize) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "-n", &n.to_string(), CCE]);
+    c
+}
+
+const CONFIGS: [(&str, &[&str]); 5] = [
+    ("add-bf16-rne", &["--op", "add", "--dtype", "bf16"]),
+    ("add-bf16-sr", &["--op", "add", "--dtype", "bf16", "--rounding", "sr", "--seed", "3"]),
+    ("avg-fp32", &["--op", "avg", "--dtype", "fp32"]),
+    ("max-fp16", &["--op", "max", "--dtype", "fp16"]),
+    ("add-int32", &["--op", "add", "--dtype", "i32"]),
+];
+
+fn read_all(dir: &std::path::Path, ranks: usize) -> Vec<Vec<u8>> {
+    (0..ranks).map(|r| std::fs::read(dir.join(format!("rank{r}.bin"))).unwrap_or_default()).collect()
+}
+
+#[test]
+fn every_process_count_gives_the_single_process_bits() {
+    let ranks = 8;
+    for algo in ["ring", "ring-2r2w", "kangaring", "mesh"] {
+        for (name, flags) in CONFIGS {
+            let base: Vec<&str> =
+                [&["allreduce", "--ranks", "8", "--algo", algo, "--elems", "3001"][..], flags].concat();
+            let one = tmp(&format!("mpi-{algo}-{name}-single"));
+            let o = Command::new(CCE).args(&base).args(["--output-dir", one.to_str().unwrap()]).output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{algo} {name}: {}", String::from_utf8_lossy(&o.stderr));
+            let want = read_all(&one, ranks);
+            assert!(want.iter().all(|w| !w.is_empty()));
+            for p in 1..=4 {
+                let dir = tmp(&format!("mpi-{algo}-{name}-{p}"));
+                let o =
+                    mpirun(p).args(&base[..]).args(["--output-dir", dir.to_str().unwrap(), "--json"]).output().unwrap();
+                let what = format!("{algo} {name} under mpirun -n {p}");
+                assert_eq!(o.status.code(), Some(0), "{what}: {}", String::from_utf8_lossy(&o.stderr));
+                assert!(read_all(&dir, ranks) == want, "{what}: outputs differ from the single-process run");
+                let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object from process 0");
+                assert_eq!(v["processes"], p);
+                assert_eq!(v["process_peak_bytes"].as_array().map(Vec::len), Some(p));
+                assert_eq!(v["bytes_over_mpi"].as_u64().unwrap() == 0, p == 1, "{what}: {}", v["bytes_over_mpi"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failure_in_one_process_ends_the_job_naming_the_rank() {
+    let dir = tmp("mpi-fail");
+    let t = Instant::now();
+    let o = mpirun(4)
+        .args(["allreduce", "--ranks", "8", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "4096"])
+        .args(["--fail-rank", "5", "--fail-step", "2", "--timeout", "20", "--output-dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("rank 5 failed at step 2"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(20), "ended after {:?}", t.elapsed());
+    assert!(!dir.exists() || read_all(&dir, 8).iter().all(Vec::is_empty), "outputs presented as results");
+}
+
+#[test]
+fn a_killed_process_ends_the_job() {
+    let seed = "918273"; // marks this job's processes
+    let job = mpirun(4)
+        .args(["allreduce", "--ranks", "8", "--algo", "ring", "--op", "add", "--dtype", "bf16"])
+        .args(["--elems", "16777216", "--seed", seed, "--timeout", "30"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the four processes run, then kill one of them.
+    let t = Instant::now();
+    let victim = loop {
+        let pids: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+                cmd.starts_with(CCE) && cmd.contains(seed)
+            })
+            .collect();
+        if pids.len() == 4 {
+            break pids[2];
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "the job never started its processes");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(Command::new("kill").args(["-9", &victim.to_string()]).status().unwrap().success());
+    let t = Instant::now();
+    let out = job.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(30), "the job outlived its killed process by {:?}", t.elapsed());
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("signal 9") || err.contains("Killed") || err.contains("killed"), "{err}");
+}

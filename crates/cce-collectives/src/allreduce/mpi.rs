@@ -1,0 +1,198 @@
+//! The ranks over MPI processes (feature `mpi`): process k of P holds block k of the
+//! partitioned run ([`super::partition`]), its ranks' memory only; every message of the plan to
+//! another block is an MPI message to that process, received by one thread per process into
+//! the block's mailbox. The engine still executes only ring bytes; MPI only moves memory.
+//!
+//! A failure anywhere (an injected one, a fault, a timeout waiting for a peer) prints
+//! `cce: rank K failed at step S: …` on that process's stderr and aborts the MPI job, so every
+//! process ends, non-zero, at once; a killed process ends the job through `mpirun`.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use super::budget::check;
+use super::config::{CollectiveError, Config, Outcome};
+use super::partition::{BlocksRun, Key, Mailbox, Partitioned, Payload, Wire, block_of, incoming, run_blocks};
+use super::transport::InProcess;
+
+const TAG_DATA: i32 = 11;
+
+/// What one process of an MPI run did.
+#[derive(Clone, Debug)]
+pub struct MpiRun {
+    /// Processes in the job.
+    pub processes: usize,
+    /// This process's index.
+    pub process: usize,
+    /// Its ranks, in order.
+    pub ranks: Vec<usize>,
+    /// The outcome, with outputs for this process's ranks only (others empty).
+    pub outcome: Outcome,
+    /// Bytes this process sent to others.
+    pub bytes_sent: u64,
+    /// The most bytes its memory held at once.
+    pub peak_bytes: u64,
+}
+
+fn world() -> SimpleCommunicator {
+    SimpleCommunicator::world()
+}
+
+/// Messages to other processes: `[key kind u8][rank u64][step u64][ranges u64]` then per
+/// range `[address u64][bytes u64][bytes…]`, little-endian.
+fn encode(key: Key, payload: &[(u64, Vec<u8>)]) -> Vec<u8> {
+    let (kind, q, s) = match key {
+        Key::Step(q, s) => (0u8, q as u64, s as u64),
+        Key::Final => (1, 0, 0),
+    };
+    let mut out = vec![kind];
+    for v in [q, s, payload.len() as u64] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for (a, b) in payload {
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        out.extend_from_slice(b);
+    }
+    out
+}
+
+fn decode(b: &[u8]) -> Option<(Key, Payload)> {
+    let u = |at: usize| b.get(at..at + 8).map(|x| u64::from_le_bytes(x.try_into().unwrap_or_default()));
+    let key = match b.first()? {
+        0 => Key::Step(u(1)? as usize, u(9)? as usize),
+        1 => Key::Final,
+        _ => return None,
+    };
+    let n = u(17)? as usize;
+    let mut at = 25;
+    let mut payload = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let (a, len) = (u(at)?, u(at + 8)? as usize);
+        at += 16;
+        payload.push((a, b.get(at..at.checked_add(len)?)?.to_vec()));
+        at += len;
+    }
+    Some((key, payload))
+}
+
+struct MpiWire {
+    me: usize,
+    sent: AtomicU64,
+}
+
+impl Wire for MpiWire {
+    fn deliver(&self, boxes: &[Mailbox], to: usize, key: Key, payload: Payload) -> Result<(), String> {
+        if to == self.me {
+            boxes[to].put(key, payload);
+            return Ok(());
+        }
+        let bytes = encode(key, &payload);
+        self.sent.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        world().process_at_rank(to as i32).send_with_tag(&bytes[..], TAG_DATA);
+        Ok(())
+    }
+
+    fn failed(&self, rank: usize, step: usize, reason: &str) {
+        eprintln!("cce: rank {rank} failed at step {step}: {reason} (process {})", self.me);
+        world().abort(1)
+    }
+}
+
+/// Runs `cfg` as this process's block of an MPI job of `world().size()` processes (at most one
+/// per rank), making its ranks' inputs with `input(rank)`. Call it once per process, between
+/// MPI's initialisation and its end.
+pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun, CollectiveError> {
+    check(cfg)?;
+    let w = world();
+    let (processes, me) = (w.size() as usize, w.rank() as usize);
+    if processes > cfg.ranks {
+        return Err(CollectiveError::Config(format!(
+            "{processes} processes for {} ranks: at most one per rank",
+            cfg.ranks
+        )));
+    }
+    let mine: Vec<usize> = (0..cfg.ranks).filter(|&q| block_of(q, cfg.ranks, processes) == me).collect();
+    let inputs: Vec<Option<Vec<u8>>> = (0..cfg.ranks).map(|q| mine.contains(&q).then(|| input(q))).collect();
+    let bytes = cfg.elems * cfg.dtype.bytes() as u64;
+    if let Some((q, i)) =
+        inputs.iter().enumerate().find_map(|(q, i)| i.as_ref().filter(|i| i.len() as u64 != bytes).map(|i| (q, i)))
+    {
+        return Err(CollectiveError::Config(format!("rank {q}'s input has {} bytes, expected {bytes}", i.len())));
+    }
+    let boxes: Vec<Mailbox> = (0..processes).map(|_| Mailbox::default()).collect();
+    let net = InProcess::new(cfg.ranks);
+    let wire = MpiWire { me, sent: AtomicU64::new(0) };
+    let expected = incoming(cfg, processes, me);
+    let received = AtomicUsize::new(0);
+    let run: Result<BlocksRun, CollectiveError> = std::thread::scope(|scope| {
+        // One receiver: every message for this block, filed by key, until all have come.
+        scope.spawn(|| {
+            let w = world();
+            while received.load(Ordering::Relaxed) < expected {
+                match w.any_process().immediate_probe_with_tag(TAG_DATA) {
+                    Some(status) => {
+                        let (bytes, _) = w.process_at_rank(status.source_rank()).receive_vec_with_tag::<u8>(TAG_DATA);
+                        match decode(&bytes) {
+                            Some((key, payload)) => boxes[me].put(key, payload),
+                            None => wire.failed(0, 0, "an undecodable message from another process"),
+                        }
+                        received.fetch_add(1, Ordering::Relaxed);
+                    }
+                    None => std::thread::sleep(Duration::from_micros(200)),
+                }
+            }
+        });
+        run_blocks(cfg, processes, &|g| g == me, inputs, &wire, &boxes, &net)
+    });
+    let run = match run {
+        Ok(r) => r,
+        // A failure the ranks did not report themselves (a refused region, a missing output).
+        Err(e) => {
+            eprintln!("cce: {e} (process {me})");
+            world().abort(1)
+        }
+    };
+    let Partitioned { peak_bytes, .. } = run.report;
+    Ok(MpiRun {
+        processes,
+        process: me,
+        ranks: mine,
+        outcome: run.outcome,
+        bytes_sent: wire.sent.load(Ordering::Relaxed),
+        peak_bytes: peak_bytes.get(me).copied().unwrap_or(0),
+    })
+}
+
+/// Runs `f` between MPI's initialisation (with thread support for every rank thread) and its
+/// end. Refused when MPI cannot give that support or was initialised already.
+pub fn with_mpi<T>(f: impl FnOnce() -> T) -> Result<T, CollectiveError> {
+    let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Multiple)
+        .ok_or_else(|| CollectiveError::Config("MPI was initialised already".into()))?;
+    if threading != mpi::Threading::Multiple {
+        return Err(CollectiveError::Config(format!(
+            "the MPI library gives thread support {threading:?}; cce's rank threads need Multiple"
+        )));
+    }
+    let out = f();
+    drop(universe);
+    Ok(out)
+}
+
+/// Every process's `values` on process 0 (`None` on the others).
+pub fn gather_u64(values: &[u64]) -> Option<Vec<Vec<u64>>> {
+    let w = world();
+    let n = values.len();
+    let root = w.process_at_rank(0);
+    if w.rank() == 0 {
+        let mut all = vec![0u64; n * w.size() as usize];
+        root.gather_into_root(values, &mut all[..]);
+        Some(all.chunks(n.max(1)).map(<[u64]>::to_vec).collect())
+    } else {
+        root.gather_into(values);
+        None
+    }
+}
