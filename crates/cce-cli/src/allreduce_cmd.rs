@@ -82,6 +82,16 @@ fn under_mpi() -> bool {
 }
 
 pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
+    if under_mpi() {
+        if cfg!(not(feature = "mpi")) {
+            return Err(input(
+                "started by an MPI launcher, but this cce was built without MPI: cargo build --release --features mpi",
+            ));
+        }
+        if a.sweep.is_some() {
+            return Err(input("--sweep does not run under MPI: give --elems"));
+        }
+    }
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, sweep);
     }
@@ -101,13 +111,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     let cfg = config(a, elems)?;
     // The whole configuration, the memory budget included, before any input is generated or read.
     let need = allreduce::check(&cfg)?;
+    #[cfg(feature = "mpi")]
     if under_mpi() {
-        #[cfg(feature = "mpi")]
         return crate::mpi_cmd::allreduce(a, &cfg, &need);
-        #[cfg(not(feature = "mpi"))]
-        return Err(input(
-            "started by an MPI launcher, but this cce was built without MPI: cargo build --release --features mpi",
-        ));
     }
     let inputs = match &a.input_dir {
         Some(d) => read_inputs(&cfg, d)?,

@@ -11,58 +11,61 @@ use crate::error::CliError;
 use crate::files::write_atomic;
 
 pub(crate) fn allreduce(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliError> {
-    if a.sweep.is_some() {
-        return Err(CliError::Input("--sweep does not run under MPI: give --elems".into()));
-    }
     let reading = |q: usize| match &a.input_dir {
         Some(d) => std::fs::read(d.join(format!("rank{q}.bin"))).unwrap_or_default(),
         None => metrics::generate_rank(cfg, a.seed, q),
     };
-    allreduce::with_mpi(|| -> Result<(), CliError> {
-        let run = allreduce::run_mpi(cfg, &reading)?;
-        if let Some(dir) = &a.output_dir {
-            std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
-            for &q in &run.ranks {
-                write_atomic(&dir.join(format!("rank{q}.bin")), &run.outcome.outputs[q])?;
-            }
+    allreduce::with_mpi(|| {
+        // Any error here ends the whole job: the other processes wait for this one.
+        job(a, cfg, need, &reading).unwrap_or_else(|e| allreduce::abort_job(&e.to_string()))
+    })?;
+    Ok(())
+}
+
+fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usize) -> Vec<u8>) -> Result<(), CliError> {
+    let run = allreduce::run_mpi(cfg, reading)?;
+    if let Some(dir) = &a.output_dir {
+        std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
+        for &q in &run.ranks {
+            write_atomic(&dir.join(format!("rank{q}.bin")), &run.outcome.outputs[q])?;
         }
-        let o = &run.outcome;
-        let mine = |f: &dyn Fn(&cce_collectives::allreduce::RankCounts) -> u64| -> u64 {
-            run.ranks.iter().map(|&q| f(&o.ranks[q])).sum()
-        };
-        let stats = [
-            run.bytes_sent,
-            run.peak_bytes,
-            mine(&|r| r.packets),
-            mine(&|r| r.descriptors),
-            mine(&|r| r.bytes_read + r.bytes_written),
-            (o.seconds * 1e9) as u64,
-        ];
-        if let Some(all) = allreduce::gather_u64(&stats) {
-            let sum = |i: usize| all.iter().map(|s| s[i]).sum::<u64>();
-            let peaks: Vec<u64> = all.iter().map(|s| s[1]).collect();
-            let seconds = all.iter().map(|s| s[5]).max().unwrap_or(0) as f64 / 1e9;
-            if a.json {
-                crate::print_json(&json!({
-                    "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
-                    "dtype": cfg.dtype.name(), "elems": cfg.elems, "seconds": seconds,
-                    "model_seconds": o.model_seconds, "steps": o.steps, "packets": sum(2), "descriptors": sum(3),
-                    "bytes_moved": sum(4), "bytes_over_mpi": sum(0), "process_peak_bytes": peaks,
-                    "memory_bytes": need.total(),
-                }));
-            } else {
-                crate::output::outln!(
-                    "{} {} x {} {} on {} ranks over {} MPI processes: {seconds:.3} s, {} bytes over MPI, peak memory per process {peaks:?} bytes",
-                    cfg.algo.name(),
-                    cfg.elems,
-                    cfg.dtype.name(),
-                    cfg.op.name(),
-                    cfg.ranks,
-                    run.processes,
-                    sum(0)
-                );
-            }
+    }
+    let o = &run.outcome;
+    let mine = |f: &dyn Fn(&cce_collectives::allreduce::RankCounts) -> u64| -> u64 {
+        run.ranks.iter().map(|&q| f(&o.ranks[q])).sum()
+    };
+    let stats = [
+        run.bytes_sent,
+        run.peak_bytes,
+        mine(&|r| r.packets),
+        mine(&|r| r.descriptors),
+        mine(&|r| r.bytes_read + r.bytes_written),
+        (o.seconds * 1e9) as u64,
+    ];
+    if let Some(all) = allreduce::gather_u64(&stats) {
+        let sum = |i: usize| all.iter().map(|s| s[i]).sum::<u64>();
+        let peaks: Vec<u64> = all.iter().map(|s| s[1]).collect();
+        let seconds = all.iter().map(|s| s[5]).max().unwrap_or(0) as f64 / 1e9;
+        if a.json {
+            crate::print_json(&json!({
+                "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
+                "dtype": cfg.dtype.name(), "elems": cfg.elems, "seconds": seconds,
+                "model_seconds": o.model_seconds, "steps": o.steps, "packets": sum(2), "descriptors": sum(3),
+                "bytes_moved": sum(4), "bytes_over_mpi": sum(0), "process_peak_bytes": peaks,
+                "memory_bytes": need.total(),
+            }));
+        } else {
+            crate::output::outln!(
+                "{} {} x {} {} on {} ranks over {} MPI processes: {seconds:.3} s, {} bytes over MPI, peak memory per process {peaks:?} bytes",
+                cfg.algo.name(),
+                cfg.elems,
+                cfg.dtype.name(),
+                cfg.op.name(),
+                cfg.ranks,
+                run.processes,
+                sum(0)
+            );
         }
-        Ok(())
-    })?
+    }
+    Ok(())
 }

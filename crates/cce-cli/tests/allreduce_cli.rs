@@ -334,3 +334,17 @@ fn help_states_the_limits_and_every_benchmark() {
     assert_eq!(listed, accepted, "{h}");
     assert!(!help(&["demo", "--help"]).contains("(default"));
 }
+
+/// Started by an MPI launcher, a build without the `mpi` feature refuses instead of running R
+/// copies of the whole job.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn under_an_mpi_launcher_without_the_feature_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cce"))
+        .args(ring4_add_bf16(&["--elems", "64"]))
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("built without MPI"));
+}

@@ -113,3 +113,24 @@ fn a_killed_process_ends_the_job() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("signal 9") || err.contains("Killed") || err.contains("killed"), "{err}");
 }
+
+#[test]
+fn mpi_refusals() {
+    let run = |n: usize, extra: &[&str]| {
+        let o = mpirun(n)
+            .args(["allreduce", "--algo", "ring", "--op", "add", "--dtype", "bf16"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_ne!(o.status.code(), Some(0), "{extra:?}");
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    assert!(run(2, &["--ranks", "4", "--sweep", "1024:4096"]).contains("--sweep does not run under MPI"));
+    assert!(run(3, &["--ranks", "2", "--elems", "64"]).contains("3 processes for 2 ranks: at most one per rank"));
+    let dir = tmp("mpi-short-inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("rank0.bin"), [0u8; 128]).unwrap();
+    std::fs::write(dir.join("rank1.bin"), [0u8; 64]).unwrap();
+    let err = run(2, &["--ranks", "2", "--elems", "64", "--input-dir", dir.to_str().unwrap(), "--timeout", "5"]);
+    assert!(err.contains("rank 1's input has 64 bytes, expected 128"), "{err}");
+}

@@ -7,6 +7,24 @@ use crate::{Files, Row, build_args, reduce_args, set, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    // MPI (feature `mpi`, which this matrix's build lacks; tests/mpi.rs runs them under mpirun)
+    (
+        "started by an MPI launcher, but this cce was built without MPI",
+        "needs an MPI launcher's environment (OMPI_COMM_WORLD_SIZE); allreduce_cli.rs's \
+         `under_an_mpi_launcher_without_the_feature_is_refused` sets it",
+    ),
+    ("--sweep does not run under MPI", "needs an MPI launcher's environment: tests/mpi.rs (`mpi_refusals`)"),
+    ("{processes} processes for {} ranks", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
+    ("rank {q}'s input has {} bytes", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
+    ("MPI was initialised already", "with_mpi runs once per process, before anything else initialises MPI"),
+    (
+        "the MPI library gives thread support",
+        "Open MPI as Debian builds it gives MPI_THREAD_MULTIPLE; another MPI library might not",
+    ),
+    (
+        "{groups} blocks for {} ranks",
+        "run_partitioned has no command line; tests/partition.rs (cce-collectives) checks the refusal",
+    ),
     // cce-cli
     (
         "numerics bench JSON: ",

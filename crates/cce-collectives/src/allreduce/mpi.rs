@@ -151,10 +151,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
     let run = match run {
         Ok(r) => r,
         // A failure the ranks did not report themselves (a refused region, a missing output).
-        Err(e) => {
-            eprintln!("cce: {e} (process {me})");
-            world().abort(1)
-        }
+        Err(e) => abort_job(&e.to_string()),
     };
     let Partitioned { peak_bytes, .. } = run.report;
     Ok(MpiRun {
@@ -195,4 +192,12 @@ pub fn gather_u64(values: &[u64]) -> Option<Vec<Vec<u64>>> {
         root.gather_into(values);
         None
     }
+}
+
+/// Prints `cce: {message} (process k)` on stderr and ends the whole MPI job with exit code 1:
+/// a process that stops on its own would leave the others waiting for its messages.
+pub fn abort_job(message: &str) -> ! {
+    let w = world();
+    eprintln!("cce: {message} (process {})", w.rank());
+    w.abort(1)
 }
