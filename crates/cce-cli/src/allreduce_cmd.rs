@@ -77,7 +77,7 @@ fn ulps(x: f64) -> String {
 }
 
 /// Whether an MPI launcher started this process (Open MPI, MPICH / PMI).
-fn under_mpi() -> bool {
+pub(crate) fn under_mpi() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some())
 }
 

@@ -18,6 +18,18 @@ fn all_threads() -> usize {
 }
 
 pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
+    if crate::allreduce_cmd::under_mpi() {
+        if a.which.as_deref() != Some("allreduce") {
+            return Err(CliError::Input("under an MPI launcher only `cce bench allreduce` runs".into()));
+        }
+        #[cfg(feature = "mpi")]
+        return crate::mpi_cmd::bench_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES, a.json);
+        #[cfg(not(feature = "mpi"))]
+        return Err(CliError::Input(
+            "started by an MPI launcher, but this cce was built without MPI: cargo build --release --features mpi"
+                .into(),
+        ));
+    }
     let which: Vec<&str> = match a.which.as_deref() {
         None => ALL.to_vec(),
         Some(w) if ALL.contains(&w) => vec![w],

@@ -69,3 +69,49 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
     }
     Ok(())
 }
+
+/// `mpirun -n P cce bench allreduce [--json]`: the all-reduce job over the MPI processes; one
+/// report from process 0.
+pub(crate) fn bench_allreduce(ranks: usize, bytes_per_rank: usize, json: bool) -> Result<(), CliError> {
+    allreduce::with_mpi(|| {
+        let r = cce_collectives::bench::allreduce_mpi(ranks, bytes_per_rank, 2)
+            .unwrap_or_else(|e| allreduce::abort_job(&e.to_string()));
+        let Some((memcpy, rows)) = r else { return };
+        let processes = rows.first().map_or(0, |x| x.process_peak_bytes.len());
+        if json {
+            crate::print_json(&json!({"allreduce": {
+                "processes": processes, "memcpy_gbps": memcpy,
+                "results": rows.iter().map(|x| json!({
+                    "name": x.name, "seconds": x.seconds, "bound_seconds": x.bound_seconds, "ratio": x.ratio,
+                    "bytes_over_mpi": x.bytes_over_mpi, "process_peak_bytes": x.process_peak_bytes,
+                })).collect::<Vec<_>>(),
+            }}));
+        } else {
+            crate::output::outln!(
+                "allreduce ({ranks} ranks x {} MiB bf16, add) over {processes} MPI processes\nmemcpy (1 thread, process 0): {memcpy:.2} GB/s",
+                bytes_per_rank >> 20
+            );
+            crate::output::outln!(
+                "{:<10} {:>9} {:>9} {:>7} {:>14} {:>16}",
+                "algorithm",
+                "seconds",
+                "bound",
+                "ratio",
+                "bytes over MPI",
+                "peak per process"
+            );
+            for x in &rows {
+                crate::output::outln!(
+                    "{:<10} {:>9.3} {:>9.3} {:>7.2} {:>14} {:>16}",
+                    x.name,
+                    x.seconds,
+                    x.bound_seconds,
+                    x.ratio,
+                    x.bytes_over_mpi,
+                    x.process_peak_bytes.iter().max().copied().unwrap_or(0)
+                );
+            }
+        }
+    })?;
+    Ok(())
+}

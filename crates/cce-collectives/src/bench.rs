@@ -193,3 +193,65 @@ pub fn allreduce(
     }
     Ok(AllreduceBench { memcpy_gbps: memcpy, results })
 }
+
+/// One algorithm of [`allreduce_mpi`].
+#[cfg(feature = "mpi")]
+#[derive(Clone, Debug, PartialEq)]
+pub struct MpiAllreduceBenchResult {
+    /// Algorithm name.
+    pub name: &'static str,
+    /// Best wall seconds of the slowest process.
+    pub seconds: f64,
+    /// Bytes read and written by every rank / process 0's memcpy bandwidth.
+    pub bound_seconds: f64,
+    /// `seconds / bound_seconds`.
+    pub ratio: f64,
+    /// Bytes sent between processes.
+    pub bytes_over_mpi: u64,
+    /// Each process's model memory at its peak.
+    pub process_peak_bytes: Vec<u64>,
+}
+
+/// [`allreduce`] as one process of an MPI job (between [`crate::allreduce::with_mpi`]'s
+/// initialisation and its end): every algorithm over `ranks` ranks spread over the job's
+/// processes, best of `reps`; the results on process 0 (`None` elsewhere).
+#[cfg(feature = "mpi")]
+pub fn allreduce_mpi(
+    ranks: usize,
+    bytes_per_rank: usize,
+    reps: usize,
+) -> Result<Option<(f64, Vec<MpiAllreduceBenchResult>)>, crate::allreduce::CollectiveError> {
+    use crate::allreduce::{Algo, gather_u64, run_mpi};
+    check_allreduce(ranks, bytes_per_rank)?;
+    let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
+    let mut results = Vec::new();
+    for algo in Algo::ALL {
+        let cfg = allreduce_config(ranks, bytes_per_rank, algo);
+        let mut best: Option<Vec<Vec<u64>>> = None;
+        for _ in 0..reps.max(1) {
+            let run = run_mpi(&cfg, &|q| crate::metrics::generate_rank(&cfg, 7, q))?;
+            let o = &run.outcome;
+            let moved: u64 = run.ranks.iter().map(|&q| o.ranks[q].bytes_read + o.ranks[q].bytes_written).sum();
+            let stats = [(o.seconds * 1e9) as u64, run.bytes_sent, run.peak_bytes, moved];
+            if let Some(all) = gather_u64(&stats) {
+                let slowest = |a: &Vec<Vec<u64>>| a.iter().map(|s| s[0]).max().unwrap_or(0);
+                if best.as_ref().is_none_or(|b| slowest(&all) < slowest(b)) {
+                    best = Some(all);
+                }
+            }
+        }
+        if let Some(all) = best {
+            let seconds = all.iter().map(|s| s[0]).max().unwrap_or(0) as f64 / 1e9;
+            let bound = all.iter().map(|s| s[3]).sum::<u64>() as f64 / (memcpy * 1e9);
+            results.push(MpiAllreduceBenchResult {
+                name: algo.name(),
+                seconds,
+                bound_seconds: bound,
+                ratio: seconds / bound,
+                bytes_over_mpi: all.iter().map(|s| s[1]).sum(),
+                process_peak_bytes: all.iter().map(|s| s[2]).collect(),
+            });
+        }
+    }
+    Ok((!results.is_empty()).then_some((memcpy, results)))
+}
