@@ -39,8 +39,10 @@ fn every_process_count_gives_the_single_process_bits() {
             let base: Vec<&str> =
                 [&["allreduce", "--ranks", "8", "--algo", algo, "--elems", "3001"][..], flags].concat();
             let one = tmp(&format!("mpi-{algo}-{name}-single"));
-            let o = Command::new(CCE).args(&base).args(["--output-dir", one.to_str().unwrap()]).output().unwrap();
+            let o =
+                Command::new(CCE).args(&base).args(["--output-dir", one.to_str().unwrap(), "--json"]).output().unwrap();
             assert_eq!(o.status.code(), Some(0), "{algo} {name}: {}", String::from_utf8_lossy(&o.stderr));
+            let single: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             let want = read_all(&one, ranks);
             assert!(want.iter().all(|w| !w.is_empty()));
             for p in 1..=4 {
@@ -54,6 +56,12 @@ fn every_process_count_gives_the_single_process_bits() {
                 assert_eq!(v["processes"], p);
                 assert_eq!(v["process_peak_bytes"].as_array().map(Vec::len), Some(p));
                 assert_eq!(v["bytes_over_mpi"].as_u64().unwrap() == 0, p == 1, "{what}: {}", v["bytes_over_mpi"]);
+                // The error keys, combined over the processes, are the single-process run's.
+                for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "wrong"] {
+                    assert_eq!(v[k], single[k], "{what}: {k}");
+                }
+                let (a, b) = (v["mean_ulp_err"].as_f64().unwrap(), single["mean_ulp_err"].as_f64().unwrap());
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{what}: mean_ulp_err {a} vs {b}");
             }
         }
     }

@@ -99,6 +99,46 @@ impl Exact {
     }
 }
 
+/// [`exact`] from inputs made one rank at a time by `input(rank)` (a process that holds only
+/// some ranks): the same values, the ranks taken in the same order, one input held at a time.
+pub fn exact_streaming(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Exact {
+    let Ok(t) = NumType::from_sdma(cfg.dtype) else { return Exact(Vec::new()) };
+    let n = cfg.elems as usize;
+    let int = !cfg.dtype.is_float();
+    let start = match cfg.op {
+        RedOp::Min => f64::INFINITY,
+        RedOp::Max => f64::NEG_INFINITY,
+        _ => 0.0,
+    };
+    let mut acc = vec![(start, 0.0f64, 0i64); n];
+    for r in 0..cfg.ranks {
+        let b = input(r);
+        for (i, a) in acc.iter_mut().enumerate().take(b.len() / t.size()) {
+            let x = value_at(t, &b, i);
+            a.1 += x.abs();
+            match cfg.op {
+                RedOp::Add | RedOp::Avg if int => a.2 = a.2.wrapping_add(x as i64),
+                RedOp::Add | RedOp::Avg => a.0 += x,
+                RedOp::Min => a.0 = a.0.min(x),
+                RedOp::Max => a.0 = a.0.max(x),
+            }
+        }
+    }
+    let r = cfg.ranks as f64;
+    Exact(
+        acc.into_iter()
+            .map(|(v, mag, i)| {
+                let e = match cfg.op {
+                    RedOp::Add | RedOp::Avg if int => wrap(cfg.dtype, i),
+                    RedOp::Avg => v / r,
+                    _ => v,
+                };
+                (e, mag)
+            })
+            .collect(),
+    )
+}
+
 /// Computes the exact reduction of `inputs` for `cfg` (in f64; integer sums wrap). Element by
 /// element: no decoded copy of the inputs is held.
 pub fn exact(cfg: &Config, inputs: &[Vec<u8>]) -> Exact {
@@ -133,6 +173,24 @@ pub fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Metrics
 
 /// Compares `outputs` with a precomputed [`Exact`]. Identical outputs are measured once.
 pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metrics {
+    measure_parts(cfg, exact, outputs).metrics
+}
+
+/// [`measure_exact`] with what combining the metrics of several processes needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricParts {
+    /// The metrics of these outputs.
+    pub metrics: Metrics,
+    /// The ulp errors summed, and how many were counted (the mean's parts).
+    pub ulp_sum: f64,
+    /// Errors counted in `ulp_sum`.
+    pub counted: u64,
+    /// The largest finite |exact| (the relative error's denominator).
+    pub max_exact: f64,
+}
+
+/// [`measure_exact`], keeping its parts.
+pub fn measure_parts(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> MetricParts {
     let r = cfg.ranks as f64;
     let int = !cfg.dtype.is_float();
     let t = NumType::from_sdma(cfg.dtype).ok();
@@ -141,9 +199,10 @@ pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
         ranks_identical: outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter,
         ..Metrics::default()
     };
-    let Some(t) = t else { return m };
+    let Some(t) = t else { return MetricParts { metrics: m, ..MetricParts::default() } };
     if cfg.collective != Collective::AllReduce {
-        return m; // the exact value of a partial buffer is the caller's to check
+        // The exact value of a partial buffer is the caller's to check.
+        return MetricParts { metrics: m, ..MetricParts::default() };
     }
     let bound = |mag: f64| r * 2f64.powi(-(prec as i32)) * mag;
     // When every rank holds the same bytes, one rank's errors are every rank's.
@@ -181,7 +240,7 @@ pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
         m.max_abs_err / max_exact
     };
     m.mean_ulp_err = if counted == 0 { 0.0 } else { ulp_sum / counted as f64 };
-    m
+    MetricParts { metrics: m, ulp_sum, counted, max_exact }
 }
 
 fn wrap(dtype: SdmaDtype, v: i64) -> f64 {
