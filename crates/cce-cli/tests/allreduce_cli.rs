@@ -347,4 +347,12 @@ fn under_an_mpi_launcher_without_the_feature_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("built without MPI"));
+    // Under a launcher, only the all-reduce benchmark is one to spread over processes.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cce"))
+        .args(["bench", "numerics"])
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only `cce bench allreduce` runs"));
 }

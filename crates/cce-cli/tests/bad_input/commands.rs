@@ -13,6 +13,11 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
         "needs an MPI launcher's environment (OMPI_COMM_WORLD_SIZE); allreduce_cli.rs's \
          `under_an_mpi_launcher_without_the_feature_is_refused` sets it",
     ),
+    (
+        "under an MPI launcher only `cce bench allreduce` runs",
+        "needs an MPI launcher's environment; allreduce_cli.rs's \
+         `under_an_mpi_launcher_without_the_feature_is_refused` sets it",
+    ),
     ("--sweep does not run under MPI", "needs an MPI launcher's environment: tests/mpi.rs (`mpi_refusals`)"),
     ("{processes} processes for {} ranks", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
     ("rank {q}'s input has {} bytes", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
