@@ -18,9 +18,9 @@ use cce_engine::memory::SharedMemory;
 use cce_engine::{Memory, RunReport};
 
 use super::budget::check;
-use super::config::{Algo, Collective, CollectiveError, Config, Outcome, RankCounts};
+use super::config::{Collective, CollectiveError, Config, Outcome, RankCounts};
 use super::layout::{Layout, RING_OFF};
-use super::lifetimes::Lifetimes;
+use super::lifetimes::{Lifetimes, lifetimes};
 use super::model::account;
 use super::program::build;
 use super::rank::{RANK_STACK, rank_main};
@@ -106,12 +106,12 @@ fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
                 }
                 for (a, b) in writes {
                     let owner = Layout::rank_of(a);
-                    if group[owner] != group[q] {
+                    // An output of another block's rank: mapped here for the step to write, and
+                    // sent to its owner, who must hold the bytes at the end. (Scratch buffers
+                    // are mapped by their writer's step, `block_lifetimes`.)
+                    if group[owner] != group[q] && l.scratch_chunk(a).is_none() {
                         remote_writes[q].push((a, b));
-                        if l.scratch_chunk(a).is_none() {
-                            // An output of the owner: it must hold the bytes at the end.
-                            by.entry((q, Some(s), group[owner], Key::Final)).or_default().push((a, b));
-                        }
+                        by.entry((q, Some(s), group[owner], Key::Final)).or_default().push((a, b));
                     }
                 }
             }
@@ -284,6 +284,44 @@ impl Transport for Blocks<'_> {
     }
 }
 
+/// The scratch lifetimes within blocks: a scratch buffer is mapped in its writer's block just
+/// before the writing step and unmapped when the readers in that block are done — at once,
+/// after its messages are sent, when every reader is in another block (those get their own
+/// copy, unmapped after they read it).
+fn block_lifetimes(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Lifetimes {
+    let mut life = lifetimes(l, steps);
+    let mut writer = BTreeMap::new();
+    for (q, st) in life.allocs.iter().enumerate() {
+        for (s, allocs) in st.iter().enumerate() {
+            for &(a, _) in allocs {
+                writer.insert(a, (q, s));
+            }
+        }
+    }
+    let mut releases: Vec<Vec<Vec<u64>>> = steps.iter().map(|st| vec![Vec::new(); st.len()]).collect();
+    let mut users = BTreeMap::new();
+    for (q, st) in life.releases.iter().enumerate() {
+        for (s, bases) in st.iter().enumerate() {
+            for &a in bases {
+                let Some(&(w, _)) = writer.get(&a) else { continue };
+                if group[q] == group[w] {
+                    releases[q][s].push(a);
+                    *users.entry(a).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    for (&a, &(w, ws)) in &writer {
+        if let std::collections::btree_map::Entry::Vacant(e) = users.entry(a) {
+            releases[w][ws].push(a);
+            e.insert(1);
+        }
+    }
+    life.releases = releases;
+    life.users = users;
+    life
+}
+
 /// What [`run_blocks`] returns for the blocks it ran: every rank's output and input (empty for
 /// ranks of other processes), the counts, and what crossed between blocks.
 pub(super) struct BlocksRun {
@@ -358,11 +396,7 @@ pub(super) fn run_blocks(
         let mem = &mems[group[q]];
         mem.add_region_from(l.input(q, 0), input)?;
         for c in 0..cfg.ranks {
-            mem.add_region(l.p(q, c), l.chunk_bytes(c))?;
             mem.add_region(l.w(q, c), l.chunk_bytes(c))?;
-            if cfg.algo == Algo::Ring2r2w {
-                mem.add_region(l.recv(q, c), l.chunk_bytes(c))?;
-            }
         }
         let rb = programs[q].rings.ring_size as u64 * 16;
         mem.add_region(Layout::base(q) + RING_OFF, rb)?;
@@ -380,11 +414,7 @@ pub(super) fn run_blocks(
             mems[group[q]].add_region(a, b)?;
         }
     }
-    let none = Lifetimes {
-        allocs: steps.iter().map(|st| vec![Vec::new(); st.len()]).collect(),
-        releases: steps.iter().map(|st| vec![Vec::new(); st.len()]).collect(),
-        ..Lifetimes::default()
-    };
+    let life = block_lifetimes(&l, &steps, &group);
     let blocks = Blocks {
         net,
         group: &group,
@@ -399,14 +429,15 @@ pub(super) fn run_blocks(
     for q in (0..cfg.ranks).filter(|&q| here(q)) {
         blocks.send(q, None).map_err(|reason| CollectiveError::RankFailed { rank: q, step: 0, reason })?;
     }
-    let users_left = BTreeMap::new();
+    let users_left: BTreeMap<u64, std::sync::atomic::AtomicUsize> =
+        life.users.iter().map(|(&a, &n)| (a, std::sync::atomic::AtomicUsize::new(n))).collect();
     let t0 = Instant::now();
     let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..cfg.ranks)
             .filter(|&q| here(q))
             .map(|q| {
                 let (mem, programs, steps, net, life, left) =
-                    (mems[group[q]].clone(), &programs, &steps, &blocks, &none, &users_left);
+                    (mems[group[q]].clone(), &programs, &steps, &blocks, &life, &users_left);
                 std::thread::Builder::new()
                     .name(format!("rank{q}"))
                     .stack_size(RANK_STACK)
