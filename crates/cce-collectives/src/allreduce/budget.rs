@@ -3,15 +3,13 @@
 
 use super::config::{Algo, CollectiveError, Config, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
-use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
+use super::lifetimes::{add_backpressure, lifetimes};
 use super::program::{plan_work, ring_size};
 use super::schedule::{Step, schedule};
 
-/// A schedule with its scratch lifetimes and back pressure, and the scratch bytes that can be
-/// mapped at once.
+/// A schedule with its back pressure, and the scratch bytes that can be mapped at once.
 pub(super) struct Scheduled {
     pub(super) steps: Vec<Vec<Step>>,
-    pub(super) life: Lifetimes,
     pub(super) scratch: u64,
 }
 
@@ -24,7 +22,7 @@ pub(super) fn scheduled(cfg: &Config, l: &Layout) -> (Scheduled, Vec<usize>) {
     } else {
         life.allocs.iter().flatten().flatten().map(|(_, b)| b).sum()
     };
-    (Scheduled { steps, life, scratch }, owner)
+    (Scheduled { steps, scratch }, owner)
 }
 
 /// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.

@@ -62,13 +62,6 @@ mod rank;
 mod schedule;
 mod transport;
 
-use std::collections::BTreeMap;
-use std::sync::atomic::AtomicUsize;
-use std::time::Instant;
-
-use cce_engine::memory::SharedMemory;
-use cce_engine::{Memory, RunReport};
-
 pub use budget::{Bytes, MemoryNeed, check, memory_need};
 pub use config::{
     Algo, Collective, CollectiveError, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, Outcome,
@@ -79,12 +72,7 @@ pub use model::TimeModel;
 pub use mpi::{MpiRun, abort_job, gather_u64, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
 
-use budget::scheduled;
-use layout::{Layout, RING_OFF};
-use model::account;
-use program::build;
-use rank::{RANK_STACK, rank_main};
-use transport::{InProcess, Transport};
+use transport::InProcess;
 
 /// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an
 /// all-gather alone, each rank's own chunk is taken from its buffer). The inputs are copied into
@@ -103,95 +91,18 @@ pub fn run_owned(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec
     run_checked(cfg, inputs)
 }
 
-#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+/// One memory: the partitioned run with a single block (no messages).
 fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
-    let size = cfg.dtype.bytes() as u64;
-    let bytes = cfg.elems * size;
-    if inputs.len() != cfg.ranks || inputs.iter().any(|i| i.len() as u64 != bytes) {
-        return Err(CollectiveError::Config(format!("need {} inputs of {bytes} bytes each", cfg.ranks)));
-    }
-    let l = Layout { r: cfg.ranks, n: cfg.elems, size };
-    let (sched, owner) = scheduled(cfg, &l);
-    let steps = &sched.steps;
-    let nsteps = steps[0].len();
-    let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
-    // Memory: every buffer its own region; the scratch buffers are mapped by the rank threads.
-    let mem = SharedMemory::new(cfg.budget.saturating_add(1 << 30));
-    for (q, input) in inputs.into_iter().enumerate() {
-        mem.add_region_from(l.input(q, 0), input)?;
-        for c in 0..cfg.ranks {
-            mem.add_region(l.w(q, c), l.chunk_bytes(c))?;
-        }
-        let rb = programs[q].rings.ring_size as u64 * 16;
-        mem.add_region(Layout::base(q) + RING_OFF, rb)?;
-        mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
-        if cfg.collective == Collective::AllGather {
-            let c = owner[q];
-            let mut own = vec![0u8; (l.len(c) * size) as usize];
-            mem.read(l.input(q, c), &mut own)?;
-            let mut m = mem.clone();
-            m.write(l.w(q, c), &own)?;
-        }
-    }
-    let users_left: BTreeMap<u64, AtomicUsize> =
-        sched.life.users.iter().map(|(&a, &n)| (a, AtomicUsize::new(n))).collect();
+    let boxes = [partition::Mailbox::default()];
     let net = InProcess::new(cfg.ranks);
-    let t0 = Instant::now();
-    let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..cfg.ranks)
-            .map(|q| {
-                let (mem, programs, steps, net, life, left) =
-                    (mem.clone(), &programs, steps, &net, &sched.life, &users_left);
-                // Large stacks: unoptimised builds of the SIMD kernels use big frames.
-                std::thread::Builder::new()
-                    .name(format!("rank{q}"))
-                    .stack_size(RANK_STACK)
-                    .spawn_scoped(scope, move || {
-                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net)
-                    })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.map_or(Err(()), |h| h.join().unwrap_or(Err(())))).collect()
-    });
-    let seconds = t0.elapsed().as_secs_f64();
-    if let Some((rank, step, reason)) = net.failure() {
-        return Err(CollectiveError::RankFailed { rank, step, reason });
-    }
-    let reports: Vec<RunReport> = results.into_iter().map(|r| r.unwrap_or_default()).collect();
-    // Outputs, each chunk's buffer unmapped once copied out.
-    let mut outputs = Vec::with_capacity(cfg.ranks);
-    for q in 0..cfg.ranks {
-        let chunks: Vec<usize> = match cfg.collective {
-            Collective::ReduceScatter => vec![owner[q]],
-            _ => (0..cfg.ranks).collect(),
-        };
-        let mut out = Vec::with_capacity(bytes as usize);
-        for c in 0..cfg.ranks {
-            let chunk = mem.take_region(l.w(q, c)).unwrap_or_default();
-            if chunks.contains(&c) {
-                out.extend_from_slice(&chunk[..(l.len(c) * size) as usize]);
-            }
-        }
-        outputs.push(out);
-    }
-    let inputs = (0..cfg.ranks).map(|q| mem.take_region(l.input(q, 0)).unwrap_or_default()).collect();
-    let (links, model_seconds) = account(cfg, &l, steps);
-    let outcome = Outcome {
-        outputs,
-        ranks: reports
-            .iter()
-            .map(|r| RankCounts {
-                packets: r.packets,
-                descriptors: r.descriptors,
-                bytes_read: r.bytes_read,
-                bytes_written: r.bytes_written,
-            })
-            .collect(),
-        links,
-        steps: nsteps,
-        seconds,
-        model_seconds,
-        model_peak_bytes: mem.peak(),
-    };
-    Ok((outcome, inputs))
+    let r = partition::run_blocks(
+        cfg,
+        1,
+        &|_| true,
+        inputs.into_iter().map(Some).collect(),
+        &partition::Local,
+        &boxes,
+        &net,
+    )?;
+    Ok((r.outcome, r.inputs))
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use cce_engine::memory::SharedMemory;
 use cce_engine::{Memory, RunReport};
 
-use super::budget::check;
+use super::budget::{check, scheduled};
 use super::config::{Collective, CollectiveError, Config, Outcome, RankCounts};
 use super::layout::{Layout, RING_OFF};
 use super::lifetimes::{Lifetimes, lifetimes};
@@ -152,7 +152,7 @@ pub(super) trait Wire: Sync {
 }
 
 /// Every block in this process: a message is filed in its mailbox.
-struct Local;
+pub(super) struct Local;
 
 impl Wire for Local {
     fn deliver(&self, boxes: &[Mailbox], to: usize, key: Key, payload: Payload) -> Result<(), String> {
@@ -257,7 +257,11 @@ impl Transport for Blocks<'_> {
                 *n += 1;
             } else if mem.check(a, bytes.len() as u64).is_ok() {
                 // A buffer of this block that another block wrote (a receive buffer).
-                mem.write(a, &bytes).map_err(|_| Stop::Aborted)?;
+                if let Err(e) = mem.write(a, &bytes) {
+                    drop(shadows);
+                    self.fail(rank, step, e.to_string());
+                    return Err(Stop::Aborted);
+                }
             } else if mem.add_region_from(a, bytes).is_ok() {
                 shadows.insert(a, 1);
             }
@@ -383,7 +387,14 @@ pub(super) fn run_blocks(
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
     let l = Layout { r: cfg.ranks, n: cfg.elems, size };
-    let (steps, owner) = schedule(cfg, &l);
+    // One memory: back pressure keeps two steps of scratch per rank (what memory_need
+    // counts); several: the blocks' own memories bound it.
+    let (steps, owner) = if groups == 1 {
+        let (s, owner) = scheduled(cfg, &l);
+        (s.steps, owner)
+    } else {
+        schedule(cfg, &l)
+    };
     let nsteps = steps[0].len();
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     let here = |q: usize| local(group[q]);
@@ -480,11 +491,13 @@ pub(super) fn run_blocks(
             Collective::ReduceScatter => vec![owner[q]],
             _ => (0..cfg.ranks).collect(),
         };
+        // Each chunk's buffer unmapped once copied out: the outputs take the W buffers' place.
         let mut out = Vec::with_capacity(bytes as usize);
-        for c in chunks {
-            let mut chunk = vec![0u8; (l.len(c) * size) as usize];
-            mem.read(l.w(q, c), &mut chunk)?;
-            out.extend_from_slice(&chunk);
+        for c in 0..cfg.ranks {
+            let chunk = mem.take_region(l.w(q, c)).unwrap_or_default();
+            if chunks.contains(&c) {
+                out.extend_from_slice(&chunk[..(l.len(c) * size) as usize]);
+            }
         }
         outputs.push(out);
     }
