@@ -30,73 +30,31 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
             write_atomic(&dir.join(format!("rank{q}.bin")), &run.outcome.outputs[q])?;
         }
     }
-    // This process's outputs against the exact reduction (made from every rank's input, one
-    // at a time), in parts process 0 combines.
-    let local: Vec<Vec<u8>> = run.ranks.iter().map(|&q| std::mem::take(&mut run.outcome.outputs[q])).collect();
-    let exact = metrics::exact_streaming(cfg, reading);
-    let parts = metrics::measure_parts(cfg, &exact, &local);
-    drop(exact);
-    let first_hash = local.first().map_or(0, |b| cce_format::ringfile::fnv1a64(b));
-    let m = &parts.metrics;
-    let o = &run.outcome;
-    let mine = |f: &dyn Fn(&cce_collectives::allreduce::RankCounts) -> u64| -> u64 {
-        run.ranks.iter().map(|&q| f(&o.ranks[q])).sum()
-    };
-    let stats = [
-        run.bytes_sent,
-        run.peak_bytes,
-        mine(&|r| r.packets),
-        mine(&|r| r.descriptors),
-        mine(&|r| r.bytes_read + r.bytes_written),
-        (o.seconds * 1e9) as u64,
-        m.ranks_identical as u64,
-        first_hash,
-        m.max_abs_err.to_bits(),
-        m.max_ulp_err.to_bits(),
-        parts.ulp_sum.to_bits(),
-        parts.counted,
-        m.wrong,
-        parts.max_exact.to_bits(),
-    ];
-    if let Some(all) = allreduce::gather_u64(&stats) {
-        let sum = |i: usize| all.iter().map(|s| s[i]).sum::<u64>();
-        let peaks: Vec<u64> = all.iter().map(|s| s[1]).collect();
-        let seconds = all.iter().map(|s| s[5]).max().unwrap_or(0) as f64 / 1e9;
-        let fmax = |i: usize| all.iter().map(|s| f64::from_bits(s[i])).fold(0.0, f64::max);
-        let identical = all.iter().all(|s| s[6] == 1 && s[7] == all[0][7]);
-        let (max_abs, max_exact) = (fmax(8), fmax(13));
-        let max_rel = if max_abs == 0.0 {
-            Some(0.0)
-        } else if max_exact == 0.0 {
-            None
-        } else {
-            Some(max_abs / max_exact)
-        };
-        let counted = sum(11);
-        let ulp_sum: f64 = all.iter().map(|s| f64::from_bits(s[10])).sum();
-        let mean_ulp = if counted == 0 { 0.0 } else { ulp_sum / counted as f64 };
-        if a.json {
-            crate::print_json(&json!({
-                "ranks_identical": identical, "max_abs_err": max_abs, "max_rel_err": max_rel,
-                "max_ulp_err": fmax(9), "mean_ulp_err": mean_ulp, "wrong": sum(12),
-                "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
-                "dtype": cfg.dtype.name(), "elems": cfg.elems, "seconds": seconds,
-                "model_seconds": o.model_seconds, "steps": o.steps, "packets": sum(2), "descriptors": sum(3),
-                "bytes_moved": sum(4), "bytes_over_mpi": sum(0), "process_peak_bytes": peaks,
-                "memory_bytes": need.total(),
-            }));
-        } else {
-            crate::output::outln!(
-                "{} {} x {} {} on {} ranks over {} MPI processes: {seconds:.3} s, {} bytes over MPI, peak memory per process {peaks:?} bytes",
-                cfg.algo.name(),
-                cfg.elems,
-                cfg.dtype.name(),
-                cfg.op.name(),
-                cfg.ranks,
-                run.processes,
-                sum(0)
-            );
-        }
+    let Some(r) = allreduce::mpi_report(cfg, &mut run, reading) else { return Ok(()) };
+    let (m, o) = (&r.metrics, &run.outcome);
+    if a.json {
+        crate::print_json(&json!({
+            "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
+            "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err, "wrong": m.wrong,
+            "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
+            "dtype": cfg.dtype.name(), "elems": cfg.elems, "seconds": r.seconds,
+            "model_seconds": o.model_seconds, "steps": o.steps, "packets": r.packets, "descriptors": r.descriptors,
+            "bytes_moved": r.bytes_moved, "bytes_over_mpi": r.bytes_over_mpi, "process_peak_bytes": r.process_peak_bytes,
+            "memory_bytes": need.total(),
+        }));
+    } else {
+        crate::output::outln!(
+            "{} {} x {} {} on {} ranks over {} MPI processes: {:.3} s, {} bytes over MPI, peak memory per process {:?} bytes",
+            cfg.algo.name(),
+            cfg.elems,
+            cfg.dtype.name(),
+            cfg.op.name(),
+            cfg.ranks,
+            run.processes,
+            r.seconds,
+            r.bytes_over_mpi,
+            r.process_peak_bytes
+        );
     }
     Ok(())
 }

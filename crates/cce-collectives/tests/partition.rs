@@ -30,6 +30,18 @@ fn every_split_gives_the_single_memory_bits() {
                     let what = format!("{} R={ranks} {name} in {groups} blocks", algo.name());
                     assert_eq!(back, inputs, "{what}: inputs handed back unchanged");
                     assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
+                    if name == "add int32" {
+                        // And the exact wrapping sum, computed here on its own.
+                        let sum: Vec<u8> = (0..elems as usize)
+                            .flat_map(|i| {
+                                let v = inputs.iter().fold(0i32, |acc, b| {
+                                    acc.wrapping_add(i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
+                                });
+                                v.to_le_bytes()
+                            })
+                            .collect();
+                        assert!(o.outputs.iter().all(|x| *x == sum), "{what}: not the exact sum");
+                    }
                     assert_eq!(p.groups, groups);
                     assert_eq!(p.peak_bytes.len(), groups);
                     assert_eq!(p.bytes_between == 0, groups == 1, "{what}: {} bytes between blocks", p.bytes_between);

@@ -362,34 +362,18 @@ impl SharedMemory {
     /// Maps `len` zero bytes at `base` (touched: resident). Refused when empty, overlapping,
     /// wrapping or over budget.
     pub fn add_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        let e = end(base, len)?;
-        if len == 0 {
-            return Err(MemError::Region { base, len });
-        }
-        let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((b, r)) = map.range(..e).next_back() {
-            let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
-            if b + rlen > base {
-                return Err(MemError::Overlap { base, len, other_base: *b, other_len: rlen });
-            }
-        }
-        let used = self.inner.used.load(std::sync::atomic::Ordering::Relaxed);
-        let want = used.saturating_add(len);
-        if want > self.inner.budget {
-            return Err(MemError::Budget { want, budget: self.inner.budget });
-        }
-        let mut buf = vec![0u8; len as usize].into_boxed_slice();
-        buf.fill(0);
-        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(buf)));
-        self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
-        self.inner.peak.fetch_max(want, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
+        self.insert(base, len, || vec![0u8; len as usize].into_boxed_slice())
     }
 
     /// Maps `data` at `base` as a region, taking the buffer as it is (no copy). Refused as
     /// [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_region_from(&self, base: u64, data: Vec<u8>) -> Result<(), MemError> {
-        let len = data.len() as u64;
+        self.insert(base, data.len() as u64, || data.into_boxed_slice())
+    }
+
+    /// Checks a region of `len` bytes at `base` against the map and the budget, and only then
+    /// makes its bytes.
+    fn insert(&self, base: u64, len: u64, bytes: impl FnOnce() -> Box<[u8]>) -> Result<(), MemError> {
         let e = end(base, len)?;
         if len == 0 {
             return Err(MemError::Region { base, len });
@@ -405,7 +389,7 @@ impl SharedMemory {
         if want > self.inner.budget {
             return Err(MemError::Budget { want, budget: self.inner.budget });
         }
-        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(data.into_boxed_slice())));
+        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(bytes())));
         self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
         self.inner.peak.fetch_max(want, std::sync::atomic::Ordering::Relaxed);
         Ok(())

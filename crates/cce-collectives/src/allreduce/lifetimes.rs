@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::layout::Layout;
-use super::schedule::{Step, Work};
+use super::schedule::Step;
 
 /// The scratch buffers' births and deaths, per rank and step.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -25,20 +25,6 @@ pub(super) struct Lifetimes {
     pub(super) two_steps: u64,
 }
 
-fn reads(w: &Work) -> Vec<u64> {
-    match w {
-        Work::Reduce { srcs, .. } => srcs.clone(),
-        Work::Copy { src, .. } => vec![*src],
-    }
-}
-
-fn writes(w: &Work) -> Vec<u64> {
-    match w {
-        Work::Reduce { dsts, .. } => dsts.clone(),
-        Work::Copy { dst, .. } => vec![*dst],
-    }
-}
-
 /// The lifetimes of every scratch buffer of `steps`.
 pub(super) fn lifetimes(l: &Layout, steps: &[Vec<Step>]) -> Lifetimes {
     let shape = |f: fn() -> Vec<u64>| -> Vec<Vec<Vec<u64>>> {
@@ -50,14 +36,14 @@ pub(super) fn lifetimes(l: &Layout, steps: &[Vec<Step>]) -> Lifetimes {
     for (q, st) in steps.iter().enumerate() {
         for (s, step) in st.iter().enumerate() {
             for w in &step.work {
-                for a in writes(w) {
+                for a in w.writes() {
                     if let Some(c) = l.scratch_chunk(a) {
                         if writer.insert(a, (q, s)).is_none() {
                             allocs[q][s].push((a, l.chunk_bytes(c)));
                         }
                     }
                 }
-                for a in reads(w) {
+                for a in w.reads() {
                     if l.scratch_chunk(a).is_some() {
                         let r = readers.entry(a).or_default();
                         if !r.contains(&(q, s)) {

@@ -69,7 +69,7 @@ pub use config::{
 };
 pub use model::TimeModel;
 #[cfg(feature = "mpi")]
-pub use mpi::{MpiRun, abort_job, gather_u64, run_mpi, with_mpi};
+pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
 
 use transport::InProcess;

@@ -201,3 +201,79 @@ pub fn abort_job(message: &str) -> ! {
     eprintln!("cce: {message} (process {})", w.rank());
     w.abort(1)
 }
+
+/// The whole job as process 0 reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MpiReport {
+    /// Every rank's output against the exact reduction, as a single process measures it.
+    pub metrics: crate::metrics::Metrics,
+    /// The slowest process's seconds.
+    pub seconds: f64,
+    /// Packets, descriptors and bytes read + written, over every rank.
+    pub packets: u64,
+    /// See `packets`.
+    pub descriptors: u64,
+    /// See `packets`.
+    pub bytes_moved: u64,
+    /// Bytes sent between processes.
+    pub bytes_over_mpi: u64,
+    /// Each process's model memory at its peak.
+    pub process_peak_bytes: Vec<u64>,
+}
+
+/// Measures this process's outputs (taken out of `run`) against the exact reduction — every
+/// rank's input made by `input`, one at a time — and combines every process's measures and
+/// counts on process 0 (`None` on the others); a collective call of every process.
+pub fn report(cfg: &Config, run: &mut MpiRun, input: &dyn Fn(usize) -> Vec<u8>) -> Option<MpiReport> {
+    use crate::metrics::{Metrics, exact_streaming, measure_parts};
+    let local: Vec<Vec<u8>> = run.ranks.iter().map(|&q| std::mem::take(&mut run.outcome.outputs[q])).collect();
+    let parts = measure_parts(cfg, &exact_streaming(cfg, input), &local);
+    let first_hash = local.first().map_or(0, |b| cce_format::ringfile::fnv1a64(b));
+    let (m, o) = (&parts.metrics, &run.outcome);
+    let mine = |f: &dyn Fn(&super::RankCounts) -> u64| -> u64 { run.ranks.iter().map(|&q| f(&o.ranks[q])).sum() };
+    let stats = [
+        run.bytes_sent,
+        run.peak_bytes,
+        mine(&|r| r.packets),
+        mine(&|r| r.descriptors),
+        mine(&|r| r.bytes_read + r.bytes_written),
+        (o.seconds * 1e9) as u64,
+        m.ranks_identical as u64,
+        first_hash,
+        m.max_abs_err.to_bits(),
+        m.max_ulp_err.to_bits(),
+        parts.ulp_sum.to_bits(),
+        parts.counted,
+        m.wrong,
+        parts.max_exact.to_bits(),
+    ];
+    let all = gather_u64(&stats)?;
+    let sum = |i: usize| all.iter().map(|s| s[i]).sum::<u64>();
+    let fmax = |i: usize| all.iter().map(|s| f64::from_bits(s[i])).fold(0.0, f64::max);
+    let (max_abs, max_exact, counted) = (fmax(8), fmax(13), sum(11));
+    let ulp_sum: f64 = all.iter().map(|s| f64::from_bits(s[10])).sum();
+    // As measure_exact combines them for one process.
+    let metrics = Metrics {
+        ranks_identical: all.iter().all(|s| s[6] == 1 && s[7] == all[0][7]),
+        max_abs_err: max_abs,
+        max_rel_err: if max_abs == 0.0 {
+            0.0
+        } else if max_exact == 0.0 {
+            f64::INFINITY
+        } else {
+            max_abs / max_exact
+        },
+        max_ulp_err: fmax(9),
+        mean_ulp_err: if counted == 0 { 0.0 } else { ulp_sum / counted as f64 },
+        wrong: sum(12),
+    };
+    Some(MpiReport {
+        metrics,
+        seconds: all.iter().map(|s| s[5]).max().unwrap_or(0) as f64 / 1e9,
+        packets: sum(2),
+        descriptors: sum(3),
+        bytes_moved: sum(4),
+        bytes_over_mpi: sum(0),
+        process_peak_bytes: all.iter().map(|s| s[1]).collect(),
+    })
+}

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cce_engine::memory::SharedMemory;
 use cce_engine::{Memory, RunReport};
@@ -25,7 +25,7 @@ use super::model::account;
 use super::program::build;
 use super::rank::{RANK_STACK, rank_main};
 use super::schedule::{Step, Work, schedule};
-use super::transport::{InProcess, Stop, Transport};
+use super::transport::{InProcess, Stop, Transport, wait_until};
 
 /// What a partitioned run adds to its outcome.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,12 +73,9 @@ struct Plan {
 
 /// The ranges a work item reads and writes, `(address, bytes)`; empty ones left out.
 fn ranges(w: &Work, size: u64) -> (Ranges, Ranges) {
-    let (reads, writes, bytes) = match w {
-        Work::Reduce { srcs, dsts, elems, .. } => (srcs.clone(), dsts.clone(), elems * size),
-        Work::Copy { src, dst, bytes } => (vec![*src], vec![*dst], *bytes),
-    };
+    let bytes = w.bytes(size);
     let keep = |v: Vec<u64>| if bytes == 0 { Vec::new() } else { v.into_iter().map(|a| (a, bytes)).collect() };
-    (keep(reads), keep(writes))
+    (keep(w.reads()), keep(w.writes()))
 }
 
 fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
@@ -198,24 +195,9 @@ impl Blocks<'_> {
     fn take(&self, g: usize, key: Key, deadline: Instant) -> Result<Vec<Payload>, Stop> {
         let want = self.plan.expect.get(&(g, key)).copied().unwrap_or(0);
         let mb = &self.boxes[g];
-        let mut got = mb.got.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if got.get(&key).map_or(0, Vec::len) >= want {
-                return Ok(got.remove(&key).unwrap_or_default());
-            }
-            if self.net.aborted() {
-                return Err(Stop::Aborted);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Stop::TimedOut);
-            }
-            got = mb
-                .bell
-                .wait_timeout(got, (deadline - now).min(Duration::from_millis(20)))
-                .map(|r| r.0)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
+        wait_until(&mb.got, &mb.bell, deadline, &|| self.net.aborted(), |got| {
+            (got.get(&key).map_or(0, Vec::len) >= want).then(|| got.remove(&key).unwrap_or_default())
+        })
     }
 
     fn wake_all(&self) {

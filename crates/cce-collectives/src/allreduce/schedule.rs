@@ -12,6 +12,32 @@ pub(super) enum Work {
     Copy { src: u64, dst: u64, bytes: u64 },
 }
 
+impl Work {
+    /// The buffer addresses it reads, in source order.
+    pub(super) fn reads(&self) -> Vec<u64> {
+        match self {
+            Work::Reduce { srcs, .. } => srcs.clone(),
+            Work::Copy { src, .. } => vec![*src],
+        }
+    }
+
+    /// The buffer addresses it writes.
+    pub(super) fn writes(&self) -> Vec<u64> {
+        match self {
+            Work::Reduce { dsts, .. } => dsts.clone(),
+            Work::Copy { dst, .. } => vec![*dst],
+        }
+    }
+
+    /// Bytes it reads from each source and writes to each destination (`size`: the dtype's).
+    pub(super) fn bytes(&self, size: u64) -> u64 {
+        match self {
+            Work::Reduce { elems, .. } => elems * size,
+            Work::Copy { bytes, .. } => *bytes,
+        }
+    }
+}
+
 /// One step of one rank: its work and the (rank, step) it waits for.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Step {
@@ -207,20 +233,6 @@ mod tests {
         (l, steps)
     }
 
-    fn reads(w: &Work) -> Vec<u64> {
-        match w {
-            Work::Reduce { srcs, .. } => srcs.clone(),
-            Work::Copy { src, .. } => vec![*src],
-        }
-    }
-
-    fn writes(w: &Work) -> Vec<u64> {
-        match w {
-            Work::Reduce { dsts, .. } => dsts.clone(),
-            Work::Copy { dst, .. } => vec![*dst],
-        }
-    }
-
     fn cases() -> Vec<(Algo, usize, Collective)> {
         let mut v = Vec::new();
         for algo in Algo::ALL {
@@ -281,7 +293,7 @@ mod tests {
             let mut writer = BTreeMap::new();
             for (q, st) in steps.iter().enumerate() {
                 for (s, step) in st.iter().enumerate() {
-                    for a in step.work.iter().flat_map(writes) {
+                    for a in step.work.iter().flat_map(Work::writes) {
                         writer.insert(a, (q, s));
                     }
                 }
@@ -300,7 +312,7 @@ mod tests {
                         }
                         todo.extend(steps[p][t].deps.iter().copied());
                     }
-                    for a in step.work.iter().flat_map(reads) {
+                    for a in step.work.iter().flat_map(Work::reads) {
                         if let Some(&w) = writer.get(&a) {
                             assert!(
                                 w != (q, s) && seen.contains(&w),
@@ -322,7 +334,7 @@ mod tests {
             let mut seen = BTreeSet::new();
             for st in &steps {
                 for step in st {
-                    for a in step.work.iter().flat_map(writes) {
+                    for a in step.work.iter().flat_map(Work::writes) {
                         assert!(seen.insert(a), "{algo:?} R={ranks} {collective:?}: 0x{a:x} written twice");
                     }
                 }

@@ -18,6 +18,35 @@ pub(super) enum Stop {
     TimedOut,
 }
 
+/// Waits on `bell` with `lock` until `ready` gives a value, `aborted` says stop, or `deadline`
+/// passes; it looks again at least every 20 ms (a wake-up can be missed between a check and the
+/// wait).
+pub(super) fn wait_until<T, R>(
+    lock: &Mutex<T>,
+    bell: &Condvar,
+    deadline: Instant,
+    aborted: &dyn Fn() -> bool,
+    mut ready: impl FnMut(&mut T) -> Option<R>,
+) -> Result<R, Stop> {
+    let mut g = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        if let Some(r) = ready(&mut g) {
+            return Ok(r);
+        }
+        if aborted() {
+            return Err(Stop::Aborted);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(Stop::TimedOut);
+        }
+        g = bell
+            .wait_timeout(g, (deadline - now).min(Duration::from_millis(20)))
+            .map(|r| r.0)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
 /// What every rank thread shares with its peers.
 pub(super) trait Transport: Sync {
     /// Blocks until `peer`'s completion semaphore reaches `packets` (the packets of its steps
@@ -71,23 +100,9 @@ impl InProcess {
 
 impl Transport for InProcess {
     fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
-        let mut g = self.bell.0.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.sems[peer].load(Ordering::SeqCst) < packets {
-            if self.abort.load(Ordering::SeqCst) {
-                return Err(Stop::Aborted);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Stop::TimedOut);
-            }
-            g = self
-                .bell
-                .1
-                .wait_timeout(g, (deadline - now).min(Duration::from_millis(20)))
-                .map(|r| r.0)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
-        Ok(())
+        wait_until(&self.bell.0, &self.bell.1, deadline, &|| self.aborted(), |_| {
+            (self.sems[peer].load(Ordering::SeqCst) >= packets).then_some(())
+        })
     }
 
     fn post(&self, rank: usize, semaphore: i64) {
