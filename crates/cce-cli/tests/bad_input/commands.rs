@@ -23,6 +23,10 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ("rank {q}'s input has {} bytes", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
     ("MPI was initialised already", "with_mpi runs once per process, before anything else initialises MPI"),
     (
+        "cannot watch for the launcher's stop",
+        "signal-hook refuses only SIGKILL / SIGSTOP or a failed pipe; SIGTERM on Linux is accepted",
+    ),
+    (
         "the MPI library gives thread support",
         "Open MPI as Debian builds it gives MPI_THREAD_MULTIPLE; another MPI library might not",
     ),

@@ -5,8 +5,13 @@
 //!
 //! A failure anywhere (an injected one, a fault, a timeout waiting for a peer) prints
 //! `cce: rank K failed at step S: …` on that process's stderr and aborts the MPI job, so every
-//! process ends, non-zero, at once; a killed process ends the job through `mpirun`.
+//! process ends, non-zero, at once. A killed process ends the job through `mpirun`, which stops
+//! the others with SIGTERM: each prints what its ranks were waiting for —
+//! `cce: process 2 (ranks 4-5) stopped by the launcher: rank 4 waited at step 3 for rank 3
+//! (process 1); rank 5 ran step 3` — so the lost rank is named, and exits 1.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -100,6 +105,90 @@ impl Wire for MpiWire {
         eprintln!("cce: rank {rank} failed at step {step}: {reason} (process {})", self.me);
         world().abort(1)
     }
+
+    fn waiting(&self, rank: usize, step: usize, from: &[usize]) {
+        waits().by_rank.insert(rank, (step, from.to_vec()));
+    }
+}
+
+/// What this process's ranks wait for, for the report of a launcher's stop.
+struct Waits {
+    /// (ranks, processes, this process) of the run, once it started.
+    job: Option<(usize, usize, usize)>,
+    /// Whether this process's ranks finished their steps (the job then combines its report).
+    finished: bool,
+    /// Per rank that reached a step: the step and the ranks whose messages it waits for before
+    /// it (none: it runs the step).
+    by_rank: BTreeMap<usize, (usize, Vec<usize>)>,
+}
+
+/// How long a stopped process lets its running ranks reach a wait before it reports.
+const SETTLE: Duration = Duration::from_millis(400);
+
+static WAITS: Mutex<Waits> = Mutex::new(Waits { job: None, finished: false, by_rank: BTreeMap::new() });
+
+fn waits() -> std::sync::MutexGuard<'static, Waits> {
+    WAITS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The line a process prints when the launcher stops it (SIGTERM): its ranks and what each
+/// waited for, naming the ranks (and their processes) whose messages never came.
+fn stopped_line(w: &Waits) -> String {
+    let Some((ranks, processes, me)) = w.job else {
+        return format!("cce: process {} stopped by the launcher before its ranks started", world().rank());
+    };
+    let mine: Vec<usize> = (0..ranks).filter(|&q| block_of(q, ranks, processes) == me).collect();
+    let span = match (mine.first(), mine.last()) {
+        (Some(a), Some(b)) if a != b => format!("ranks {a}-{b}"),
+        (Some(a), _) => format!("rank {a}"),
+        _ => "no ranks".into(),
+    };
+    let states: Vec<String> = w
+        .by_rank
+        .iter()
+        .map(|(q, (step, from))| {
+            if from.is_empty() {
+                return format!("rank {q} ran step {step}");
+            }
+            let from: Vec<String> =
+                from.iter().map(|&f| format!("rank {f} (process {})", block_of(f, ranks, processes))).collect();
+            format!("rank {q} waited at step {step} for {}", from.join(", "))
+        })
+        .collect();
+    if w.finished {
+        format!("cce: process {me} ({span}) stopped by the launcher after its ranks' last step, in the job's report")
+    } else if states.is_empty() {
+        format!("cce: process {me} ({span}) stopped by the launcher before its ranks' first step")
+    } else {
+        format!("cce: process {me} ({span}) stopped by the launcher: {}", states.join("; "))
+    }
+}
+
+/// Whether some rank of this process waits for another's messages.
+fn someone_waits(w: &Waits) -> bool {
+    w.by_rank.values().any(|(_, from)| !from.is_empty())
+}
+
+/// Reports the launcher's stop of this process (SIGTERM: `mpirun` lost another process) with
+/// [`stopped_line`] and exits 1; the thread that watches for it runs for the process's life.
+/// Ranks still running when the stop comes block on the lost messages within a step, so it
+/// gives them up to [`SETTLE`] (Open MPI's SIGKILL follows its SIGTERM after 1 s).
+fn watch_for_stop() -> Result<(), CollectiveError> {
+    use signal_hook::consts::SIGTERM;
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM])
+        .map_err(|e| CollectiveError::Config(format!("cannot watch for the launcher's stop: {e}")))?;
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            let t = std::time::Instant::now();
+            let settled = |w: &Waits| someone_waits(w) || w.job.is_none() || w.finished;
+            while !settled(&waits()) && t.elapsed() < SETTLE {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            eprintln!("{}", stopped_line(&waits()));
+            std::process::exit(1);
+        }
+    });
+    Ok(())
 }
 
 /// Runs `cfg` as this process's block of an MPI job of `world().size()` processes (at most one
@@ -126,6 +215,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
     let boxes: Vec<Mailbox> = (0..processes).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
     let wire = MpiWire { me, sent: AtomicU64::new(0) };
+    waits().job = Some((cfg.ranks, processes, me));
     let expected = incoming(cfg, processes, me);
     let received = AtomicUsize::new(0);
     let run: Result<BlocksRun, CollectiveError> = std::thread::scope(|scope| {
@@ -148,6 +238,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
         });
         run_blocks(cfg, processes, &|g| g == me, inputs, &wire, &boxes, &net)
     });
+    waits().finished = true;
     let run = match run {
         Ok(r) => r,
         // A failure the ranks did not report themselves (a refused region, a missing output).
@@ -174,6 +265,7 @@ pub fn with_mpi<T>(f: impl FnOnce() -> T) -> Result<T, CollectiveError> {
             "the MPI library gives thread support {threading:?}; cce's rank threads need Multiple"
         )));
     }
+    watch_for_stop()?;
     let out = f();
     drop(universe);
     Ok(out)

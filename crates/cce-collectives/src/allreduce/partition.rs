@@ -65,6 +65,8 @@ struct Plan {
     sends: BTreeMap<(usize, Option<usize>), Vec<Message>>,
     /// How many messages each block waits for, per key.
     expect: BTreeMap<(usize, Key), usize>,
+    /// The ranks whose messages each block waits for, per key (in rank order, once each).
+    senders: BTreeMap<(usize, Key), Vec<usize>>,
     /// Per rank: regions of another block's ranks that it writes, mapped in its own memory.
     remote_writes: Vec<Vec<(u64, u64)>>,
     /// Per (rank, step): the addresses of the messages it reads.
@@ -117,6 +119,11 @@ fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
     let mut p = Plan { remote_writes, ..Plan::default() };
     for ((from, after, to, key), ranges) in by {
         *p.expect.entry((to, key)).or_default() += 1;
+        let from_ranks = p.senders.entry((to, key)).or_default();
+        if !from_ranks.contains(&from) {
+            from_ranks.push(from);
+            from_ranks.sort_unstable();
+        }
         if let Key::Step(q, s) = key {
             p.reads_of.entry((q, s)).or_default().extend(ranges.iter().map(|r| r.0));
         }
@@ -146,6 +153,8 @@ pub(super) trait Wire: Sync {
     fn deliver(&self, boxes: &[Mailbox], to: usize, key: Key, payload: Payload) -> Result<(), String>;
     /// Tells the blocks of other processes that `rank` failed at `step`.
     fn failed(&self, _rank: usize, _step: usize, _reason: &str) {}
+    /// `rank` waits before `step` for messages from the ranks `from` (empty: it runs the step).
+    fn waiting(&self, _rank: usize, _step: usize, _from: &[usize]) {}
 }
 
 /// Every block in this process: a message is filed in its mailbox.
@@ -230,7 +239,12 @@ impl Transport for Blocks<'_> {
     }
     fn before_step(&self, rank: usize, step: usize, deadline: Instant) -> Result<(), Stop> {
         let g = self.group[rank];
-        let msgs = self.take(g, Key::Step(rank, step), deadline)?;
+        let key = Key::Step(rank, step);
+        let from = self.plan.senders.get(&(g, key)).map_or(&[][..], Vec::as_slice);
+        self.wire.waiting(rank, step, from);
+        let msgs = self.take(g, key, deadline);
+        self.wire.waiting(rank, step, &[]);
+        let msgs = msgs?;
         let mut mem = self.mems[g].clone();
         let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
         for (a, bytes) in msgs.into_iter().flatten() {
