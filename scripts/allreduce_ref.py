@@ -8,6 +8,9 @@ dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
   kangaring:       acc = round(IN_c + IN_{c+1} + IN_{c+2}); then two more inputs per step;
                    with R even the last step adds one (R = 2: one step of two)
   mesh:            round(IN_0 + IN_1 + ... + IN_{R-1}) in fp32, in rank order
+  rdh (R = 2^L):   v_x = IN_x; for d = R/2, R/4, ..., 1: for every x with bit d clear,
+                   v_x = v_(x+d) = round(f32(v_x) + f32(v_(x+d))); the result is v_0
+                   (the same tree for every chunk)
 Compares every DIR_OUT/rank{r}.bin with the result; exit 0 when all match.
 Usage: allreduce_ref.py ALGO RANKS DTYPE DIR_IN DIR_OUT
 """
@@ -46,6 +49,17 @@ def main() -> int:
                     k += 2
                 if k < r:
                     acc = (f32(acc) + f32(chunk[(c + k) % r])).astype(dt)
+        elif algo == "rdh":
+            if r & (r - 1):
+                sys.exit(f"rdh needs a power-of-two rank count, not {r}")
+            v = list(chunk)
+            d = r // 2
+            while d >= 1:
+                for x in range(r):
+                    if not x & d:
+                        v[x] = v[x + d] = (f32(v[x]) + f32(v[x + d])).astype(dt)
+                d //= 2
+            acc = v[0]
         elif algo == "mesh":
             s = f32(chunk[0])
             for q in range(1, r):

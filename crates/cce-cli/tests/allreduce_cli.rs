@@ -10,8 +10,12 @@ use common::{bad, cce, ok, tmp};
 
 #[test]
 fn bf16_allreduce_follows_the_documented_order() {
-    for algo in ["ring", "ring-2r2w", "kangaring", "mesh"] {
-        for ranks in [2, 3, 5, 8] {
+    let cases = ["ring", "ring-2r2w", "kangaring", "mesh"]
+        .into_iter()
+        .flat_map(|algo| [2, 3, 5, 8].map(|r| (algo, r)))
+        .chain([2, 4, 8, 16, 32, 64].map(|r| ("rdh", r)));
+    for (algo, ranks) in cases {
+        {
             let dir_in = tmp(&format!("ar-in-{algo}-{ranks}"));
             let dir_out = tmp(&format!("ar-out-{algo}-{ranks}"));
             std::fs::create_dir_all(&dir_in).unwrap();
@@ -289,7 +293,7 @@ fn demo_json_is_one_object() {
     assert_eq!(v["allreduce"]["elems"], 600);
     let rows = v["allreduce"]["rows"].as_array().unwrap();
     let algos: Vec<&str> = rows.iter().map(|r| r["algo"].as_str().unwrap()).collect();
-    assert_eq!(algos, ["ring", "ring-2r2w", "kangaring", "mesh"]);
+    assert_eq!(algos, ["ring", "ring-2r2w", "kangaring", "mesh", "rdh"]);
     for r in rows {
         for key in ["seconds", "model_seconds", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err"] {
             assert!(r[key].is_f64(), "{key}: {r}");

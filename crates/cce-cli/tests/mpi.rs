@@ -34,7 +34,7 @@ fn read_all(dir: &std::path::Path, ranks: usize) -> Vec<Vec<u8>> {
 #[test]
 fn every_process_count_gives_the_single_process_bits() {
     let ranks = 8;
-    for algo in ["ring", "ring-2r2w", "kangaring", "mesh"] {
+    for algo in ["ring", "ring-2r2w", "kangaring", "mesh", "rdh"] {
         for (name, flags) in CONFIGS {
             let base: Vec<&str> =
                 [&["allreduce", "--ranks", "8", "--algo", algo, "--elems", "3001"][..], flags].concat();

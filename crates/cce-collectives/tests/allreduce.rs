@@ -38,6 +38,9 @@ fn exact_sum(inputs: &[Vec<u8>]) -> Vec<u8> {
 fn int32_allreduce_is_the_exact_sum_on_every_rank() {
     for algo in Algo::ALL {
         for ranks in [2usize, 3, 5, 8, 16] {
+            if algo.refusal(ranks, 3).is_some() {
+                continue; // rdh: powers of two only (refusal tested below)
+            }
             for elems in [1usize, 7, 5000] {
                 let inputs = i32_inputs(ranks, elems, 3 * ranks as u64 + elems as u64);
                 let cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, elems as u64);
@@ -127,6 +130,39 @@ fn a_failed_rank_ends_every_rank_with_its_name_and_step() {
 }
 
 #[test]
+fn rdh_is_the_exact_sum_at_every_power_of_two_and_refuses_the_rest() {
+    for ranks in [2usize, 4, 8, 16, 32, 64] {
+        for collective in [Collective::AllReduce, Collective::ReduceScatter] {
+            let elems = 3 * ranks + 5; // ragged chunks
+            let inputs = i32_inputs(ranks, elems, ranks as u64);
+            let cfg = Config { collective, ..Config::new(ranks, Algo::Rdh, RedOp::Add, SdmaDtype::I32, elems as u64) };
+            let o = allreduce::run(&cfg, &inputs).unwrap_or_else(|e| panic!("R={ranks}: {e}"));
+            let want = exact_sum(&inputs);
+            assert_eq!(
+                o.steps,
+                if collective == Collective::AllReduce { 2 } else { 1 } * ranks.trailing_zeros() as usize
+            );
+            for (r, out) in o.outputs.iter().enumerate() {
+                if collective == Collective::AllReduce {
+                    assert_eq!(out, &want, "R={ranks} rank {r}");
+                } else {
+                    // Rank r ends with chunk r of the sum.
+                    let (a, b) = (r * elems / ranks * 4, (r + 1) * elems / ranks * 4);
+                    assert_eq!(&out[..], &want[a..b], "R={ranks} rank {r}: its chunk");
+                }
+            }
+        }
+    }
+    for ranks in [3usize, 6, 12, 48] {
+        let e =
+            allreduce::run(&Config::new(ranks, Algo::Rdh, RedOp::Add, SdmaDtype::I32, 64), &i32_inputs(ranks, 64, 0))
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("power-of-two") && e.contains(&ranks.to_string()), "{e}");
+    }
+}
+
+#[test]
 fn refusals() {
     let one = i32_inputs(2, 4, 0);
     let e = |cfg: Config| allreduce::run(&cfg, &one).unwrap_err().to_string();
@@ -195,6 +231,9 @@ fn mesh_runs_32_ranks_and_refuses_33() {
 fn the_model_memory_stays_within_its_need() {
     for algo in Algo::ALL {
         for ranks in [3usize, 4, 7, 8, 16] {
+            if algo.refusal(ranks, 3).is_some() {
+                continue;
+            }
             for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
                 let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, 3000) };
                 let need = allreduce::memory_need(&cfg).unwrap();

@@ -1,7 +1,7 @@
 //! What a configuration needs before anything runs: the shape rules, the memory (inputs,
 //! buffers, rings, outputs) against the budget, and the failure injection's bounds.
 
-use super::config::{Algo, CollectiveError, Config, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, RedOp};
+use super::config::{CollectiveError, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
 use super::lifetimes::{add_backpressure, lifetimes};
 use super::program::{plan_work, ring_size};
@@ -75,14 +75,8 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     if !(MIN_RANKS..=MAX_RANKS).contains(&cfg.ranks) {
         return bad(format!("{} ranks: between {MIN_RANKS} and {MAX_RANKS}", cfg.ranks));
     }
-    if cfg.algo == Algo::Mesh && cfg.ranks > MESH_MAX_RANKS {
-        return bad(format!(
-            "mesh reduces all {} ranks in one packet: at most {MESH_MAX_RANKS} sources (use ring, ring-2r2w or kangaring)",
-            cfg.ranks
-        ));
-    }
-    if cfg.algo == Algo::Ring2r2w && cfg.arch <= 2 {
-        return bad("ring-2r2w writes two destinations per reduce: replication needs arch ≥ 3".into());
+    if let Some(why) = cfg.algo.refusal(cfg.ranks, cfg.arch) {
+        return bad(why);
     }
     if cfg.op == RedOp::Avg && !cfg.accum.is_float() {
         return bad(format!(

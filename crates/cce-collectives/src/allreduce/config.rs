@@ -28,11 +28,13 @@ pub enum Algo {
     KangaRing,
     /// One R-source reduce per rank.
     Mesh,
+    /// Recursive halving reduce-scatter, then recursive doubling all-gather (power-of-two R).
+    Rdh,
 }
 
 impl Algo {
     /// Every algorithm.
-    pub const ALL: [Algo; 4] = [Algo::Ring, Algo::Ring2r2w, Algo::KangaRing, Algo::Mesh];
+    pub const ALL: [Algo; 5] = [Algo::Ring, Algo::Ring2r2w, Algo::KangaRing, Algo::Mesh, Algo::Rdh];
     /// CLI name.
     pub fn name(self) -> &'static str {
         match self {
@@ -40,11 +42,27 @@ impl Algo {
             Algo::Ring2r2w => "ring-2r2w",
             Algo::KangaRing => "kangaring",
             Algo::Mesh => "mesh",
+            Algo::Rdh => "rdh",
         }
     }
     /// By CLI name.
     pub fn from_name(s: &str) -> Option<Algo> {
         Self::ALL.into_iter().find(|a| a.name() == s)
+    }
+    /// Why this algorithm cannot run `ranks` ranks on `arch`, or `None` when it can.
+    pub fn refusal(self, ranks: usize, arch: u32) -> Option<String> {
+        match self {
+            Algo::Mesh if ranks > MESH_MAX_RANKS => Some(format!(
+                "mesh reduces all {ranks} ranks in one packet: at most {MESH_MAX_RANKS} sources (use ring, ring-2r2w or kangaring)"
+            )),
+            Algo::Ring2r2w if arch <= 2 => {
+                Some("ring-2r2w writes two destinations per reduce: replication needs arch ≥ 3".into())
+            }
+            Algo::Rdh if !ranks.is_power_of_two() => Some(format!(
+                "rdh pairs ranks by recursive halving: it needs a power-of-two rank count, not {ranks} (use ring, kangaring or --algo auto)"
+            )),
+            _ => None,
+        }
     }
 }
 

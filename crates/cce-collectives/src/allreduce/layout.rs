@@ -41,17 +41,18 @@ impl Layout {
     pub(super) fn recv(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + RECV_OFF + c as u64 * CHUNK_STRIDE
     }
-    /// The chunk of a scratch buffer — a partial `P(r, c)` or a receive buffer `RECV(r, c)`,
-    /// each written once and read by one later step — starting at `addr`, or `None` for any
-    /// other address (inputs and outputs live for the whole run).
-    pub(super) fn scratch_chunk(&self, addr: u64) -> Option<usize> {
-        let off = addr.checked_sub(RANK_STRIDE)? % RANK_STRIDE;
+    /// Whether `addr` starts a scratch buffer — a partial `P(r, i)` or a receive buffer
+    /// `RECV(r, i)`, each written once and read by later steps (slot `i` below R: a chunk, or
+    /// RDH's round-and-chunk slot) — rather than an input or output, which live for the whole
+    /// run.
+    pub(super) fn is_scratch(&self, addr: u64) -> bool {
+        let Some(off) = addr.checked_sub(RANK_STRIDE).map(|a| a % RANK_STRIDE) else { return false };
         let rel = match off {
             o if (P_OFF..W_OFF).contains(&o) => o - P_OFF,
             o if (RECV_OFF..RING_OFF).contains(&o) => o - RECV_OFF,
-            _ => return None,
+            _ => return false,
         };
-        (rel % CHUNK_STRIDE == 0 && rel / CHUNK_STRIDE < self.r as u64).then_some((rel / CHUNK_STRIDE) as usize)
+        rel % CHUNK_STRIDE == 0 && rel / CHUNK_STRIDE < self.r as u64
     }
     /// The bytes of chunk `c`'s buffers (an empty chunk still maps one byte).
     pub(super) fn chunk_bytes(&self, c: usize) -> u64 {

@@ -4,7 +4,7 @@
 //!
 //! ## Buffers (MODEL)
 //! Rank `r` holds, each chunk its own region in one [`SharedMemory`]: `IN(r)` the input,
-//! `P(r, c)` reduce-scatter partials, `W(r, c)` the output (the final chunk and everything the
+//! `P(r, c)` reduce-scatter partials (for `rdh`, one per round and chunk: slot below R), `W(r, c)` the output (the final chunk and everything the
 //! all-gather brings), `RECV(r, c)` the partials a ring-2R2W neighbour writes. Each region is
 //! written once, so no step overwrites a buffer another rank may still read. Elements are split
 //! into R chunks, chunk `c` = elements `[c·N/R, (c+1)·N/R)`.
@@ -29,6 +29,15 @@
 //! - `mesh`: rank r reduces chunk r from all ranks in one R-source packet,
 //!   `[IN(0)[r], IN(1)[r], …, IN(R−1)[r]] → W(r, r)` (R ≤ [`MESH_MAX_RANKS`] = 32); then
 //!   copies every other `W(q, q)`.
+//! - `rdh` (recursive halving, then recursive doubling; R a power of two, others refused):
+//!   reduce-scatter round k of log2 R, d = R >> (k+1), pairs rank r with r ^ d; r keeps the d
+//!   chunks of its range whose bit d matches its own and reduces each from
+//!   `[v(r & !d, c), v(r | d, c)]` (the rank with bit d clear first) into its own partial of
+//!   round k, `P(r, R − (R >> k) + (c mod d))` (the last round writes `W(r, r)`); `v(x, c)` is
+//!   `IN(x)[c]` at round 0 and x's partial of round k − 1 after. Every chunk gets the same tree:
+//!   `v_x = IN_x`; for d = R/2, R/4, …, 1, `v_x = v_(x+d) = v_x + v_(x+d)` for every x with bit
+//!   d clear, rounded after each `+`; the result is v_0. Rank r ends with chunk r. All-gather
+//!   round j, d = 2^j: rank r copies the d chunks `W(r ^ d, ·)` its partner holds.
 //! - `avg` is FMA with scale fl32(1/R) on every input and 1 on every partial:
 //!   Σ fl32(1/R)·x_i in the same order, not (Σ x_i)/R.
 //!

@@ -108,7 +108,7 @@ fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
                     // An output of another block's rank: mapped here for the step to write, and
                     // sent to its owner, who must hold the bytes at the end. (Scratch buffers
                     // are mapped by their writer's step, `block_lifetimes`.)
-                    if group[owner] != group[q] && l.scratch_chunk(a).is_none() {
+                    if group[owner] != group[q] && !l.is_scratch(a) {
                         remote_writes[q].push((a, b));
                         by.entry((q, Some(s), group[owner], Key::Final)).or_default().push((a, b));
                     }

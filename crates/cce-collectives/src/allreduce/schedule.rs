@@ -45,6 +45,22 @@ pub(super) struct Step {
     pub(super) deps: Vec<(usize, usize)>,
 }
 
+/// The chunk each rank owns after the reduce-scatter (and starts from in an all-gather alone).
+fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
+    match cfg.algo {
+        Algo::Mesh | Algo::Rdh => (0..l.r).collect(),
+        _ => (0..l.r).map(|q| l.m(q as i64 + 1)).collect(),
+    }
+}
+
+/// The partial slot `P(q, slot)` that RDH's round `k` writes for chunk `c` (R a power of two):
+/// the rounds' ranges, R/2, R/4, … chunks, laid one after another, so every (round, chunk) of
+/// a rank has its own buffer (slots below R − 1; the last round writes `W`).
+pub(super) fn rdh_slot(r: usize, k: usize, c: usize) -> usize {
+    let d = r >> (k + 1);
+    (r - (r >> k)) + (c & (d - 1))
+}
+
 fn reduce(l: &Layout, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>) -> Work {
     Work::Reduce { srcs, dsts, elems: l.len(c), scales }
 }
@@ -64,10 +80,7 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
         v
     };
     let mut steps = vec![Vec::new(); r];
-    let owner: Vec<usize> = match cfg.algo {
-        Algo::Mesh => (0..r).collect(),
-        _ => (0..r).map(|q| l.m(q as i64 + 1)).collect(),
-    };
+    let owner = owners(cfg, l);
     for q in 0..r {
         let qi = q as i64;
         match cfg.algo {
@@ -119,6 +132,32 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
                         work: vec![reduce(l, c, vec![first_src, l.input(q, c)], vec![l.w(q, c)], sc(s > 0, 1))],
                         deps,
                     });
+                }
+            }
+            Algo::Rdh => {
+                // Round k pairs q with q ^ d, d = R >> (k + 1); q keeps the d chunks of its
+                // range whose bit d matches its own and reduces them from both ranks' values,
+                // the rank with bit d clear first.
+                let rounds = r.trailing_zeros() as usize;
+                for k in 0..rounds {
+                    let d = r >> (k + 1);
+                    let partner = q ^ d;
+                    let (lo, hi) = (q.min(partner), q.max(partner));
+                    let kept = q & !(d - 1);
+                    let value = |x: usize, c: usize| if k == 0 { l.input(x, c) } else { l.p(x, rdh_slot(r, k - 1, c)) };
+                    let work = (kept..kept + d)
+                        .map(|c| {
+                            let dst = if d == 1 { l.w(q, c) } else { l.p(q, rdh_slot(r, k, c)) };
+                            let scales = match (avg, k) {
+                                (false, _) => Vec::new(),
+                                (true, 0) => vec![inv, inv],
+                                (true, _) => vec![1.0, 1.0],
+                            };
+                            reduce(l, c, vec![value(lo, c), value(hi, c)], vec![dst], scales)
+                        })
+                        .collect();
+                    let deps = if k == 0 { vec![] } else { vec![(partner, k - 1)] };
+                    steps[q].push(Step { work, deps });
                 }
             }
             Algo::Mesh => {
@@ -186,6 +225,18 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
                     });
                 }
             }
+            Algo::Rdh => {
+                // Round j pairs q with q ^ d, d = 1 << j: q copies the d chunks its partner
+                // holds (its partner's range of the halving's round log2(R) − 1 − j).
+                for j in 0..r.trailing_zeros() as usize {
+                    let d = 1usize << j;
+                    let partner = q ^ d;
+                    let from = partner & !(d - 1);
+                    let work = (from..from + d).map(|c| copy(l.w(partner, c), l.w(q, c), c)).collect();
+                    let deps = if j == 0 { last_rs(partner) } else { vec![(partner, base + j - 1)] };
+                    steps[q].push(Step { work, deps });
+                }
+            }
             Algo::Mesh => {
                 let work =
                     (0..r).filter(|&p| p != q).map(|p| copy(l.w(p, owner[p]), l.w(q, owner[p]), owner[p])).collect();
@@ -206,10 +257,7 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
         }
         Collective::ReduceScatter => reduce_scatter(cfg, l),
         Collective::AllGather => {
-            let owner: Vec<usize> = match cfg.algo {
-                Algo::Mesh => (0..l.r).collect(),
-                _ => (0..l.r).map(|q| l.m(q as i64 + 1)).collect(),
-            };
+            let owner = owners(cfg, l);
             let mut steps = vec![Vec::new(); l.r];
             all_gather(cfg, l, &mut steps, &owner);
             (steps, owner)
@@ -238,7 +286,7 @@ mod tests {
         for algo in Algo::ALL {
             for ranks in 2..=9 {
                 for c in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
-                    if algo == Algo::Ring2r2w && ranks < 3 {
+                    if (algo == Algo::Ring2r2w && ranks < 3) || algo.refusal(ranks, 3).is_some() {
                         continue;
                     }
                     v.push((algo, ranks, c));
@@ -278,6 +326,71 @@ mod tests {
                 let k = m(q as i64 - s as i64);
                 let w = &steps[q][r - 1 + s].work;
                 assert_eq!(w, &vec![Work::Copy { src: l.w(m(q as i64 - 1), k), dst: l.w(q, k), bytes: l.len(k) * 2 }]);
+            }
+        }
+    }
+
+    /// RDH, restated from the module docs: at round k (d = R >> (k+1)) rank q reduces each chunk
+    /// c of its kept range (the d chunks sharing q's bits above and at d) from
+    /// `[value(q & !d, c), value(q | d, c)]`, a value being `IN(x)[c]` at round 0 and x's
+    /// partial of round k−1 after; then at round j of the gather it copies the 2^j chunks of
+    /// its partner q ^ 2^j. Every rank ends with chunk q after the halving.
+    #[test]
+    #[allow(clippy::needless_range_loop, reason = "rank indices take part in the pairing arithmetic")]
+    fn rdh_follows_the_documented_order() {
+        for r in [2usize, 4, 8, 16] {
+            let (l, steps) = plan(Algo::Rdh, r, Collective::AllReduce);
+            let rounds = r.trailing_zeros() as usize;
+            // Which partial buffer holds x's value of chunk c after round k.
+            let mut partial = BTreeMap::new();
+            for k in 0..rounds {
+                let d = r >> (k + 1);
+                let mut written = BTreeMap::new();
+                for q in 0..r {
+                    let (lo, hi) = (q & !d, q | d);
+                    let value = |x: usize, c: usize| if k == 0 { l.input(x, c) } else { partial[&(x, k - 1, c)] };
+                    let kept: Vec<usize> = (0..r).filter(|&c| (c & !(d - 1)) == (q & !(d - 1))).collect();
+                    assert_eq!(kept.len(), d);
+                    let work = &steps[q][k].work;
+                    assert_eq!(work.len(), d, "R={r} rank {q} round {k}");
+                    for (w, &c) in work.iter().zip(&kept) {
+                        let Work::Reduce { srcs, dsts, elems, .. } = w else { panic!("{w:?}") };
+                        assert_eq!(
+                            (srcs.clone(), *elems),
+                            (vec![value(lo, c), value(hi, c)], l.len(c)),
+                            "R={r} q={q} k={k} c={c}"
+                        );
+                        if d == 1 {
+                            assert_eq!((c, dsts.clone()), (q, vec![l.w(q, q)]));
+                        } else {
+                            written.insert((q, k, c), dsts[0]);
+                        }
+                    }
+                }
+                partial.extend(written);
+            }
+            for q in 0..r {
+                let mut have = BTreeSet::from([q]);
+                for j in 0..rounds {
+                    let p = q ^ (1 << j);
+                    let theirs: BTreeSet<usize> = (0..r).filter(|&c| c >> j == p >> j).collect();
+                    let got: BTreeSet<usize> = steps[q][rounds + j]
+                        .work
+                        .iter()
+                        .map(|w| match w {
+                            Work::Copy { src, dst, .. } => {
+                                let c = (0..r).find(|&c| l.w(p, c) == *src).expect("a copy from the partner's W");
+                                assert_eq!(*dst, l.w(q, c));
+                                c
+                            }
+                            w => panic!("{w:?}"),
+                        })
+                        .collect();
+                    assert_eq!(got, theirs, "R={r} rank {q} gather round {j}");
+                    assert!(have.is_disjoint(&got));
+                    have.extend(got);
+                }
+                assert_eq!(have.len(), r);
             }
         }
     }
