@@ -8,7 +8,7 @@ dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
   kangaring:       acc = round(IN_c + IN_{c+1} + IN_{c+2}); then two more inputs per step;
                    with R even the last step adds one (R = 2: one step of two)
   mesh:            round(IN_0 + IN_1 + ... + IN_{R-1}) in fp32, in rank order
-  rdh (R = 2^L):   v_x = IN_x; for d = R/2, R/4, ..., 1: for every x with bit d clear,
+  rdh (R = 2^L):   v_x = IN_x; for d = 1, 2, 4, ..., R/2: for every x with bit d clear,
                    v_x = v_(x+d) = round(f32(v_x) + f32(v_(x+d))); the result is v_0
                    (the same tree for every chunk)
 Compares every DIR_OUT/rank{r}.bin with the result; exit 0 when all match.
@@ -53,12 +53,12 @@ def main() -> int:
             if r & (r - 1):
                 sys.exit(f"rdh needs a power-of-two rank count, not {r}")
             v = list(chunk)
-            d = r // 2
-            while d >= 1:
+            d = 1
+            while d < r:
                 for x in range(r):
                     if not x & d:
                         v[x] = v[x + d] = (f32(v[x]) + f32(v[x + d])).astype(dt)
-                d //= 2
+                d *= 2
             acc = v[0]
         elif algo == "mesh":
             s = f32(chunk[0])

@@ -276,10 +276,12 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
-    ``algo``: ring, ring-2r2w, kangaring or mesh; ``op``: add, min, max or avg (FMA with scale
-    fl32(1/R)); ``accum``: default fp32 for floats, the dtype for integers. Returns
+    ``algo``: ring, ring-2r2w, kangaring, mesh, rdh (a power-of-two rank count) or auto (the
+    least model time; the report then holds ``candidates``); ``op``: add, min, max or avg (FMA
+    with scale fl32(1/R)); ``accum``: default fp32 for floats, the dtype for integers. Returns
     ``(outputs, report)``: every rank's result array and ``cce allreduce --json``'s object
-    (``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``, ``per_link``).
+    (``algo``, ``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``,
+    ``per_link``).
     Raises CceError for bad input, RankFailed when a rank fails."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     outs, report = _cce.allreduce(

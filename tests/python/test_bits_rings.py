@@ -90,7 +90,7 @@ def test_a_faulting_ring_shows_its_fault_and_bad_rings_raise(tmp_path):
         cce.build(op="add", dtype="bf16", elems=64, src=[0x1000], dst=[0x9000, 0xa000], arch=2)
 
 
-@pytest.mark.parametrize("algo", ["ring", "ring-2r2w", "kangaring", "mesh", "rdh"])
+@pytest.mark.parametrize("algo", ["ring", "ring-2r2w", "kangaring", "mesh", "rdh", "auto"])
 def test_allreduce_equals_the_cli_output_dir(algo, run_cli, tmp_path):
     ranks = 4
     ins = tmp_path / "in"

@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use cce_collectives::allreduce::{self, Algo, Collective, Config, Outcome, RedOp, TimeModel};
+use cce_collectives::allreduce::{self, Algo, Candidate, Collective, Config, Instance, Outcome, RedOp, TimeModel};
 use cce_collectives::demo::{Example, Row};
 use cce_collectives::metrics::{self, Metrics};
 use cce_format::SdmaDtype;
@@ -32,7 +32,7 @@ fn input(m: impl Into<String>) -> ApiError {
 pub struct AllreduceParams {
     /// Ranks, 2..=64 (mesh: at most 32).
     pub ranks: u64,
-    /// `ring`, `ring-2r2w`, `kangaring` or `mesh`.
+    /// `ring`, `ring-2r2w`, `kangaring`, `mesh`, `rdh`, or `auto` (the least model time).
     pub algo: String,
     /// `add`, `min`, `max` or `avg`.
     pub op: String,
@@ -52,16 +52,31 @@ pub struct AllreduceParams {
     pub fail: Option<(u64, u64)>,
     /// Seconds a rank waits for a semaphore before failing (at least 1).
     pub timeout_secs: u64,
+    /// Time model: the instance type whose defaults it starts from (`trn1`, `trn2`, `trn3`);
+    /// `None`: the arch's (2 → trn1, 3 → trn2, 4 → trn3).
+    pub instance: Option<String>,
     /// Time model: nanoseconds per descriptor.
     pub alpha_ns: Option<f64>,
-    /// Time model: DMA bandwidth per rank, GB/s.
+    /// Time model: DMA bandwidth per rank (all its engines), GB/s.
     pub dma_gbps: Option<f64>,
-    /// Time model: link bandwidth, GB/s.
+    /// Time model: DMA engines per rank.
+    pub engines: Option<u64>,
+    /// Time model: a rank's memory bandwidth, GB/s.
+    pub hbm_gbps: Option<f64>,
+    /// Time model: ring link bandwidth inside a node, GB/s.
     pub link_gbps: Option<f64>,
+    /// Time model: ring link bandwidth between nodes, GB/s.
+    pub inter_link_gbps: Option<f64>,
     /// Time model: fraction of the DMA rate a CCE reduce runs at.
     pub cce_rate: Option<f64>,
-    /// Time model: microseconds per step.
+    /// Time model: microseconds per step inside a node.
     pub latency_us: Option<f64>,
+    /// Time model: microseconds per step between nodes.
+    pub inter_latency_us: Option<f64>,
+    /// Time model: ranks per node.
+    pub ranks_per_node: Option<u64>,
+    /// Time model: ranks per chip.
+    pub cores_per_chip: Option<u64>,
     /// Model memory budget in bytes; `None`: [`allreduce::default_budget`] (3/4 of the host's
     /// memory).
     pub budget: Option<u64>,
@@ -83,20 +98,52 @@ impl AllreduceParams {
             collective: "allreduce".into(),
             fail: None,
             timeout_secs: 60,
+            instance: None,
             alpha_ns: None,
             dma_gbps: None,
+            engines: None,
+            hbm_gbps: None,
             link_gbps: None,
+            inter_link_gbps: None,
             cce_rate: None,
             latency_us: None,
+            inter_latency_us: None,
+            ranks_per_node: None,
+            cores_per_chip: None,
             budget: None,
         }
     }
 
     /// The configuration for `elems` elements per rank, every name and override checked
-    /// (the ranks, sizes and budget are [`allreduce::check`]'s).
+    /// (the ranks, sizes and budget are [`allreduce::check`]'s); `auto` resolved to the
+    /// algorithm of least model time ([`allreduce::choose`]).
     pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
-        let algo = Algo::from_name(&self.algo)
-            .ok_or_else(|| input(format!("--algo '{}': expected ring, ring-2r2w, kangaring or mesh", self.algo)))?;
+        let cfg = self.config_for(elems)?;
+        if self.is_auto() {
+            let (algo, _) = allreduce::choose(&cfg)?;
+            return Ok(Config { algo, ..cfg });
+        }
+        Ok(cfg)
+    }
+
+    /// Whether the algorithm is chosen by the model.
+    pub fn is_auto(&self) -> bool {
+        self.algo == "auto"
+    }
+
+    /// Every algorithm's model for `elems` elements per rank, the choice, and the model's
+    /// parameters: what `cce allreduce --explain` prints.
+    pub fn explain(&self, elems: u64) -> Result<Explanation, ApiError> {
+        let cfg = self.config_for(elems)?;
+        let (chosen, candidates) = allreduce::choose(&cfg)?;
+        Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates })
+    }
+
+    /// [`config`](Self::config) before `auto` is resolved (it stands for ring then).
+    fn config_for(&self, elems: u64) -> Result<Config, ApiError> {
+        let algo = if self.is_auto() { Some(Algo::Ring) } else { Algo::from_name(&self.algo) }.ok_or_else(|| {
+            input(format!("--algo '{}': expected ring, ring-2r2w, kangaring, mesh, rdh or auto", self.algo))
+        })?;
         let op = RedOp::from_name(&self.op)
             .ok_or_else(|| input(format!("--op '{}': expected add, min, max or avg", self.op)))?;
         let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
@@ -105,7 +152,13 @@ impl AllreduceParams {
             cfg.accum = acc;
         }
         cfg.arch = crate::build::fit32("--arch <ARCH>", self.arch)?;
-        cfg.model = TimeModel::defaults(cfg.arch);
+        cfg.model = match &self.instance {
+            None => TimeModel::defaults(cfg.arch),
+            Some(name) => TimeModel::for_instance(
+                Instance::from_name(name)
+                    .ok_or_else(|| input(format!("--instance '{name}': expected trn1, trn2 or trn3")))?,
+            ),
+        };
         cfg.rounding = match cce_host::rounding_seed(&self.rounding, None)? {
             None => Rounding::Rne,
             Some(_) => Rounding::Stochastic { seed: self.seed as u32 },
@@ -129,23 +182,156 @@ impl AllreduceParams {
                 v => Ok(v),
             }
         };
+        let m = &mut cfg.model;
+        let count = |v: Option<u64>, name: &str, max: u64| -> Result<Option<u64>, ApiError> {
+            match v {
+                Some(x) if x == 0 || x > max => Err(input(format!("--{name} must be 1..={max}"))),
+                v => Ok(v),
+            }
+        };
+        if let Some(v) = count(self.engines, "engines", 1024)? {
+            m.engines = v as u32;
+        }
+        if let Some(v) = count(self.ranks_per_node, "ranks-per-node", 1 << 20)? {
+            m.ranks_per_node = v as usize;
+        }
+        if let Some(v) = count(self.cores_per_chip, "cores-per-chip", 1 << 20)? {
+            m.cores_per_chip = v as usize;
+        }
         if let Some(v) = positive(self.alpha_ns, "alpha-ns")? {
-            cfg.model.per_descriptor = v * 1e-9;
+            m.per_descriptor = v * 1e-9;
         }
         if let Some(v) = positive(self.dma_gbps, "dma-gbps")? {
-            cfg.model.dma_bytes_per_sec = v * 1e9;
+            m.engine_bytes_per_sec = v * 1e9 / m.engines as f64;
+        }
+        if let Some(v) = positive(self.hbm_gbps, "hbm-gbps")? {
+            m.hbm_bytes_per_sec = v * 1e9;
         }
         if let Some(v) = positive(self.link_gbps, "link-gbps")? {
-            cfg.model.link_bytes_per_sec = v * 1e9;
+            m.link_bytes_per_sec = v * 1e9;
+        }
+        if let Some(v) = positive(self.inter_link_gbps, "inter-link-gbps")? {
+            m.inter_link_bytes_per_sec = v * 1e9;
         }
         if let Some(v) = positive(self.cce_rate, "cce-rate")? {
-            cfg.model.cce_rate = v;
+            m.cce_rate = v;
         }
         if let Some(v) = positive(self.latency_us, "latency-us")? {
-            cfg.model.step_latency = v * 1e-6;
+            m.step_latency = v * 1e-6;
+        }
+        if let Some(v) = positive(self.inter_latency_us, "inter-latency-us")? {
+            m.inter_latency = v * 1e-6;
         }
         Ok(cfg)
     }
+}
+
+/// Every algorithm's model time for one configuration and the choice (`--explain`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The configuration, with the chosen algorithm.
+    pub config: Config,
+    /// Every algorithm, modelled or refused, in [`Algo::ALL`] order.
+    pub candidates: Vec<Candidate>,
+}
+
+impl Explanation {
+    /// The `candidates` array of the JSON: per algorithm its model time and counts, or why it
+    /// cannot run (`model_seconds` null).
+    pub fn candidates_json(&self) -> Value {
+        Value::Array(
+            self.candidates
+                .iter()
+                .map(|c| match &c.model {
+                    Ok(m) => json!({"algo": c.algo.name(), "model_seconds": m.seconds,
+                        "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
+                        "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
+                        "busiest_engine_bytes": m.busiest_engine_bytes}),
+                    Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": why}),
+                })
+                .collect(),
+        )
+    }
+
+    /// The object `cce allreduce --explain --json` prints.
+    pub fn to_json(&self) -> Value {
+        let cfg = &self.config;
+        let m = &cfg.model;
+        json!({
+            "algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
+            "bytes_per_rank": cfg.elems * cfg.dtype.bytes() as u64, "arch": cfg.arch,
+            "instance": m.instance.name(),
+            "candidates": self.candidates_json(),
+            "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": p.flag, "value": p.value,
+                "unit": p.unit, "tag": p.tag, "source": p.source})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The text `cce allreduce --explain` prints: the parameters, every algorithm, the choice.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let cfg = &self.config;
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "time model for {} ranks x {} {} ({} bytes per rank), {} (arch {}):",
+            cfg.ranks,
+            cfg.elems,
+            cfg.dtype.name(),
+            cfg.elems * cfg.dtype.bytes() as u64,
+            cfg.model.instance.name(),
+            cfg.arch
+        );
+        for p in cfg.model.parameters() {
+            let _ = writeln!(
+                t,
+                "  {:<16} {:>10} {:<34} {:<5} {} ({})",
+                p.name,
+                fmt_value(p.value),
+                p.unit,
+                p.tag,
+                p.source,
+                p.flag
+            );
+        }
+        let _ = writeln!(
+            t,
+            "{:<10} {:>12} {:>6} {:>9} {:>12} {:>14} {:>14}",
+            "algorithm", "model (us)", "steps", "packets", "descriptors", "busiest link", "busiest engine"
+        );
+        for c in &self.candidates {
+            match &c.model {
+                Ok(m) => {
+                    let mark = if c.algo == cfg.algo { "  <- chosen" } else { "" };
+                    let _ = writeln!(
+                        t,
+                        "{:<10} {:>12.3} {:>6} {:>9} {:>12} {:>14} {:>14}{mark}",
+                        c.algo.name(),
+                        m.seconds * 1e6,
+                        m.steps.first().map_or(0, Vec::len),
+                        m.packet_count,
+                        m.descriptors,
+                        m.busiest_link_bytes,
+                        m.busiest_engine_bytes
+                    );
+                }
+                Err(why) => {
+                    let _ = writeln!(t, "{:<10} {:>12} refused: {why}", c.algo.name(), "-");
+                }
+            }
+        }
+        let _ = writeln!(
+            t,
+            "auto chooses {}: the least model time (busiest link, engine: the most bytes one carries)",
+            cfg.algo.name()
+        );
+        t
+    }
+}
+
+/// A parameter's value: an integer as one, else three significant decimals.
+fn fmt_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.3}") }
 }
 
 /// One collective's result: the outcome, its error metrics and the memory it was checked for.
@@ -159,6 +345,8 @@ pub struct AllreduceResult {
     pub metrics: Metrics,
     /// What [`allreduce::check`] counted against the budget.
     pub memory_bytes: u64,
+    /// The model's candidates when the algorithm was chosen by it (`auto`), else empty.
+    pub candidates: Option<Explanation>,
 }
 
 impl AllreduceResult {
@@ -171,7 +359,7 @@ impl AllreduceResult {
     pub fn to_json(&self) -> Value {
         let (o, m) = (&self.outcome, &self.metrics);
         let (algbw, busbw) = self.bandwidths();
-        json!({
+        let mut v = json!({
             "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
             "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
             "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
@@ -180,7 +368,13 @@ impl AllreduceResult {
             "model_peak_bytes": o.model_peak_bytes,
             "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
             "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
-        })
+        });
+        // Keys after the original ones, so their order stays the contract's.
+        v["algo"] = json!(self.config.algo.name());
+        if let Some(e) = &self.candidates {
+            v["candidates"] = e.candidates_json();
+        }
+        v
     }
 
     /// One row of `cce allreduce --sweep --json` (nccl-tests' columns, measured and modelled).
@@ -201,7 +395,7 @@ impl AllreduceResult {
 pub fn run_config(cfg: &Config, inputs: Vec<Vec<u8>>, memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
     let (outcome, inputs) = allreduce::run_owned(cfg, inputs)?;
     let metrics = metrics::measure(cfg, &inputs, &outcome.outputs);
-    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes })
+    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes, candidates: None })
 }
 
 /// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal
@@ -216,7 +410,11 @@ pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<Allredu
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
     let cfg = params.config(len / size)?;
     let need = allreduce::check(&cfg)?;
-    run_config(&cfg, inputs.to_vec(), need.total())
+    let mut r = run_config(&cfg, inputs.to_vec(), need.total())?;
+    if params.is_auto() {
+        r.candidates = Some(params.explain(len / size)?);
+    }
+    Ok(r)
 }
 
 /// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
@@ -242,6 +440,97 @@ pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> 
         }
     }
     Ok(counts)
+}
+
+/// One run of a sweep over every algorithm: bus bandwidth measured and modelled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepPoint {
+    /// The algorithm.
+    pub algo: Algo,
+    /// Bytes per rank.
+    pub bytes: u64,
+    /// Measured bus bandwidth, GB/s.
+    pub busbw: f64,
+    /// The model's bus bandwidth, GB/s.
+    pub model_busbw: f64,
+    /// Whether `--algo auto` chooses this algorithm at this size.
+    pub auto: bool,
+}
+
+/// Runs every algorithm that can run `params.ranks` ranks at every element count of `counts`
+/// (each configuration and its budget checked before anything runs), calling `progress` after
+/// each run; each point marked with whether auto chooses it.
+pub fn sweep_every_algorithm(
+    params: &AllreduceParams,
+    counts: &[u64],
+    mut progress: impl FnMut(),
+) -> Result<Vec<SweepPoint>, ApiError> {
+    let mut plan = Vec::new();
+    for &count in counts {
+        let chosen = params.explain(count)?.config.algo;
+        for algo in Algo::ALL {
+            let p = AllreduceParams { algo: algo.name().to_string(), ..params.clone() };
+            let cfg = p.config(count)?;
+            if algo.refusal(cfg.ranks, cfg.arch).is_some() {
+                continue;
+            }
+            allreduce::check(&cfg)?;
+            plan.push((cfg, algo == chosen));
+        }
+    }
+    let mut points = Vec::with_capacity(plan.len());
+    for (cfg, auto) in plan {
+        let inputs = metrics::generate(&cfg, params.seed);
+        let r = run_config(&cfg, inputs, 0)?;
+        progress();
+        let (_, busbw) = r.bandwidths();
+        let (_, model_busbw) = metrics::bandwidths(&cfg, r.outcome.model_seconds);
+        points.push(SweepPoint {
+            algo: cfg.algo,
+            bytes: cfg.elems * cfg.dtype.bytes() as u64,
+            busbw,
+            model_busbw,
+            auto,
+        });
+    }
+    Ok(points)
+}
+
+/// The chart of a sweep over every algorithm: bus bandwidth against bytes per rank (log-log),
+/// per algorithm a measured (solid) and a model (dashed) series, auto's choice marked on the
+/// model curves.
+pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate::plot::Chart {
+    use crate::plot::{Chart, Mark, Scale, Series};
+    let mut series = Vec::new();
+    for algo in Algo::ALL {
+        let mine: Vec<&SweepPoint> = points.iter().filter(|p| p.algo == algo).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let line = |f: fn(&SweepPoint) -> f64| mine.iter().map(|p| (p.bytes as f64, f(p))).collect();
+        series.push(Series { name: format!("{} measured", algo.name()), points: line(|p| p.busbw), dashed: false });
+        series.push(Series { name: format!("{} model", algo.name()), points: line(|p| p.model_busbw), dashed: true });
+    }
+    // Every size's choice marked; labelled where the choice changes.
+    let mut last = None;
+    let marks = points
+        .iter()
+        .filter(|p| p.auto)
+        .map(|p| {
+            let label = if last == Some(p.algo) { String::new() } else { format!("auto: {}", p.algo.name()) };
+            last = Some(p.algo);
+            Mark { label, x: p.bytes as f64, y: p.model_busbw }
+        })
+        .collect();
+    Chart {
+        title: format!("all-reduce bus bandwidth, {ranks} ranks, {}", dtype.name()),
+        x_label: "bytes per rank".into(),
+        y_label: "bus bandwidth (GB/s)".into(),
+        x_scale: Scale::Log2,
+        y_scale: Scale::Log10,
+        series,
+        marks,
+    }
 }
 
 /// Ranks of the demo's all-reduce.

@@ -17,8 +17,13 @@
 //! - [`reduce`](mod@reduce): [`ReduceParams`] → [`reduce()`] — the whole path (host rings, the
 //!   engine executing their bytes);
 //! - [`convert`](mod@convert): [`convert()`] and [`generate`] on raw arrays;
-//! - [`collective`]: [`AllreduceParams`] → a checked configuration, [`allreduce`] and the
-//!   JSON of a run, a sweep row and the demo;
+//! - [`collective`]: [`AllreduceParams`] → a checked configuration (`auto` resolved by the
+//!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
+//!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
+//!   with its chart;
+//! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
+//! - [`plot`]: charts as SVG documents (plotters, no font needed);
+//! - [`report`]: `cce report numerics`'s JSON and chart;
 //! - [`values`]: the text parsers every front end shares (numbers, dtypes, hex);
 //! - [`error`]: [`ApiError`] and its exit-code policy.
 //!
@@ -37,9 +42,12 @@ pub mod collective;
 pub mod convert;
 pub mod error;
 pub mod listing;
+pub mod plot;
 pub mod reduce;
 mod render;
+pub mod report;
 pub mod run;
+pub mod trace;
 pub mod values;
 
 pub use bits::{

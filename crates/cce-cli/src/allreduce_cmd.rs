@@ -25,11 +25,18 @@ fn params(a: &AllreduceArgs) -> AllreduceParams {
         collective: a.collective.clone(),
         fail: a.fail_rank.zip(a.fail_step),
         timeout_secs: a.timeout,
+        instance: a.instance.clone(),
         alpha_ns: a.alpha_ns,
         dma_gbps: a.dma_gbps,
+        engines: a.engines,
+        hbm_gbps: a.hbm_gbps,
         link_gbps: a.link_gbps,
+        inter_link_gbps: a.inter_link_gbps,
         cce_rate: a.cce_rate,
         latency_us: a.latency_us,
+        inter_latency_us: a.inter_latency_us,
+        ranks_per_node: a.ranks_per_node,
+        cores_per_chip: a.cores_per_chip,
         budget: a.budget,
         ..AllreduceParams::new(a.ranks, &a.algo, &a.op, a.dtype)
     }
@@ -108,6 +115,16 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     } else {
         a.elems.ok_or_else(|| input("--elems is required without --input-dir"))?
     };
+    if a.explain {
+        // The model only: every algorithm's time and the parameters, for any size (no budget).
+        let e = params(a).explain(elems)?;
+        if a.json {
+            crate::print_json(&e.to_json());
+        } else {
+            crate::output::out!("{}", e.to_text());
+        }
+        return Ok(());
+    }
     let cfg = config(a, elems)?;
     // The whole configuration, the memory budget included, before any input is generated or read.
     let need = allreduce::check(&cfg)?;
@@ -115,6 +132,8 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if under_mpi() {
         return crate::mpi_cmd::allreduce(a, &cfg, &need);
     }
+    // The trace's timeline (refused when it would hold too many packets) before anything runs.
+    let timeline = a.trace.as_ref().map(|_| allreduce::model(&cfg, true)).transpose()?;
     let inputs = match &a.input_dir {
         Some(d) => read_inputs(&cfg, d)?,
         None => metrics::generate(&cfg, a.seed),
@@ -122,7 +141,14 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     let pb = spinner(format!("{} over {} ranks", cfg.algo.name(), cfg.ranks));
     let result = api::run_config(&cfg, inputs, need.total());
     pb.finish_and_clear();
-    let r = result?;
+    let mut r = result?;
+    if params(a).is_auto() {
+        r.candidates = Some(params(a).explain(elems)?);
+    }
+    if let (Some(path), Some(t)) = (&a.trace, &timeline) {
+        let trace = cce_api::trace::chrome_trace(&cfg, t, &r.outcome.step_walls);
+        write_atomic(path, serde_json::to_string(&trace).unwrap_or_default().as_bytes())?;
+    }
     let (o, m) = (&r.outcome, &r.metrics);
     if let Some(dir) = &a.output_dir {
         std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
@@ -229,6 +255,15 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
     pb.finish_and_clear();
     if a.json {
         crate::print_json(&json!({"rows": rows}));
+    }
+    if let Some(path) = &a.plot {
+        let p = params(a);
+        let runs = counts.len() as u64 * allreduce::Algo::ALL.len() as u64;
+        let pb = indicatif::ProgressBar::with_draw_target(Some(runs), indicatif::ProgressDrawTarget::stderr());
+        let points = api::sweep_every_algorithm(&p, &counts, || pb.inc(1));
+        pb.finish_and_clear();
+        let svg = cce_api::plot::svg(&api::sweep_chart(&points?, p.ranks, p.dtype))?;
+        write_atomic(path, svg.as_bytes())?;
     }
     Ok(())
 }

@@ -61,6 +61,9 @@ pub(crate) enum Command {
     Gen(GenArgs),
     /// All-reduce over R simulated ranks, lowered to CCE packets and executed on the engine.
     Allreduce(Box<AllreduceArgs>),
+    /// Reports: `cce report numerics [--plot FILE.svg] [--json]` — the all-reduce error against
+    /// the rank count, bf16 RNE vs SR vs an fp32 baseline.
+    Report(crate::report_cmd::ReportArgs),
     /// The main job: the study's worked examples end to end, then an 8-rank all-reduce.
     Demo(DemoArgs),
 }
@@ -78,7 +81,8 @@ pub(crate) struct AllreduceArgs {
     /// Ranks, 2..=64 (mesh: at most 32).
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: u64,
-    /// ring, ring-2r2w (arch 3 or 4), kangaring or mesh (at most 32 ranks).
+    /// ring, ring-2r2w (arch 3 or 4), kangaring, mesh (at most 32 ranks), rdh (a power-of-two
+    /// rank count) or auto (the least model time; see --explain).
     #[arg(long)]
     pub(crate) algo: String,
     /// add, min, max or avg.
@@ -125,21 +129,56 @@ pub(crate) struct AllreduceArgs {
     /// Seconds a rank waits for a semaphore before failing.
     #[arg(long, default_value = "60", value_parser = cce_api::values::parse_u64)]
     pub(crate) timeout: u64,
+    /// Time model: the instance type whose public figures it starts from (trn1, trn2, trn3);
+    /// default: the arch's (2: trn1, 3: trn2, 4: trn3).
+    #[arg(long)]
+    pub(crate) instance: Option<String>,
     /// Time model: nanoseconds per descriptor.
     #[arg(long)]
     pub(crate) alpha_ns: Option<f64>,
-    /// Time model: DMA bandwidth per rank, GB/s.
+    /// Time model: DMA bandwidth per rank (all its engines), GB/s.
     #[arg(long)]
     pub(crate) dma_gbps: Option<f64>,
-    /// Time model: link bandwidth, GB/s.
+    /// Time model: DMA engines per rank.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) engines: Option<u64>,
+    /// Time model: a rank's memory (HBM) bandwidth, GB/s.
+    #[arg(long)]
+    pub(crate) hbm_gbps: Option<f64>,
+    /// Time model: ring link bandwidth inside a node, GB/s.
     #[arg(long)]
     pub(crate) link_gbps: Option<f64>,
+    /// Time model: ring link bandwidth between nodes, GB/s.
+    #[arg(long)]
+    pub(crate) inter_link_gbps: Option<f64>,
     /// Time model: fraction of the DMA rate a CCE reduce runs at.
     #[arg(long)]
     pub(crate) cce_rate: Option<f64>,
-    /// Time model: microseconds per step (semaphore handshake).
+    /// Time model: microseconds per step that reaches another rank of its node (a hop).
     #[arg(long)]
     pub(crate) latency_us: Option<f64>,
+    /// Time model: microseconds per step that reaches another node.
+    #[arg(long)]
+    pub(crate) inter_latency_us: Option<f64>,
+    /// Time model: consecutive ranks per node.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) ranks_per_node: Option<u64>,
+    /// Time model: consecutive ranks per chip (bytes between them cross no link).
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) cores_per_chip: Option<u64>,
+    /// Print every algorithm's model time, the model's parameters and auto's choice, and stop
+    /// (nothing runs).
+    #[arg(long, conflicts_with_all = ["sweep", "trace", "output_dir"])]
+    pub(crate) explain: bool,
+    /// Write a Chrome trace-event JSON of the run (Perfetto opens it): a process per rank, a
+    /// track per DMA engine, a slice per packet at its model time, flows from producer to
+    /// consumer, bytes in flight per link.
+    #[arg(long, conflicts_with = "sweep")]
+    pub(crate) trace: Option<std::path::PathBuf>,
+    /// With --sweep: draw bus bandwidth against size for every algorithm (model and measured)
+    /// into this SVG, auto's choice marked.
+    #[arg(long, requires = "sweep")]
+    pub(crate) plot: Option<std::path::PathBuf>,
     /// Model memory budget in bytes; default: 3/4 of this host's memory.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) budget: Option<u64>,

@@ -19,6 +19,7 @@ mod gen_cmd;
 mod mpi_cmd;
 mod output;
 mod reduce_cmd;
+mod report_cmd;
 mod ring_cmd;
 mod ring_input;
 
@@ -71,6 +72,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Convert(a) => convert_cmd::convert(&a)?,
         Command::Gen(a) => gen_cmd::generate(&a)?,
         Command::Allreduce(a) => allreduce_cmd::allreduce(&a)?,
+        Command::Report(a) => report_cmd::report(&a)?,
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
     }
     Ok(())

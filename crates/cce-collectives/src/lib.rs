@@ -6,8 +6,11 @@
 //! - [`single`]: one reduce (N sources → M destinations) through the whole path — the request,
 //!   the rings, the engine, the memory read back; what `cce reduce` runs;
 //! - [`allreduce`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
-//!   its own engine; [`allreduce::check`] refuses a configuration (memory budget included)
-//!   before anything is allocated;
+//!   its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH); its time model
+//!   ([`allreduce::model`]) times the rings' own packets, and [`allreduce::choose`] picks the
+//!   fastest; [`allreduce::check`] refuses a configuration (memory budget included) before
+//!   anything is allocated;
+//! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`demo`]: `cce demo`, the worked examples and an all-reduce with every algorithm;
 //! - [`bench`](mod@bench): the `cce bench reduce` and `cce bench allreduce` jobs, against a same-run memcpy.
@@ -17,6 +20,7 @@ pub mod allreduce;
 pub mod bench;
 pub mod demo;
 pub mod metrics;
+pub mod numerics_report;
 pub mod single;
 
 pub use single::{PathError, ReduceJob, ReduceOutcome, run_reduce, run_reduce_into};

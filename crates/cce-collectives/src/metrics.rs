@@ -56,7 +56,7 @@ pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
 /// field below: `ranks_identical`, `max_abs_err`, `max_rel_err`, `max_ulp_err`, `mean_ulp_err`,
 /// `wrong`. From the run ([`crate::allreduce::Outcome`]): `packets` and `descriptors` (tx + rx)
 /// executed over all ranks; `bytes_moved`, bytes read + written over all ranks; `seconds`, wall
-/// time of the run (loading excluded); `model_seconds`, the alpha-beta estimate; `algbw_gbps` =
+/// time of the run (loading excluded); `model_seconds`, the time model's estimate; `algbw_gbps` =
 /// elems · size / seconds / 10⁹ and `busbw_gbps` = algbw · 2(R−1)/R (all-reduce) or · (R−1)/R
 /// ([`bandwidths`]); `steps`, steps per rank; `memory_bytes`, what
 /// [`crate::allreduce::check`] counted against the budget; `per_rank`, each rank's `packets`,

@@ -41,6 +41,20 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     // cce-api
     (
+        "svg plot: ",
+        "plotters' SVG backend draws into a String, which cannot fail, and its text layout without a font \
+         feature never errs; tests/plot.rs (cce-api) draws degenerate and random charts",
+    ),
+    (
+        "a chart takes at most {MAX_SERIES} series, got {}",
+        "the CLI's charts have a few series (`cce report numerics` 3, a sweep plot 2 per algorithm); tests/plot.rs \
+         (cce-api) checks the refusal",
+    ),
+    (
+        "no algorithm can run this configuration",
+        "ring runs every configuration the model's checks pass (check_model), which choose calls first",
+    ),
+    (
         "demo checks failed: ",
         "only when the engine disagrees with the independent computation or the ranks disagree: a model bug, \
          never an input (and `cce demo` prints its examples on stdout before any check)",
@@ -334,6 +348,14 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             "unknown benchmark 'everything' (expected one of: numerics encode reduce allreduce)",
             2,
         ),
+        // report.
+        (sv(&["report", "everything"]), "unknown report 'everything' (expected one of: numerics)", 2),
+        (sv(&["report", "numerics", "--inputs", "gaussian"]), "--inputs 'gaussian': expected correlated or uniform", 2),
+        (
+            sv(&["report", "numerics", "--elems", "0"]),
+            "--elems 0: the numerics report takes 1..=1048576 elements per rank",
+            2,
+        ),
         // allreduce.
         (allreduce(&[]), "--elems is required without --input-dir", 2),
         (
@@ -341,7 +363,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
                 &["allreduce", "--ranks", "2", "--algo", "tree", "--op", "add", "--dtype", "bf16", "--elems", "8"],
                 &[],
             ),
-            "--algo 'tree': expected ring, ring-2r2w, kangaring or mesh",
+            "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto",
             2,
         ),
         (
@@ -359,6 +381,21 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             2,
         ),
         (ar8(&["--alpha-ns", "0"]), "--alpha-ns must be a positive number", 2),
+        (ar8(&["--instance", "trn9"]), "--instance 'trn9': expected trn1, trn2 or trn3", 2),
+        (ar8(&["--engines", "0"]), "--engines must be 1..=1024", 2),
+        (
+            allreduce(&["--elems", "4398046511104", "--explain"]),
+            "4398046511104 elements of bf16 per rank do not fit the model's buffer slots",
+            2,
+        ),
+        (
+            with(
+                &["allreduce", "--ranks", "64", "--algo", "ring", "--op", "add", "--dtype", "bf16"],
+                &["--elems", "268435456", "--budget", "1000000000000", "--trace", &out],
+            ),
+            "the trace would hold 8773632 packets: at most 200000 (use fewer elements or ranks)",
+            2,
+        ),
         (ar8(&["--link-gbps", "inf"]), "--link-gbps must be a positive number", 2),
         (allreduce(&["--input-dir", &ranks_dir]), "rank1.bin: 16 bytes, expected 32 (16 elements of bf16)", 2),
         (allreduce(&["--sweep", "1024"]), "--sweep '1024': expected MIN:MAX bytes", 2),

@@ -93,6 +93,20 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     Ok(())
 }
 
+/// The checks a model (without a run) needs: the shape rules and the address slots, not the
+/// memory budget.
+pub(super) fn check_model(cfg: &Config) -> Result<(), CollectiveError> {
+    check_shape(cfg)?;
+    if !fits_slots(cfg) {
+        return Err(CollectiveError::Config(format!(
+            "{} elements of {} per rank do not fit the model's buffer slots",
+            cfg.elems,
+            cfg.dtype.name()
+        )));
+    }
+    Ok(())
+}
+
 /// Whether one rank's buffers fit the model's address slots (and so every address of the
 /// schedule is representable).
 pub(super) fn fits_slots(cfg: &Config) -> bool {

@@ -192,10 +192,13 @@ pub struct Outcome {
     pub steps: usize,
     /// Wall-clock seconds of the run (loading excluded).
     pub seconds: f64,
-    /// The alpha-beta estimate.
+    /// The time model's estimate (docs/MODEL.md C6).
     pub model_seconds: f64,
     /// The most model memory (inputs, buffers, rings) mapped at once during the run, in bytes.
     pub model_peak_bytes: u64,
+    /// Per rank, per step: measured (start, end) in seconds since the run started (a step
+    /// starts once its dependencies are met); empty for ranks of other processes.
+    pub step_walls: Vec<Vec<(f64, f64)>>,
 }
 
 impl Outcome {

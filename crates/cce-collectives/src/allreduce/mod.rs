@@ -30,14 +30,15 @@
 //!   `[IN(0)[r], IN(1)[r], …, IN(R−1)[r]] → W(r, r)` (R ≤ [`MESH_MAX_RANKS`] = 32); then
 //!   copies every other `W(q, q)`.
 //! - `rdh` (recursive halving, then recursive doubling; R a power of two, others refused):
-//!   reduce-scatter round k of log2 R, d = R >> (k+1), pairs rank r with r ^ d; r keeps the d
-//!   chunks of its range whose bit d matches its own and reduces each from
-//!   `[v(r & !d, c), v(r | d, c)]` (the rank with bit d clear first) into its own partial of
-//!   round k, `P(r, R − (R >> k) + (c mod d))` (the last round writes `W(r, r)`); `v(x, c)` is
-//!   `IN(x)[c]` at round 0 and x's partial of round k − 1 after. Every chunk gets the same tree:
-//!   `v_x = IN_x`; for d = R/2, R/4, …, 1, `v_x = v_(x+d) = v_x + v_(x+d)` for every x with bit
-//!   d clear, rounded after each `+`; the result is v_0. Rank r ends with chunk r. All-gather
-//!   round j, d = 2^j: rank r copies the d chunks `W(r ^ d, ·)` its partner holds.
+//!   reduce-scatter round k of log2 R, d = 2^k (the nearest partner first, with the most
+//!   data), pairs rank r with r ^ d; r keeps the chunks of its set (c ≡ r mod 2d) and reduces
+//!   each from `[v(r & !d, c), v(r | d, c)]` (the rank with bit d clear first) into its own
+//!   partial of round k, `P(r, R − (R >> k) + (c >> (k+1)))` (the last round writes `W(r, r)`);
+//!   `v(x, c)` is `IN(x)[c]` at round 0 and x's partial of round k − 1 after. Every chunk gets
+//!   the same tree: `v_x = IN_x`; for d = 1, 2, 4, …, R/2, `v_x = v_(x+d) = v_x + v_(x+d)` for
+//!   every x with bit d clear, rounded after each `+`; the result is v_0. Rank r ends with
+//!   chunk r. All-gather round j, d = R >> (j+1): rank r copies the chunks its partner r ^ d
+//!   holds (those ≡ r ^ d mod 2d), so the largest copies go to the nearest partner last.
 //! - `avg` is FMA with scale fl32(1/R) on every input and 1 on every partial:
 //!   Σ fl32(1/R)·x_i in the same order, not (Σ x_i)/R.
 //!
@@ -51,7 +52,9 @@
 //!   keeps two steps of them per rank;
 //! - `program`: each rank's steps planned by `cce-host` and laid out on its rings;
 //! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs;
-//! - `model`: the alpha-beta time model ([`TimeModel`]);
+//! - `model`: the time model's parameters, calibrated per instance type ([`TimeModel`]);
+//! - `timeline`: the rings' packets timed with them ([`model`], [`Timeline`]);
+//! - `choose`: every algorithm's model time and the fastest (`--algo auto`, [`choose`]);
 //! - `transport`: how a rank waits for its peers' semaphores and publishes its own (in one
 //!   memory: atomics), with hooks before and after each step for a transport that moves bytes;
 //! - `partition`: the ranks split over several memories, the data crossing between them as
@@ -59,6 +62,7 @@
 //! - `rank`: one rank's thread, its engine fed step by step.
 
 mod budget;
+mod choose;
 mod config;
 mod layout;
 mod lifetimes;
@@ -69,19 +73,33 @@ mod partition;
 mod program;
 mod rank;
 mod schedule;
+mod timeline;
 mod transport;
 
 pub use budget::{Bytes, MemoryNeed, check, memory_need};
+pub use choose::{Candidate, choose};
 pub use config::{
     Algo, Collective, CollectiveError, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, Outcome,
     RankCounts, RedOp, default_budget,
 };
-pub use model::TimeModel;
+pub use model::{Instance, Parameter, TimeModel};
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
+pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};
 
 use transport::InProcess;
+
+/// The model's timeline of `cfg` without running it: every rank's schedule planned into its
+/// packets and timed (docs/MODEL.md C6), each packet and work item listed when `detail`
+/// (refused above [`MAX_TRACE_PACKETS`]). Checks the shape rules, not the memory budget, so a
+/// configuration too large for this machine can still be modelled.
+pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
+    budget::check_model(cfg)?;
+    let l = layout::Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+    let (steps, _) = schedule::schedule(cfg, &l);
+    timeline::timeline(cfg, &l, &steps, detail)
+}
 
 /// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an
 /// all-gather alone, each rank's own chunk is taken from its buffer). The inputs are copied into

@@ -1,97 +1,239 @@
-//! The alpha-beta time model: per-link bytes and the critical path of a schedule (MODEL
-//! defaults, docs/MODEL.md C6). It counts what the schedule's work items move, not the rings.
+//! The time model's parameters, calibrated to public figures (GAPS.md §14; docs/MODEL.md C6):
+//! per instance type (trn1, trn2, trn3, one per NeuronCore arch 2, 3, 4) the DMA engines of a
+//! rank (a NeuronCore) and their rate, the CCE reduce rate relative to a copy, the rank's HBM,
+//! the cores that share a chip, the links of the ring of chips inside a node and between
+//! nodes, and the per-hop latencies. Each parameter carries
+//! its tag (MED: a public figure, or one derived from it by the arithmetic its source states;
+//! MODEL: the project's choice) and its source, so `cce allreduce --explain` can show them.
+//! [`super::timeline`] turns a schedule's packets into times with them.
 
-use std::collections::BTreeMap;
+/// The machine a time model describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instance {
+    /// Trn1 (NeuronCore-v2): 16 chips × 2 NeuronCores, NeuronLink-v2.
+    Trn1,
+    /// Trn2 (NeuronCore-v3): 16 chips × 8 NeuronCores, NeuronLink-v3.
+    Trn2,
+    /// Trn3 (NeuronCore-v4).
+    Trn3,
+}
 
-use super::config::Config;
-use super::layout::Layout;
-use super::schedule::{Step, Work};
+impl Instance {
+    /// Every instance type.
+    pub const ALL: [Instance; 3] = [Instance::Trn1, Instance::Trn2, Instance::Trn3];
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Instance::Trn1 => "trn1",
+            Instance::Trn2 => "trn2",
+            Instance::Trn3 => "trn3",
+        }
+    }
+    /// By CLI name.
+    pub fn from_name(s: &str) -> Option<Instance> {
+        Self::ALL.into_iter().find(|i| i.name() == s)
+    }
+    /// The instance type of a NeuronCore arch (2 → trn1, 3 → trn2, 4 and later → trn3).
+    pub fn of_arch(arch: u32) -> Instance {
+        match arch {
+            ..=2 => Instance::Trn1,
+            3 => Instance::Trn2,
+            _ => Instance::Trn3,
+        }
+    }
+}
 
-/// The alpha-beta time model's parameters (MODEL defaults, overridable).
+/// The time model's parameters (defaults per instance, each overridable).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimeModel {
-    /// Seconds per descriptor.
-    pub per_descriptor: f64,
-    /// DMA bandwidth of one rank's engine, bytes/s (read + write counted once each).
-    pub dma_bytes_per_sec: f64,
-    /// Link bandwidth between two ranks, bytes/s.
-    pub link_bytes_per_sec: f64,
-    /// Fraction of the DMA rate a CCE reduce runs at (0.5 before NeuronCore-v4, GAPS.md §10).
+    /// Which defaults these started from.
+    pub instance: Instance,
+    /// DMA engines (queues) per rank; a step's packets are dealt to them in turn.
+    pub engines: u32,
+    /// One engine's copy rate, bytes read per second.
+    pub engine_bytes_per_sec: f64,
+    /// Fraction of the copy rate a CCE reduce packet reads at.
     pub cce_rate: f64,
-    /// Seconds per step for the semaphore handshake.
+    /// Seconds per descriptor, on the engine that processes it.
+    pub per_descriptor: f64,
+    /// A rank's memory (HBM share), bytes read + written per second.
+    pub hbm_bytes_per_sec: f64,
+    /// Consecutive ranks (NeuronCores) on one chip: bytes between them cross no link.
+    pub cores_per_chip: usize,
+    /// One link of the ring of chips inside a node, each direction, bytes/s.
+    pub link_bytes_per_sec: f64,
+    /// The link between two nodes, each direction, bytes/s.
+    pub inter_link_bytes_per_sec: f64,
+    /// Seconds per step that touches or waits for another rank in its node (one hop).
     pub step_latency: f64,
+    /// Seconds per step that touches or waits for a rank in another node.
+    pub inter_latency: f64,
+    /// Consecutive ranks per node; a model of more ranks spans several nodes.
+    pub ranks_per_node: usize,
 }
+
+/// One parameter as `--explain` shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    /// Field name (also the JSON key).
+    pub name: &'static str,
+    /// The CLI flag that overrides it.
+    pub flag: &'static str,
+    /// Its value in `unit`.
+    pub value: f64,
+    /// Unit of `value`.
+    pub unit: &'static str,
+    /// MED (a public figure or derived from one) or MODEL (the project's choice).
+    pub tag: &'static str,
+    /// Where it comes from.
+    pub source: &'static str,
+}
+
+/// NeuronCores per chip and chips per instance (public instance specifications).
+fn cores_per_chip(i: Instance) -> f64 {
+    match i {
+        Instance::Trn1 => 2.0,
+        Instance::Trn2 | Instance::Trn3 => 8.0,
+    }
+}
+
+const CHIPS_PER_INSTANCE: usize = 16;
+
+/// Links of a chip in a 2D torus.
+const TORUS_LINKS: f64 = 4.0;
 
 impl TimeModel {
-    /// The defaults for `arch` (docs/MODEL.md C6).
+    /// The defaults for NeuronCore `arch` (its instance type, [`Instance::of_arch`]).
     pub fn defaults(arch: u32) -> Self {
+        Self::for_instance(Instance::of_arch(arch))
+    }
+
+    /// The defaults for an instance type (docs/MODEL.md C6).
+    pub fn for_instance(i: Instance) -> Self {
+        let cores = cores_per_chip(i);
+        // Per chip: HBM, NeuronLink inside the instance, EFA (GAPS.md §14); a rank is one core,
+        // the chip's NeuronLink bandwidth is split over the 4 links a 2D-torus chip has.
+        let (hbm, link, efa) = match i {
+            Instance::Trn1 => (820.0 * 1.073_741_824e9, 384e9, 25e9),
+            Instance::Trn2 | Instance::Trn3 => (2.9e12, 1024e9, 25e9),
+        };
         TimeModel {
+            instance: i,
+            engines: 16,
+            engine_bytes_per_sec: if i == Instance::Trn3 { 38.4e9 } else { 27.2e9 },
+            cce_rate: if i == Instance::Trn3 { 1.0 } else { 0.5 },
             per_descriptor: 64e-9,
-            dma_bytes_per_sec: 100e9,
-            link_bytes_per_sec: 50e9,
-            cce_rate: if arch >= 4 { 1.0 } else { 0.5 },
-            step_latency: 2e-6,
+            hbm_bytes_per_sec: hbm / cores,
+            cores_per_chip: cores as usize,
+            link_bytes_per_sec: link / TORUS_LINKS,
+            inter_link_bytes_per_sec: efa,
+            step_latency: 1.5e-6,
+            inter_latency: 15e-6,
+            ranks_per_node: CHIPS_PER_INSTANCE * cores as usize,
         }
     }
-}
 
-/// A work item's (reads, writes, is-CCE, descriptors), each access as (address, bytes).
-type Traffic = (Vec<(u64, u64)>, Vec<(u64, u64)>, bool, u64);
-
-/// Per-link bytes and the alpha-beta critical path.
-pub(super) fn account(cfg: &Config, l: &Layout, steps: &[Vec<Step>]) -> (BTreeMap<(usize, usize), u64>, f64) {
-    let mut links = BTreeMap::new();
-    let size = l.size;
-    let m = cfg.model;
-    let mut finish = vec![vec![0.0f64; steps[0].len()]; l.r];
-    for s in 0..steps[0].len() {
-        for q in 0..l.r {
-            let step = &steps[q][s];
-            let mut t = m.step_latency;
-            for w in &step.work {
-                let (reads, writes, cce, descs): Traffic = match w {
-                    Work::Reduce { srcs, dsts, elems, .. } => {
-                        let b = elems * size;
-                        let packets = (elems * size).div_ceil(4096).max(1);
-                        (
-                            srcs.iter().map(|&a| (a, b)).collect(),
-                            dsts.iter().map(|&a| (a, b)).collect(),
-                            true,
-                            packets * (srcs.len() + dsts.len()) as u64,
-                        )
-                    }
-                    Work::Copy { src, dst, bytes } => {
-                        (vec![(*src, *bytes)], vec![(*dst, *bytes)], false, 2 * bytes.div_ceil(65536).max(1))
-                    }
-                };
-                let mut local = 0u64;
-                let mut remote = 0u64;
-                for &(a, b) in &reads {
-                    let from = Layout::rank_of(a);
-                    if from == q {
-                        local += b
-                    } else {
-                        remote += b;
-                        *links.entry((from, q)).or_insert(0) += b;
-                    }
-                }
-                for &(a, b) in &writes {
-                    let to = Layout::rank_of(a);
-                    if to == q {
-                        local += b
-                    } else {
-                        remote += b;
-                        *links.entry((q, to)).or_insert(0) += b;
-                    }
-                }
-                let rate = if cce { m.dma_bytes_per_sec * m.cce_rate } else { m.dma_bytes_per_sec };
-                t += descs as f64 * m.per_descriptor + local as f64 / rate + remote as f64 / m.link_bytes_per_sec;
-            }
-            let start =
-                step.deps.iter().map(|&(p, u)| finish[p][u]).fold(if s > 0 { finish[q][s - 1] } else { 0.0 }, f64::max);
-            finish[q][s] = start + t;
-        }
+    /// Every parameter with its value, tag and source.
+    pub fn parameters(&self) -> Vec<Parameter> {
+        let trn3 = self.instance == Instance::Trn3;
+        let p = |name, flag, value, unit, tag, source| Parameter { name, flag, value, unit, tag, source };
+        vec![
+            p("engines", "--engines", self.engines as f64, "per rank", "MED", "16 DMA engines per NeuronCore (v2-v4)"),
+            p(
+                "dma_gbps",
+                "--dma-gbps",
+                self.engine_bytes_per_sec * self.engines as f64 / 1e9,
+                "GB/s per rank",
+                "MED",
+                "16 engines x 27.2 GB/s (v2, v3) or 38.4 GB/s (v4)",
+            ),
+            p(
+                "cce_rate",
+                "--cce-rate",
+                self.cce_rate,
+                "x copy rate",
+                "MED",
+                "a CCE reduce at about 50 % of the DMA copy throughput before NeuronCore-v4, full rate on v4",
+            ),
+            p(
+                "alpha_ns",
+                "--alpha-ns",
+                self.per_descriptor * 1e9,
+                "ns per descriptor",
+                "MODEL",
+                "the project's choice",
+            ),
+            p(
+                "hbm_gbps",
+                "--hbm-gbps",
+                self.hbm_bytes_per_sec / 1e9,
+                "GB/s per rank",
+                if trn3 { "MODEL" } else { "MED" },
+                match self.instance {
+                    Instance::Trn1 => "Trn1 HBM 820 GiB/s per chip / 2 cores",
+                    Instance::Trn2 => "Trn2 HBM 2.9 TB/s per chip / 8 cores",
+                    Instance::Trn3 => "no public figure: Trn2's 2.9 TB/s per chip / 8 cores",
+                },
+            ),
+            p(
+                "cores_per_chip",
+                "--cores-per-chip",
+                self.cores_per_chip as f64,
+                "ranks",
+                if trn3 { "MODEL" } else { "MED" },
+                match self.instance {
+                    Instance::Trn1 => "2 NeuronCore-v2 per Trainium chip",
+                    Instance::Trn2 => "8 NeuronCore-v3 per Trainium2 chip",
+                    Instance::Trn3 => "no public figure here: Trn2's 8",
+                },
+            ),
+            p(
+                "link_gbps",
+                "--link-gbps",
+                self.link_bytes_per_sec / 1e9,
+                "GB/s per chip link",
+                "MODEL",
+                match self.instance {
+                    Instance::Trn1 => "NeuronLink-v2 384 GB/s per chip (MED) over a 2D torus chip's 4 links",
+                    Instance::Trn2 => "NeuronLink-v3 1,024 GB/s per chip inside an instance (MED) over 4 torus links",
+                    Instance::Trn3 => "no public figure: Trn2's 1,024 GB/s per chip over 4 torus links",
+                },
+            ),
+            p(
+                "inter_link_gbps",
+                "--inter-link-gbps",
+                self.inter_link_bytes_per_sec / 1e9,
+                "GB/s between nodes",
+                if self.instance == Instance::Trn2 { "MED" } else { "MODEL" },
+                match self.instance {
+                    Instance::Trn2 => "EFA 200 Gbps per chip",
+                    _ => "Trn2's EFA 200 Gbps per chip",
+                },
+            ),
+            p(
+                "latency_us",
+                "--latency-us",
+                self.step_latency * 1e6,
+                "us per step (hop inside a node)",
+                "MED",
+                "1-2 us per hop inside a node (midpoint)",
+            ),
+            p(
+                "inter_latency_us",
+                "--inter-latency-us",
+                self.inter_latency * 1e6,
+                "us per step (hop between nodes)",
+                "MED",
+                "about 15 us between nodes",
+            ),
+            p(
+                "ranks_per_node",
+                "--ranks-per-node",
+                self.ranks_per_node as f64,
+                "ranks",
+                if trn3 { "MODEL" } else { "MED" },
+                "16 chips per instance x NeuronCores per chip",
+            ),
+        ]
     }
-    let total = finish.iter().filter_map(|f| f.last().copied()).fold(0.0, f64::max);
-    (links, total)
 }

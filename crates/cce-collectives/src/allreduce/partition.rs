@@ -21,10 +21,10 @@ use super::budget::{check, scheduled};
 use super::config::{Collective, CollectiveError, Config, Outcome, RankCounts};
 use super::layout::{Layout, RING_OFF};
 use super::lifetimes::{Lifetimes, lifetimes};
-use super::model::account;
 use super::program::build;
-use super::rank::{RANK_STACK, rank_main};
+use super::rank::{RANK_STACK, RankEnd, rank_main};
 use super::schedule::{Step, Work, schedule};
+use super::timeline::timeline;
 use super::transport::{InProcess, Stop, Transport, wait_until};
 
 /// What a partitioned run adds to its outcome.
@@ -439,7 +439,7 @@ pub(super) fn run_blocks(
     let users_left: BTreeMap<u64, std::sync::atomic::AtomicUsize> =
         life.users.iter().map(|(&a, &n)| (a, std::sync::atomic::AtomicUsize::new(n))).collect();
     let t0 = Instant::now();
-    let results: Vec<Result<RunReport, ()>> = std::thread::scope(|scope| {
+    let results: Vec<RankEnd> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..cfg.ranks)
             .filter(|&q| here(q))
             .map(|q| {
@@ -449,7 +449,7 @@ pub(super) fn run_blocks(
                     .name(format!("rank{q}"))
                     .stack_size(RANK_STACK)
                     .spawn_scoped(scope, move || {
-                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net)
+                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net, t0)
                     })
             })
             .collect();
@@ -473,9 +473,9 @@ pub(super) fn run_blocks(
         }
     }
     let mut results = results.into_iter();
-    let reports: Vec<RunReport> = (0..cfg.ranks)
-        .map(|q| if here(q) { results.next().and_then(Result::ok).unwrap_or_default() } else { RunReport::default() })
-        .collect();
+    let (reports, step_walls): (Vec<RunReport>, Vec<Vec<(f64, f64)>>) = (0..cfg.ranks)
+        .map(|q| if here(q) { results.next().and_then(Result::ok).unwrap_or_default() } else { Default::default() })
+        .unzip();
     let mut outputs = Vec::with_capacity(cfg.ranks);
     for q in 0..cfg.ranks {
         if !here(q) {
@@ -500,7 +500,9 @@ pub(super) fn run_blocks(
     let inputs = (0..cfg.ranks)
         .map(|q| if here(q) { mems[group[q]].take_region(l.input(q, 0)).unwrap_or_default() } else { Vec::new() })
         .collect();
-    let (links, model_seconds) = account(cfg, &l, &steps);
+    // The model times the algorithm's own schedule (without the run's back pressure).
+    let model = timeline(cfg, &l, &schedule(cfg, &l).0, false)?;
+    let (links, model_seconds) = (model.links, model.seconds);
     let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
     let outcome = Outcome {
         outputs,
@@ -518,6 +520,7 @@ pub(super) fn run_blocks(
         seconds,
         model_seconds,
         model_peak_bytes: peak_bytes.iter().copied().max().unwrap_or(0),
+        step_walls,
     };
     let report =
         Partitioned { groups, bytes_between: blocks.sent.load(std::sync::atomic::Ordering::Relaxed), peak_bytes };

@@ -16,6 +16,10 @@ use super::program::RankProgram;
 use super::schedule::Step;
 use super::transport::{Stop, Transport};
 
+/// A rank's end: the engine's report and each step's measured (start, end), or `Err` when it
+/// failed (the failure is in the transport).
+pub(super) type RankEnd = Result<(RunReport, Vec<(f64, f64)>), ()>;
+
 /// Stack of a rank thread.
 pub(super) const RANK_STACK: usize = 64 << 20;
 
@@ -24,7 +28,8 @@ pub(super) const RANK_STACK: usize = 64 << 20;
 /// step the scratch buffers it writes are mapped; after it, those it was the last user of are
 /// unmapped (`users_left` counts each region's users still to come), before its semaphore is
 /// posted. The first failure anywhere (a fault, a timeout, `--fail-rank`) is recorded in `net`
-/// and stops the rest.
+/// and stops the rest. Returns the engine's report and each step's measured (start, end), in
+/// seconds since `t0` (a step starts once its dependencies are met).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn rank_main(
     cfg: &Config,
@@ -36,7 +41,8 @@ pub(super) fn rank_main(
     life: &Lifetimes,
     users_left: &BTreeMap<u64, AtomicUsize>,
     net: &impl Transport,
-) -> Result<RunReport, ()> {
+    t0: Instant,
+) -> RankEnd {
     let scratch = mem.clone();
     let fail = |step: usize, reason: String| {
         net.fail(q, step, reason);
@@ -51,6 +57,7 @@ pub(super) fn rank_main(
         return fail(0, e.to_string());
     }
     let mut report = RunReport::default();
+    let mut walls = Vec::with_capacity(steps.len());
     let mut fed = (0u64, 0u64);
     for (s, step) in steps.iter().enumerate() {
         if cfg.fail == Some((q, s)) {
@@ -73,6 +80,7 @@ pub(super) fn rank_main(
         if net.aborted() {
             return Err(());
         }
+        let started = t0.elapsed().as_secs_f64();
         for &(base, bytes) in &life.allocs[q][s] {
             if let Err(e) = scratch.add_region(base, bytes) {
                 return fail(s, e.to_string());
@@ -108,7 +116,8 @@ pub(super) fn rank_main(
                 scratch.take_region(*base);
             }
         }
+        walls.push((started, t0.elapsed().as_secs_f64()));
         net.post(q, st.semaphore as i64);
     }
-    Ok(report)
+    Ok((report, walls))
 }

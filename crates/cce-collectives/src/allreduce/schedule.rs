@@ -54,11 +54,11 @@ fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
 }
 
 /// The partial slot `P(q, slot)` that RDH's round `k` writes for chunk `c` (R a power of two):
-/// the rounds' ranges, R/2, R/4, … chunks, laid one after another, so every (round, chunk) of
-/// a rank has its own buffer (slots below R − 1; the last round writes `W`).
+/// the rounds' chunk sets, R/2, R/4, … chunks (those ≡ q mod 2^(k+1)), laid one after another,
+/// so every (round, chunk) of a rank has its own buffer (slots below R − 1; the last round
+/// writes `W`).
 pub(super) fn rdh_slot(r: usize, k: usize, c: usize) -> usize {
-    let d = r >> (k + 1);
-    (r - (r >> k)) + (c & (d - 1))
+    (r - (r >> k)) + (c >> (k + 1))
 }
 
 fn reduce(l: &Layout, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>) -> Work {
@@ -135,19 +135,18 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
                 }
             }
             Algo::Rdh => {
-                // Round k pairs q with q ^ d, d = R >> (k + 1); q keeps the d chunks of its
-                // range whose bit d matches its own and reduces them from both ranks' values,
-                // the rank with bit d clear first.
-                let rounds = r.trailing_zeros() as usize;
-                for k in 0..rounds {
-                    let d = r >> (k + 1);
+                // Round k pairs q with q ^ d, d = 2^k (the nearest partner first, with the
+                // most data); q keeps the chunks of its set whose bit d matches its own and
+                // reduces each from both ranks' values, the rank with bit d clear first.
+                for k in 0..r.trailing_zeros() as usize {
+                    let d = 1usize << k;
                     let partner = q ^ d;
                     let (lo, hi) = (q.min(partner), q.max(partner));
-                    let kept = q & !(d - 1);
                     let value = |x: usize, c: usize| if k == 0 { l.input(x, c) } else { l.p(x, rdh_slot(r, k - 1, c)) };
-                    let work = (kept..kept + d)
+                    let work = (0..r)
+                        .filter(|&c| c % (2 * d) == q % (2 * d))
                         .map(|c| {
-                            let dst = if d == 1 { l.w(q, c) } else { l.p(q, rdh_slot(r, k, c)) };
+                            let dst = if 2 * d == r { l.w(q, c) } else { l.p(q, rdh_slot(r, k, c)) };
                             let scales = match (avg, k) {
                                 (false, _) => Vec::new(),
                                 (true, 0) => vec![inv, inv],
@@ -226,13 +225,16 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
                 }
             }
             Algo::Rdh => {
-                // Round j pairs q with q ^ d, d = 1 << j: q copies the d chunks its partner
-                // holds (its partner's range of the halving's round log2(R) − 1 − j).
-                for j in 0..r.trailing_zeros() as usize {
-                    let d = 1usize << j;
+                // Round j pairs q with q ^ d, d = R >> (j + 1) (the halving's partners in
+                // reverse): q copies the chunks its partner holds, those ≡ partner mod 2d.
+                let rounds = r.trailing_zeros() as usize;
+                for j in 0..rounds {
+                    let d = r >> (j + 1);
                     let partner = q ^ d;
-                    let from = partner & !(d - 1);
-                    let work = (from..from + d).map(|c| copy(l.w(partner, c), l.w(q, c), c)).collect();
+                    let work = (0..r)
+                        .filter(|&c| c % (2 * d) == partner % (2 * d))
+                        .map(|c| copy(l.w(partner, c), l.w(q, c), c))
+                        .collect();
                     let deps = if j == 0 { last_rs(partner) } else { vec![(partner, base + j - 1)] };
                     steps[q].push(Step { work, deps });
                 }
@@ -330,11 +332,10 @@ mod tests {
         }
     }
 
-    /// RDH, restated from the module docs: at round k (d = R >> (k+1)) rank q reduces each chunk
-    /// c of its kept range (the d chunks sharing q's bits above and at d) from
-    /// `[value(q & !d, c), value(q | d, c)]`, a value being `IN(x)[c]` at round 0 and x's
-    /// partial of round k−1 after; then at round j of the gather it copies the 2^j chunks of
-    /// its partner q ^ 2^j. Every rank ends with chunk q after the halving.
+    /// RDH, restated from the module docs: at round k (d = 2^k) rank q reduces each chunk c of
+    /// its set (c ≡ q mod 2d) from `[value(q & !d, c), value(q | d, c)]`, a value being
+    /// `IN(x)[c]` at round 0 and x's partial of round k−1 after; every rank ends with chunk q.
+    /// Then at gather round j (d = R >> (j+1)) it copies the chunks its partner q ^ d holds.
     #[test]
     #[allow(clippy::needless_range_loop, reason = "rank indices take part in the pairing arithmetic")]
     fn rdh_follows_the_documented_order() {
@@ -344,23 +345,23 @@ mod tests {
             // Which partial buffer holds x's value of chunk c after round k.
             let mut partial = BTreeMap::new();
             for k in 0..rounds {
-                let d = r >> (k + 1);
+                let d = 1 << k;
                 let mut written = BTreeMap::new();
                 for q in 0..r {
                     let (lo, hi) = (q & !d, q | d);
                     let value = |x: usize, c: usize| if k == 0 { l.input(x, c) } else { partial[&(x, k - 1, c)] };
-                    let kept: Vec<usize> = (0..r).filter(|&c| (c & !(d - 1)) == (q & !(d - 1))).collect();
-                    assert_eq!(kept.len(), d);
+                    let set: Vec<usize> = (0..r).filter(|&c| (c ^ q) & (2 * d - 1) == 0).collect();
+                    assert_eq!(set.len(), r / (2 * d));
                     let work = &steps[q][k].work;
-                    assert_eq!(work.len(), d, "R={r} rank {q} round {k}");
-                    for (w, &c) in work.iter().zip(&kept) {
+                    assert_eq!(work.len(), set.len(), "R={r} rank {q} round {k}");
+                    for (w, &c) in work.iter().zip(&set) {
                         let Work::Reduce { srcs, dsts, elems, .. } = w else { panic!("{w:?}") };
                         assert_eq!(
                             (srcs.clone(), *elems),
                             (vec![value(lo, c), value(hi, c)], l.len(c)),
                             "R={r} q={q} k={k} c={c}"
                         );
-                        if d == 1 {
+                        if k + 1 == rounds {
                             assert_eq!((c, dsts.clone()), (q, vec![l.w(q, q)]));
                         } else {
                             written.insert((q, k, c), dsts[0]);
@@ -372,8 +373,7 @@ mod tests {
             for q in 0..r {
                 let mut have = BTreeSet::from([q]);
                 for j in 0..rounds {
-                    let p = q ^ (1 << j);
-                    let theirs: BTreeSet<usize> = (0..r).filter(|&c| c >> j == p >> j).collect();
+                    let p = q ^ (r >> (j + 1));
                     let got: BTreeSet<usize> = steps[q][rounds + j]
                         .work
                         .iter()
@@ -386,8 +386,9 @@ mod tests {
                             w => panic!("{w:?}"),
                         })
                         .collect();
+                    // The partner holds what q held, mirrored in bit d.
+                    let theirs: BTreeSet<usize> = have.iter().map(|&c| c ^ (r >> (j + 1))).collect();
                     assert_eq!(got, theirs, "R={r} rank {q} gather round {j}");
-                    assert!(have.is_disjoint(&got));
                     have.extend(got);
                 }
                 assert_eq!(have.len(), r);

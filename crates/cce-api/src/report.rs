@@ -1,0 +1,61 @@
+//! Reports as the CLI prints them: `cce report numerics`'s JSON object and chart, from
+//! [`cce_collectives::numerics_report`]'s [`Report`].
+//!
+//! The JSON: `report`, `elems`, `seed`, `inputs`, `algo`, `op`, `accum`, `measure` (what the
+//! numbers are, [`MEASURE`]) and `rows`, one per R: `ranks`, then `bf16_rne`, `bf16_sr`, `fp32`
+//! (the mean error), `bias` and `max` (each an object with the same three keys: the signed mean
+//! and the largest error).
+
+use cce_collectives::numerics_report::{self as nr, MEASURE, Report, Series};
+use serde_json::{Value, json};
+
+use crate::plot::{self, Chart, Scale};
+
+/// The object `cce report numerics --json` prints.
+pub fn numerics_json(r: &Report) -> Value {
+    let p = &r.params;
+    let per = |row: &nr::Row, f: fn(&nr::Measured) -> f64| -> serde_json::Map<String, Value> {
+        Series::ALL.iter().map(|&s| (s.key().to_string(), json!(f(row.get(s))))).collect()
+    };
+    let rows: Vec<Value> = r
+        .rows
+        .iter()
+        .map(|row| {
+            let mut o = serde_json::Map::new();
+            o.insert("ranks".into(), json!(row.ranks));
+            o.extend(per(row, |m| m.mean_rel));
+            o.insert("bias".into(), Value::Object(per(row, |m| m.bias)));
+            o.insert("max".into(), Value::Object(per(row, |m| m.max_rel)));
+            Value::Object(o)
+        })
+        .collect();
+    json!({
+        "report": "numerics", "elems": p.elems, "seed": p.seed, "inputs": p.inputs.name(),
+        "algo": "ring", "op": "add", "accum": "fp32", "measure": MEASURE, "rows": rows,
+    })
+}
+
+/// The chart: the error of each series against R, log-log (R in powers of 2).
+pub fn numerics_chart(r: &Report) -> Chart {
+    let series = Series::ALL
+        .iter()
+        .map(|&s| plot::Series {
+            name: s.label().to_string(),
+            points: r.rows.iter().map(|row| (row.ranks as f64, row.get(s).mean_rel)).collect(),
+            dashed: false,
+        })
+        .collect();
+    Chart {
+        title: format!(
+            "ring all-reduce error vs ranks ({} inputs, {} elements per rank)",
+            r.params.inputs.name(),
+            r.params.elems
+        ),
+        x_label: "ranks R".into(),
+        y_label: "mean |error| / sum |x|".into(),
+        x_scale: Scale::Log2,
+        y_scale: Scale::Log10,
+        series,
+        marks: Vec::new(),
+    }
+}

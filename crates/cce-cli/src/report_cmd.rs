@@ -1,0 +1,110 @@
+//! `cce report`: reports computed by the library, printed (and plotted) here.
+//!
+//! `cce report numerics` runs [`cce_collectives::numerics_report`] (the all-reduce error
+//! against the rank count, bf16 RNE vs SR vs fp32) and prints it: a table, or with `--json`
+//! [`cce_api::report::numerics_json`]; with `--plot FILE.svg` also
+//! [`cce_api::report::numerics_chart`], written atomically (after the run: a refused size
+//! writes nothing).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cce_api::plot;
+use cce_collectives::numerics_report::{self as nr, Inputs, MEASURE, Params, Report, Series};
+
+use crate::error::CliError;
+use crate::files::write_atomic;
+
+/// The reports `cce report` knows.
+const REPORTS: [&str; 1] = ["numerics"];
+
+/// `cce report <REPORT>`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ReportArgs {
+    /// Which report: numerics (the all-reduce error against the rank count R = 2..64: bf16
+    /// with round-to-nearest-even, bf16 with stochastic rounding, fp32).
+    pub(crate) report: String,
+    /// Elements per rank of each of the 18 all-reduces.
+    #[arg(long, default_value_t = nr::DEFAULT_ELEMS, value_parser = cce_api::values::parse_u64)]
+    pub(crate) elems: u64,
+    /// Seed of the inputs and of stochastic rounding.
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
+    pub(crate) seed: u64,
+    /// The inputs: `correlated` (every rank within ±2 % of a value shared per element, as
+    /// replicated or low-noise values are: RNE drifts, SR does not) or `uniform` (independent
+    /// values in [-1, 1), as `cce allreduce` generates: neither drifts, SR's error is larger).
+    #[arg(long, default_value = "correlated")]
+    pub(crate) inputs: String,
+    /// Also write the chart (error against R, log-log) as an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<PathBuf>,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
+    match a.report.as_str() {
+        "numerics" => numerics(a),
+        other => Err(CliError::Input(format!("unknown report '{other}' (expected one of: {})", REPORTS.join(" ")))),
+    }
+}
+
+fn numerics(a: &ReportArgs) -> Result<(), CliError> {
+    let inputs = Inputs::from_name(&a.inputs)
+        .ok_or_else(|| CliError::Input(format!("--inputs '{}': expected correlated or uniform", a.inputs)))?;
+    let params = Params { elems: a.elems, seed: a.seed, inputs };
+    // Bad sizes are refused before anything runs.
+    nr::check(&params)?;
+    let pb = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    pb.enable_steady_tick(Duration::from_millis(100));
+    let report = nr::run(&params, &mut |r, s| pb.set_message(format!("R = {r}, {} ...", s.label())));
+    pb.finish_and_clear();
+    let report = report?;
+    if let Some(path) = &a.plot {
+        let svg = plot::svg(&cce_api::report::numerics_chart(&report))?;
+        write_atomic(path, svg.as_bytes())?;
+    }
+    if a.json {
+        crate::print_json(&cce_api::report::numerics_json(&report));
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn print_table(r: &Report) {
+    let p = &r.params;
+    crate::output::outln!(
+        "numerics: ring all-reduce, op add, fp32 accumulate, {} elements per rank, {} inputs (seed {})",
+        p.elems,
+        p.inputs.name(),
+        p.seed
+    );
+    crate::output::outln!("error: {MEASURE}; bias: the same, signed\n");
+    crate::output::outln!(
+        "{:>5} {:>11} {:>11} {:>11}   {:>11} {:>11}",
+        "ranks",
+        "bf16 RNE",
+        "bf16 SR",
+        "fp32",
+        "RNE bias",
+        "SR bias"
+    );
+    for row in &r.rows {
+        let m = |s| row.get(s);
+        crate::output::outln!(
+            "{:>5} {:>11.3e} {:>11.3e} {:>11.3e}   {:>11.3e} {:>11.3e}",
+            row.ranks,
+            m(Series::Bf16Rne).mean_rel,
+            m(Series::Bf16Sr).mean_rel,
+            m(Series::Fp32).mean_rel,
+            m(Series::Bf16Rne).bias,
+            m(Series::Bf16Sr).bias
+        );
+    }
+}

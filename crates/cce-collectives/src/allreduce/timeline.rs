@@ -1,0 +1,376 @@
+//! The model's timeline: what the rings of every rank really contain — each work item planned
+//! by `cce-host` into its packets, each packet's descriptors and the bytes it reads and writes
+//! at which rank's memory — timed with a [`TimeModel`] (docs/MODEL.md C6).
+//!
+//! - **Engines.** A step's packets are dealt in turn to the rank's DMA engines; an engine runs
+//!   its packets one after another: descriptors × per-descriptor cost + bytes read / (engine
+//!   rate × the CCE rate for a reduce packet).
+//! - **Links.** Consecutive ranks share a chip (`cores_per_chip`): bytes between them cross no
+//!   link. The chips sit on a ring of links (the ring embedded in the 2D torus, which the ring
+//!   algorithms use; two directions, each its own bandwidth); bytes from one chip's memory to
+//!   another's take the shorter way round (clockwise on a tie) and load every link on it.
+//!   Consecutive ranks form nodes of `ranks_per_node`; a link between chips of two nodes has
+//!   the inter-node rate. The links are shared by every rank's step of the same index (they
+//!   run at about the same time).
+//! - **Memory.** Every byte read or written at a rank's memory, by any rank's step of that
+//!   index, loads that rank's HBM.
+//! - **A step** takes its hop latency (inside a node, or between nodes, when it touches or
+//!   waits for another rank; none when it is all local) plus the longest of its engines, the
+//!   busiest link its bytes cross and its memory. It starts when its rank's previous step and
+//!   every step it waits for have finished; the model's time is the last finish.
+//! - Left out: the documented ring detail that splits each chunk in two slices so one slice's
+//!   reduce overlaps the other's send. A step's engines, links and memory already overlap (the
+//!   longest counts, not the sum), which is what the split buys at large sizes; at small ones it
+//!   would add a hop per slice.
+
+use std::collections::BTreeMap;
+
+use cce_format::packet::{Packet, PacketOp};
+
+use super::config::{CollectiveError, Config};
+use super::layout::Layout;
+use super::model::TimeModel;
+use super::program::plan_work;
+use super::schedule::Step;
+
+/// One packet on the model's timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketSpan {
+    /// Its rank.
+    pub rank: usize,
+    /// Its step.
+    pub step: usize,
+    /// The engine (queue) it ran on, 0..engines.
+    pub engine: u32,
+    /// Model start, seconds.
+    pub start: f64,
+    /// Model duration, seconds.
+    pub seconds: f64,
+    /// A CCE reduce (else a copy).
+    pub cce: bool,
+    /// Tx + rx descriptors.
+    pub descriptors: u64,
+    /// Bytes it reads.
+    pub bytes_read: u64,
+    /// Bytes it writes.
+    pub bytes_written: u64,
+    /// Its work item: index within the step.
+    pub work: usize,
+}
+
+/// One work item (a reduce or a copy: one program of packets) on the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkSpan {
+    /// Its rank.
+    pub rank: usize,
+    /// Its step.
+    pub step: usize,
+    /// Indices of its first and last packet in [`Timeline::packets`].
+    pub packets: (usize, usize),
+    /// The buffers it reads (start addresses).
+    pub reads: Vec<u64>,
+    /// The buffers it writes.
+    pub writes: Vec<u64>,
+    /// The ranks it moves bytes between, `(from memory, to memory, bytes)`, other ranks only.
+    pub moves: Vec<(usize, usize, u64)>,
+}
+
+/// One step of one rank on the timeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepSpan {
+    /// Model start (its rank's previous step and every step it waits for done).
+    pub start: f64,
+    /// Its hop latency.
+    pub latency: f64,
+    /// Engines, links and memory: the longest.
+    pub body: f64,
+}
+
+impl StepSpan {
+    /// Model finish.
+    pub fn finish(&self) -> f64 {
+        self.start + self.latency + self.body
+    }
+}
+
+/// What the model counted and timed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// Per rank, per step.
+    pub steps: Vec<Vec<StepSpan>>,
+    /// Every packet (empty unless asked for).
+    pub packets: Vec<PacketSpan>,
+    /// Every work item (empty unless asked for).
+    pub works: Vec<WorkSpan>,
+    /// Bytes from each rank's memory to another's, `(from, to)`.
+    pub links: BTreeMap<(usize, usize), u64>,
+    /// Packets over all ranks.
+    pub packet_count: u64,
+    /// Descriptors over all ranks.
+    pub descriptors: u64,
+    /// The most bytes any one ring link carries over the run.
+    pub busiest_link_bytes: u64,
+    /// The most bytes any one engine reads over the run.
+    pub busiest_engine_bytes: u64,
+    /// The model's time: the last step's finish.
+    pub seconds: f64,
+}
+
+/// Most packets a detailed timeline (a trace) holds.
+pub const MAX_TRACE_PACKETS: u64 = 200_000;
+
+/// A packet's cost on its engine and where its bytes go.
+struct Cost {
+    seconds: f64,
+    descriptors: u64,
+    read: u64,
+    written: u64,
+    cce: bool,
+    /// (rank whose memory, bytes, is a read).
+    touches: Vec<(usize, u64, bool)>,
+}
+
+fn cost(m: &TimeModel, p: &Packet) -> Cost {
+    let elems = p.elems as u64;
+    let per_src = elems * p.in_dt.bytes() as u64;
+    let per_dst = elems * p.out_dt.bytes() as u64;
+    let cce = p.op != PacketOp::Copy;
+    let read = per_src * p.sources.len() as u64;
+    let written = per_dst * p.dests.len() as u64;
+    let descriptors = (p.tx_count() + p.dests.len()) as u64;
+    let rate = m.engine_bytes_per_sec * if cce { m.cce_rate } else { 1.0 };
+    let mut touches: Vec<(usize, u64, bool)> =
+        p.sources.iter().map(|s| (Layout::rank_of(s.addr), per_src, true)).collect();
+    touches.extend(p.dests.iter().map(|&d| (Layout::rank_of(d), per_dst, false)));
+    Cost {
+        seconds: descriptors as f64 * m.per_descriptor + read as f64 / rate,
+        descriptors,
+        read,
+        written,
+        cce,
+        touches,
+    }
+}
+
+/// The links of a ring of `r` chips (index: clockwise link i → i+1 is i, counter-clockwise
+/// i → i−1 is r + i) from chip `a` to chip `b`, the shorter way round.
+fn path(r: usize, a: usize, b: usize) -> impl Iterator<Item = usize> {
+    let cw = (b + r - a) % r;
+    let ccw = (a + r - b) % r;
+    let (n, clockwise) = if cw <= ccw { (cw, true) } else { (ccw, false) };
+    (0..n).map(move |k| if clockwise { (a + k) % r } else { r + (a + r - k) % r })
+}
+
+/// Whether link `i` of a ring of `r` chips joins two nodes of `per_node` chips.
+fn between_nodes(r: usize, per_node: usize, i: usize) -> bool {
+    let (from, to) = if i < r { (i, (i + 1) % r) } else { (i - r, (i - r + r - 1) % r) };
+    from / per_node.max(1) != to / per_node.max(1)
+}
+
+/// A work item's packets: (count, the first one's cost, the last one's cost).
+struct Planned {
+    count: u64,
+    full: Cost,
+    last: Cost,
+    program: cce_host::Program,
+}
+
+/// The timeline of `steps` (a schedule of `cfg`), its packets and work items listed when
+/// `detail` (refused above [`MAX_TRACE_PACKETS`] packets).
+pub(super) fn timeline(
+    cfg: &Config,
+    l: &Layout,
+    steps: &[Vec<Step>],
+    detail: bool,
+) -> Result<Timeline, CollectiveError> {
+    let m = &cfg.model;
+    let r = l.r;
+    let nsteps = steps.first().map_or(0, Vec::len);
+    // Every work item planned, as the rings hold it.
+    let mut planned: Vec<Vec<Vec<Option<Planned>>>> = Vec::with_capacity(r);
+    let mut packet_count = 0u64;
+    for (q, st) in steps.iter().enumerate() {
+        let mut per_step = Vec::with_capacity(st.len());
+        for (s, step) in st.iter().enumerate() {
+            let mut works = Vec::with_capacity(step.work.len());
+            for w in &step.work {
+                works.push(match plan_work(cfg, q, s, w)? {
+                    None => None,
+                    Some(program) => {
+                        let count = program.packet_count();
+                        let first = program.packet(0);
+                        let last = program.packet(count.saturating_sub(1));
+                        packet_count += count;
+                        match (first, last) {
+                            (Some(f), Some(t)) => {
+                                Some(Planned { count, full: cost(m, &f), last: cost(m, &t), program })
+                            }
+                            _ => None,
+                        }
+                    }
+                });
+            }
+            per_step.push(works);
+        }
+        planned.push(per_step);
+    }
+    if detail && packet_count > MAX_TRACE_PACKETS {
+        return Err(CollectiveError::Config(format!(
+            "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)"
+        )));
+    }
+    let per_node = m.ranks_per_node.max(1);
+    let node = |q: usize| q / per_node;
+    let per_chip = m.cores_per_chip.clamp(1, per_node);
+    let chip = |q: usize| q / per_chip;
+    let chips = r.div_ceil(per_chip);
+    let chips_per_node = per_node.div_ceil(per_chip);
+    let link_rate = |i: usize| {
+        if between_nodes(chips, chips_per_node, i) { m.inter_link_bytes_per_sec } else { m.link_bytes_per_sec }
+    };
+    let links_of = |from: usize, to: usize| path(chips, chip(from), chip(to));
+    let mut out = Timeline { packet_count, ..Timeline::default() };
+    let mut link_total = vec![0u64; 2 * chips];
+    let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; r];
+    // Per step index: every rank's bytes over each link and at each memory.
+    let mut link_load = vec![vec![0u64; 2 * chips]; nsteps];
+    let mut hbm_load = vec![vec![0u64; r]; nsteps];
+    for (q, st) in planned.iter().enumerate() {
+        for (s, works) in st.iter().enumerate() {
+            for pw in works.iter().flatten() {
+                for (c, n) in [(&pw.full, pw.count - 1), (&pw.last, 1)] {
+                    for &(owner, b, is_read) in &c.touches {
+                        hbm_load[s][owner] += b * n;
+                        if owner != q {
+                            let (from, to) = if is_read { (owner, q) } else { (q, owner) };
+                            *out.links.entry((from, to)).or_insert(0) += b * n;
+                            for i in links_of(from, to) {
+                                link_load[s][i] += b * n;
+                                link_total[i] += b * n;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let engines = m.engines.max(1) as u64;
+    let mut spans = vec![vec![StepSpan::default(); nsteps]; r];
+    // Steps in index order: a step waits only for steps of lower index (every schedule here).
+    for s in 0..nsteps {
+        for q in 0..r {
+            let step = &steps[q][s];
+            let mut load = vec![0.0f64; engines as usize];
+            let mut cursor = 0u64;
+            let mut links_used: Vec<usize> = Vec::new();
+            let mut peers: Vec<usize> = step.deps.iter().map(|&(p, _)| p).filter(|&p| p != q).collect();
+            for pw in planned[q][s].iter().flatten() {
+                let full = pw.count - 1;
+                for e in 0..engines {
+                    let k = full / engines + u64::from((e + engines - cursor % engines) % engines < full % engines);
+                    load[e as usize] += k as f64 * pw.full.seconds;
+                    engine_total[q][e as usize] += k * pw.full.read;
+                }
+                let e_last = ((cursor + full) % engines) as usize;
+                load[e_last] += pw.last.seconds;
+                engine_total[q][e_last] += pw.last.read;
+                cursor += pw.count;
+                out.descriptors += full * pw.full.descriptors + pw.last.descriptors;
+                for &(owner, _, is_read) in &pw.full.touches {
+                    if owner != q {
+                        peers.push(owner);
+                        let (from, to) = if is_read { (owner, q) } else { (q, owner) };
+                        links_used.extend(links_of(from, to));
+                    }
+                }
+            }
+            let engine_time = load.iter().copied().fold(0.0, f64::max);
+            let link_time = links_used.iter().map(|&i| link_load[s][i] as f64 / link_rate(i)).fold(0.0, f64::max);
+            let hbm_time = hbm_load[s][q] as f64 / m.hbm_bytes_per_sec;
+            let latency = if peers.iter().any(|&p| node(p) != node(q)) {
+                m.inter_latency
+            } else if peers.is_empty() {
+                0.0
+            } else {
+                m.step_latency
+            };
+            let ready = step
+                .deps
+                .iter()
+                .filter(|&&(_, u)| u < s)
+                .map(|&(p, u)| spans[p][u].finish())
+                .fold(if s > 0 { spans[q][s - 1].finish() } else { 0.0 }, f64::max);
+            let body = engine_time.max(link_time).max(hbm_time);
+            spans[q][s] = StepSpan { start: ready, latency, body };
+            if detail {
+                // The packets on their engines, stretched to the step's body when a link or the
+                // memory is slower than the engines.
+                let stretch = if engine_time > 0.0 { body / engine_time } else { 1.0 };
+                let mut at = vec![ready + latency; engines as usize];
+                let mut e = 0usize;
+                for (wi, pw) in planned[q][s].iter().enumerate() {
+                    let Some(pw) = pw else { continue };
+                    let first = out.packets.len();
+                    for k in 0..pw.count {
+                        let c = if k + 1 == pw.count { &pw.last } else { &pw.full };
+                        let d = c.seconds * stretch;
+                        out.packets.push(PacketSpan {
+                            rank: q,
+                            step: s,
+                            engine: e as u32,
+                            start: at[e],
+                            seconds: d,
+                            cce: c.cce,
+                            descriptors: c.descriptors,
+                            bytes_read: c.read,
+                            bytes_written: c.written,
+                            work: wi,
+                        });
+                        at[e] += d;
+                        e = (e + 1) % engines as usize;
+                    }
+                    let w = &step.work[wi];
+                    let mut moves: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+                    for p in pw.program.packets() {
+                        for (owner, b, is_read) in cost(m, &p).touches {
+                            if owner != q {
+                                *moves.entry(if is_read { (owner, q) } else { (q, owner) }).or_insert(0) += b;
+                            }
+                        }
+                    }
+                    out.works.push(WorkSpan {
+                        rank: q,
+                        step: s,
+                        packets: (first, out.packets.len() - 1),
+                        reads: w.reads(),
+                        writes: w.writes(),
+                        moves: moves.into_iter().map(|((a, b), n)| (a, b, n)).collect(),
+                    });
+                }
+            }
+        }
+    }
+    out.seconds = spans.iter().filter_map(|st| st.last().map(StepSpan::finish)).fold(0.0, f64::max);
+    out.busiest_link_bytes = link_total.into_iter().max().unwrap_or(0);
+    out.busiest_engine_bytes = engine_total.into_iter().flatten().max().unwrap_or(0);
+    out.steps = spans;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_take_the_shorter_way_round() {
+        let r = 8;
+        assert_eq!(path(r, 1, 3).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(path(r, 3, 1).collect::<Vec<_>>(), vec![r + 3, r + 2]);
+        assert_eq!(path(r, 0, 7).collect::<Vec<_>>(), vec![r]);
+        // A tie goes clockwise.
+        assert_eq!(path(r, 6, 2).collect::<Vec<_>>(), vec![6, 7, 0, 1]);
+        assert_eq!(path(r, 5, 5).count(), 0);
+        assert!(between_nodes(8, 4, 3) && between_nodes(8, 4, 7) && !between_nodes(8, 4, 2));
+        assert!(between_nodes(8, 4, r + 4) && between_nodes(8, 4, r) && !between_nodes(8, 4, r + 5));
+    }
+}
