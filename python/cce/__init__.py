@@ -17,7 +17,7 @@ from ._errors import CceError, EngineFault, RankFailed
 
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
-    "encode", "decode", "tables", "build", "Ring", "run", "allreduce",
+    "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "gce_compress", "gce_decompress",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -290,3 +290,27 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     )
     return [from_raw(o, dt, ranks[0].shape) for o in outs], report
 
+
+# --- GCE gradient compression (the project's MODEL codec) ----------------------------------
+
+
+def gce_compress(x):
+    """Compresses a bf16, float16 or float32 array with GCE gradient packets on the engine —
+    the project's MODEL codec (docs/MODEL.md "GCE"): block-scaled fp8 e5m2, one E8M0 scale per
+    32 elements, one header per packet of 2048 elements. Returns ``(payload, headers)``, two
+    ``uint8`` arrays: one fp8 byte per element, and every packet's header with its scale table.
+    Raises CceError for another dtype or an empty array."""
+    a = np.ascontiguousarray(x).reshape(-1)
+    payload, headers = _cce.gce_compress(raw(a), cce_name(a.dtype))
+    return payload, headers
+
+
+def gce_decompress(payload, headers, dtype="bfloat16"):
+    """Expands ``gce_compress``'s ``(payload, headers)`` to an array of ``dtype`` (bf16,
+    float16 or float32): each value is its fp8 code times its block's power of two, rounded to
+    nearest even. A header that does not describe the payload raises EngineFault ("Failed to
+    build decompression header")."""
+    out = cce_name(dtype)
+    p = np.ascontiguousarray(payload, dtype=np.uint8).reshape(-1)
+    h = np.ascontiguousarray(headers, dtype=np.uint8).reshape(-1)
+    return from_raw(_cce.gce_decompress(p, h, out), out)

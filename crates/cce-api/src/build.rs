@@ -11,6 +11,7 @@ use std::fmt;
 
 use cce_format::descriptor::{DEFAULT_FMA_SELECTORS, FmaOperand};
 use cce_format::limits::PrioCaps;
+use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rings, Rounding, broadcast_scales, check_options, plan};
 use serde_json::Value;
@@ -24,7 +25,8 @@ use crate::values;
 pub struct BuildParams {
     /// NeuronCore arch (1..=4; replication needs 3 or 4).
     pub arch: u64,
-    /// `add`, `fma`, `min`, `max` (`copy` and `transpose` reach the dispatcher and are refused).
+    /// `add`, `fma`, `min`, `max` (`copy` and `transpose` reach the dispatcher and are refused),
+    /// or `gce-compress` / `gce-decompress` (a gradient packet program).
     pub op: String,
     /// Source dtype.
     pub in_dt: SdmaDtype,
@@ -54,6 +56,9 @@ pub struct BuildParams {
     pub ring_size: Option<u64>,
     /// Queue id written to the dump (0..=15).
     pub queue: u64,
+    /// The first packet's compression header: required by `gce-compress` / `gce-decompress`;
+    /// with a reduce op, it compresses the result (the §9.3 EXT + GCE combo).
+    pub header: Option<u64>,
 }
 
 impl BuildParams {
@@ -83,6 +88,7 @@ impl BuildParams {
             selectors: None,
             ring_size: None,
             queue: 0,
+            header: None,
         }
     }
 }
@@ -164,6 +170,7 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
         None => DEFAULT_FMA_SELECTORS,
     };
     p.opts.check(op)?;
+    req.compress = p.header;
     if p.no_cce_info {
         return Ok(req);
     }
@@ -182,9 +189,31 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
 /// Builds the rings of the reduce `p` describes.
 pub fn build(p: &BuildParams) -> Result<Built, ApiError> {
     let queue = values::fit(p.queue, 15, 4).map_err(|why| invalid_value("--queue <QUEUE>", p.queue, &why))? as u32;
+    if let Some(g) = gradient_request(p)? {
+        let rings = cce_host::plan_gradient(&g)?.to_rings(p.ring_size)?;
+        return Ok(Built { rings, queue, arch: g.arch });
+    }
     let req = request(p)?;
     let rings = plan(&req)?.to_rings(p.ring_size)?;
     Ok(Built { rings, queue, arch: req.arch })
+}
+
+/// The gradient packet request of a `gce-compress` / `gce-decompress` build (`None` for any
+/// other op): the sources, the one destination, the header, the values' dtype (the sources'
+/// when compressing, the output's when decompressing).
+pub fn gradient_request(p: &BuildParams) -> Result<Option<cce_host::GradientRequest>, ApiError> {
+    let mode = match p.op.as_str() {
+        "gce-compress" => GceMode::Compress,
+        "gce-decompress" => GceMode::Decompress,
+        _ => return Ok(None),
+    };
+    let header = p.header.ok_or_else(|| ApiError::Input(format!("--op {}: --header ADDR is required", p.op)))?;
+    let [dst] = p.dsts[..] else {
+        return Err(ApiError::Input(format!("--op {}: one --dst (the payload or the values)", p.op)));
+    };
+    let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("--arch {} is out of range", p.arch)))?;
+    let dtype = if mode == GceMode::Compress { p.in_dt } else { p.out_dt };
+    Ok(Some(cce_host::GradientRequest { mode, srcs: p.srcs.clone(), dst, header, elems: p.elems, dtype, arch }))
 }
 
 /// The rings of one reduce on one queue.

@@ -21,6 +21,7 @@
 //!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
 //!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
 //!   with its chart;
+//! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
 //! - [`plot`]: charts as SVG documents (plotters, no font needed);
 //! - [`report`]: `cce report numerics`'s JSON and chart;
@@ -41,6 +42,7 @@ pub mod build;
 pub mod collective;
 pub mod convert;
 pub mod error;
+pub mod gce;
 pub mod listing;
 pub mod plot;
 pub mod reduce;

@@ -61,6 +61,7 @@ fn meta_layout(op: PacketOp) -> Option<&'static Layout> {
         PacketOp::Copy => None,
         PacketOp::Cce(Fma) => Some(&layout::FMA_META_CTRL),
         PacketOp::Cce(Min | Max) => Some(&layout::MIN_MAX_META_CTRL),
+        PacketOp::Cce(Gce) => Some(&layout::GRADIENT_META_CTRL),
         PacketOp::Cce(_) => Some(&layout::ADD_META_CTRL),
     }
 }
@@ -220,13 +221,14 @@ impl PacketListing {
             "dests": p.dests,
             "clamp": p.clamp.map(|c| json!({"const_dt": c.const_dt.get(), "bits": c.bits})),
             "seed": p.seed,
+            "gce": p.gce.map(|g| json!({"mode": g.mode.name(), "header": g.header, "mid": g.mid_dt.name(), "tag": "MODEL"})),
         })
     }
 
     fn header_text(&self, k: usize) -> String {
         let p = &self.packet;
         format!(
-            " packet {k}: {} in={} accum={} out={} elems={} sources={} dests={}{}{}\n",
+            " packet {k}: {} in={} accum={} out={} elems={} sources={} dests={}{}{}{}\n",
             op_name(p.op),
             p.in_dt.name(),
             p.accum_dt.name(),
@@ -236,6 +238,9 @@ impl PacketListing {
             p.dests.len(),
             p.seed.map(|s| format!(" sr-seed={s}")).unwrap_or_default(),
             p.clamp.map(|c| format!(" clamp=0x{:x}", c.bits)).unwrap_or_default(),
+            p.gce
+                .map(|g| format!(" gce={} header=0x{:x} mid={} [MODEL]", g.mode.name(), g.header, g.mid_dt.name()))
+                .unwrap_or_default(),
         )
     }
 }

@@ -356,7 +356,9 @@ pub(crate) struct BuildArgs {
     /// NeuronCore arch (1..=4; replication needs 3 or 4).
     #[arg(long, default_value = "3", value_parser = cce_api::values::parse_u64)]
     pub(crate) arch: u64,
-    /// add, fma, min, max (copy and transpose reach the dispatcher and are refused).
+    /// add, fma, min, max (copy and transpose reach the dispatcher and are refused), or
+    /// gce-compress / gce-decompress (a gradient packet program: --in is the sources' dtype when
+    /// compressing, --out-dtype the values' when decompressing; needs --header).
     #[arg(long)]
     pub(crate) op: String,
     /// Source dtype.
@@ -404,6 +406,11 @@ pub(crate) struct BuildArgs {
     /// Queue id written to the dump (0..=15).
     #[arg(long, default_value = "0", value_parser = |s: &str| cce_api::values::parse_max(s, 15, 4))]
     pub(crate) queue: u64,
+    /// GCE: the first packet's compression header address (each further packet's lies one
+    /// header stride on). Required by --op gce-compress / gce-decompress; with add, fma, min
+    /// or max it compresses the result (the EXT + GCE combo of study §9.3, arch ≥ 3).
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) header: Option<u64>,
     /// One JSON object with every descriptor instead of the summary line.
     #[arg(long)]
     pub(crate) json: bool,

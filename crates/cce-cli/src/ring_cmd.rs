@@ -47,6 +47,7 @@ fn params(a: &BuildArgs, out_dt: SdmaDtype) -> cce_api::BuildParams {
         selectors: a.selectors.clone(),
         ring_size: a.ring_size,
         queue: a.queue,
+        header: a.header,
     }
 }
 

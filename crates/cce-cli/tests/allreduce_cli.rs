@@ -283,7 +283,7 @@ fn demo_json_is_one_object() {
     let v = ok(&["demo", "--elems", "600"]);
     assert_eq!(v["passed"], true);
     let examples = v["examples"].as_array().unwrap();
-    assert_eq!(examples.len(), 2);
+    assert_eq!(examples.len(), 3, "study §9.1, §9.2 and §9.3");
     for ex in examples {
         assert!(ex["title"].as_str().unwrap().starts_with("study §9."));
         assert_eq!(ex["elems"], 1024);

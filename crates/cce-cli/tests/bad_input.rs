@@ -13,6 +13,8 @@ mod common;
 mod catalogue;
 #[path = "bad_input/commands.rs"]
 mod commands;
+#[path = "bad_input/gce.rs"]
+mod gce;
 #[path = "bad_input/packets.rs"]
 mod packets;
 
@@ -274,6 +276,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     let mut all: Vec<Row> = rows(f).into_iter().map(|(args, want)| (args, want, 2)).collect();
     all.extend(packets::rows(f));
     all.extend(commands::rows(f));
+    gce::rows(&mut all);
     all
 }
 
@@ -313,7 +316,8 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
 
     // Completeness: every message template in the source is produced by some row, or is listed
     // as unreachable from the command line with the reason.
-    let unreachable: Vec<(&str, &str)> = packets::UNREACHABLE.iter().chain(commands::UNREACHABLE).copied().collect();
+    let unreachable: Vec<(&str, &str)> =
+        packets::UNREACHABLE.iter().chain(commands::UNREACHABLE).chain(gce::UNREACHABLE).copied().collect();
     let templates = catalogue::templates();
     assert!(templates.len() > 100, "the scan found only {} templates", templates.len());
     let mut missing = Vec::new();

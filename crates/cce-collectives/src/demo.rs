@@ -1,6 +1,7 @@
-//! `cce demo`, the main job: the study's worked examples §9.1 and §9.2 through the whole path
-//! (host rings → engine), each checked against a computation written independently of the
-//! numerics kernels; then an all-reduce over 8 ranks with every algorithm.
+//! `cce demo`, the main job: the study's worked examples §9.1, §9.2 and §9.3 through the whole
+//! path (host rings → engine), each checked against a computation written independently of the
+//! numerics kernels (§9.3: of the GCE codec); then an all-reduce over 8 ranks with every
+//! algorithm.
 
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{ReduceRequest, Rings, plan};
@@ -119,7 +120,20 @@ pub fn examples() -> Result<Vec<Example>, PathError> {
             elems: n,
             mismatches: fma_mis,
         },
+        gradient_example(&s)?,
     ])
+}
+
+/// §9.3: the EXT combo that reduces and compresses, and the peer's decompress
+/// ([`crate::gradient_demo`]).
+fn gradient_example(s: &[Vec<u16>]) -> Result<Example, PathError> {
+    let g = crate::gradient_demo::example(&[s[0].clone(), s[1].clone(), s[2].clone()])?;
+    Ok(Example {
+        title: "study §9.3: gradient all-reduce leg, EXT combo (seed-init, 3-source ADD, GCE compress) then the peer's GCE decompress",
+        rings: g.combo,
+        elems: g.elems,
+        mismatches: g.mismatches,
+    })
 }
 
 /// The demo all-reduce's configuration for `algo`.

@@ -12,13 +12,17 @@
 //!   anything is allocated;
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
-//! - [`demo`]: `cce demo`, the worked examples and an all-reduce with every algorithm;
+//! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
+//!   with every algorithm;
+//! - [`gradient`]: GCE compression of one buffer through gradient packets on the engine;
 //! - [`bench`](mod@bench): the `cce bench reduce` and `cce bench allreduce` jobs, against a same-run memcpy.
 #![forbid(unsafe_code)]
 
 pub mod allreduce;
 pub mod bench;
 pub mod demo;
+pub mod gradient;
+pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
 pub mod single;

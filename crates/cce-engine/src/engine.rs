@@ -38,6 +38,9 @@ pub enum FaultReason {
     /// Something the model does not execute.
     #[error("not supported by the engine model: {0}")]
     Unsupported(&'static str),
+    /// A GCE packet the codec cannot run (its header's address or contents, its buffers).
+    #[error(transparent)]
+    Gce(#[from] crate::gce::GceFault),
 }
 
 impl FaultReason {
@@ -425,13 +428,19 @@ impl<M: Memory> Engine<M> {
             more_tx -= 1;
         }
         let more_rx = (q.rx_tail - rx_head) / nrx as u64;
+        // A GCE packet has its own header: it runs alone.
+        let max_run = if work.gce.is_some() { 1 } else { max_run };
         let limit = max_run.min(more_tx).min(more_rx).max(1);
         let limit = exec::packets_in_bounds(&self.mem, &work, limit).max(1);
         let count = self.shifted_run(&tx[..ntx], &rx[..nrx], &work, tx_head, rx_head, limit, cfg);
         report.decode_seconds += t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let exec = Exec { threads: self.config.threads.max(1), ..Exec::default() };
-        let (read, written) = exec::execute(&mut self.mem, &work, count, &exec, &mut self.scratch).map_err(&fault)?;
+        let (read, written) = match &work.gce {
+            Some(_) => crate::gce::execute(&mut self.mem, &work, &exec),
+            None => exec::execute(&mut self.mem, &work, count, &exec, &mut self.scratch),
+        }
+        .map_err(&fault)?;
         report.execute_seconds += t1.elapsed().as_secs_f64();
         report.packets += count;
         report.descriptors += count * (ntx + nrx) as u64;
@@ -531,7 +540,9 @@ impl<M: Memory> Engine<M> {
         let Some(spec) = &w.spec else { return Ok(()) };
         let zeros = vec![0u8; w.in_size as usize];
         let srcs: Vec<&[u8]> = w.srcs.iter().map(|_| zeros.as_slice()).collect();
-        let mut out = vec![0u8; w.out_size as usize];
+        // Compressing, the reduce's output is the mid dtype the codec reads.
+        let out_size = w.gce.as_ref().map_or(w.out_size, |g| g.mid.size() as u64);
+        let mut out = vec![0u8; out_size as usize];
         cce_numerics::reduce(spec, &srcs, &mut [out.as_mut_slice()], 0)?;
         Ok(())
     }

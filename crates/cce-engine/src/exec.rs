@@ -20,6 +20,9 @@ pub(crate) struct Work {
     pub(crate) elems: u64,
     pub(crate) in_size: u64,
     pub(crate) out_size: u64,
+    /// A GCE packet (gradient packet or EXT + GCE combo): runs one packet at a time through
+    /// [`crate::gce::execute`].
+    pub(crate) gce: Option<crate::gce::GceWork>,
 }
 
 fn num(d: SdmaDtype, role: &'static str) -> Result<NumType, FaultReason> {
@@ -48,11 +51,22 @@ fn clamp_scalar(const_dt: u32, bits: u32) -> Result<Scalar, FaultReason> {
 pub(crate) fn resolve(p: &Packet, queue: u32) -> Result<Work, FaultReason> {
     let srcs: Vec<u64> = p.sources.iter().map(|s| s.addr).collect();
     let elems = p.elems as u64;
+    let gce = p
+        .gce
+        .as_ref()
+        .map(|g| crate::gce::resolve(g, p.in_dt, p.out_dt, p.sources.len(), p.dests.len()))
+        .transpose()?;
+    let decompress = gce.as_ref().is_some_and(|g| g.gce.mode == cce_format::packet::GceMode::Decompress);
     let spec = match p.op {
         PacketOp::Copy => None,
+        _ if decompress => None,
         PacketOp::Cce(op) => {
             let in_type = num(p.in_dt, "in")?;
-            let out_type = num(p.out_dt, "out")?;
+            // Compressing, the reduce rounds to the mid dtype; the codec makes the payload.
+            let out_type = match &gce {
+                Some(g) => g.mid,
+                None => num(p.out_dt, "out")?,
+            };
             let accum_type = AccumType::from_sdma(p.accum_dt)
                 .map_err(|_| FaultReason::Dtype { role: "accum", dtype: p.accum_dt.name() })?;
             let clamp = p.clamp.map(|c| clamp_scalar(c.const_dt.get(), c.bits)).transpose()?;
@@ -74,9 +88,9 @@ pub(crate) fn resolve(p: &Packet, queue: u32) -> Result<Work, FaultReason> {
                         })
                         .collect::<Result<_, FaultReason>>()?,
                 ),
-                SdmaCceType::Ext | SdmaCceType::Gce => {
-                    return Err(FaultReason::Unsupported("EXT / GCE as a packet op"));
-                }
+                // A gradient packet's accumulate (one source: the values themselves).
+                SdmaCceType::Gce => Op::Add,
+                SdmaCceType::Ext => return Err(FaultReason::Unsupported("EXT as a packet op")),
             };
             let rounding = match p.seed {
                 None => Rounding::Rne,
@@ -92,6 +106,7 @@ pub(crate) fn resolve(p: &Packet, queue: u32) -> Result<Work, FaultReason> {
         elems,
         in_size: p.in_dt.bytes().max(1) as u64,
         out_size: p.out_dt.bytes().max(1) as u64,
+        gce,
     })
 }
 

@@ -12,7 +12,9 @@
 //! - [`Engine`]: up to 16 queues, served round robin, switching only at packet boundaries;
 //!   a completion semaphore per queue (signed 32-bit, wrapping) incremented per packet;
 //! - the executor: plain copies and CCE ADD / FMA / MIN / MAX through `cce-numerics`, with
-//!   replication, the seed-init descriptor and stochastic rounding.
+//!   replication, the seed-init descriptor and stochastic rounding;
+//! - [`gce`]: GCE gradient packets (compress / decompress) and the EXT + GCE combo, with the
+//!   project's block-scaled fp8 codec (MODEL).
 //!
 //! ## Guarantees
 //! - **A faulting packet writes nothing.** Every check (the packet convention, dtypes, bounds
@@ -28,6 +30,7 @@
 mod engine;
 mod exec;
 pub mod feed;
+pub mod gce;
 pub mod host_memory;
 pub mod memory;
 

@@ -36,6 +36,7 @@ pub mod codec;
 pub mod descriptor;
 pub mod dtype;
 pub mod error;
+pub mod gce;
 pub mod layout;
 pub mod limits;
 pub mod meta_ctrl;

@@ -17,6 +17,21 @@
 //!    replication descriptor, so a packet ends where the LAST data descriptor has been seen and
 //!    no more-bit is pending.
 //!
+//! GCE (study §5.2, §9.3; every placement MODEL, docs/MODEL.md "GCE"):
+//! - **the gradient packet** (op GCE): one gradient descriptor (mode, length, W3 = the
+//!   compression header's address, low 32 bits) before the sources, whose data descriptors
+//!   carry the gradient meta-control word (`0x2500000`, sub-op 5); compress mode reads 1–32
+//!   sources (several: the fused accumulate) and writes the fp8 payload, decompress mode reads
+//!   one fp8 payload and writes the expanded values;
+//! - **the EXT + GCE combo** (§9.3): `[seed-init | per-source ADD / FMA / MIN / MAX | gradient
+//!   (compress) | replication × m]`, every compute descriptor with the more-bit but the last;
+//!   the replication descriptors carry the EXT word (`0x2400000`, its mid dtype the dtype the
+//!   reduce is rounded to before compression) and the payload goes to each of the m
+//!   destinations.
+//!
+//! The header's full address is the W3 word under the high 32 bits of the compressed buffer
+//! (the destination when compressing, the source when decompressing).
+//!
 //! rx: one S2M data descriptor per destination, as the public driver writes them: length, ring
 //! id and INT_EN (on the last one) only — no FIRST, no LAST (GAPS.md §12). The engine takes a
 //! packet's rx extent from its tx side: one destination, or as many as the combo's replication
@@ -35,12 +50,14 @@ use alloc::vec::Vec;
 
 use crate::bits::{U2, U3, U8, U16, U24};
 use crate::descriptor::{
-    self, Descriptor, FmaDescriptor, FmaOperand, LenCtrl, M2sDataDescriptor, MinMaxDescriptor, ReplicationDescriptor,
-    S2mDataDescriptor, SeedInitDescriptor,
+    self, Descriptor, FmaDescriptor, FmaOperand, GradientDescriptor, LenCtrl, M2sDataDescriptor, MinMaxDescriptor,
+    ReplicationDescriptor, S2mDataDescriptor, SeedInitDescriptor,
 };
 use crate::dtype::SdmaDtype;
 use crate::layout::{self, FieldDef, FieldKind};
-use crate::meta_ctrl::{AddMetaCtrl, CopyMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, MetaCtrl, MinMaxMetaCtrl, WRITE_BARRIER};
+use crate::meta_ctrl::{
+    AddMetaCtrl, CopyMetaCtrl, ExtMetaCtrl, FmaMetaCtrl, GradientMetaCtrl, MetaCtrl, MinMaxMetaCtrl, WRITE_BARRIER,
+};
 use crate::op::SdmaCceType;
 use crate::tag::Tag;
 
@@ -58,6 +75,9 @@ pub const RX_OUT_DT: FieldDef = FieldDef {
     tag: Tag::Model,
     note: "output dtype of a CCE packet, in the S2M buf2_ptr_lo slot (MODEL)",
 };
+/// The scale-dtype nibble of a gradient packet's meta-control word: the block scale is one
+/// byte, a biased power-of-two exponent (E8M0), named by the u8 dtype (MODEL).
+pub const GCE_SCALE_DT: SdmaDtype = SdmaDtype::U8;
 /// Most descriptors one packet may use on either ring before the parser gives up (the v2
 /// per-packet maximum; v3/v4 allow 65 tx / 60 rx).
 pub const MAX_PACKET_DESCRIPTORS: usize = 128;
@@ -146,6 +166,62 @@ pub struct Packet {
     pub seed: Option<u32>,
     /// UDMA ordering and completion flags.
     pub flags: DataFlags,
+    /// Gradient compression: the gradient packet (op GCE) or the EXT + GCE combo.
+    pub gce: Option<Gce>,
+}
+
+/// The GCE direction (the gradient descriptor's 3-bit mode; values MODEL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GceMode {
+    /// Compress: the (reduced) values become a header and an fp8 payload.
+    Compress,
+    /// Decompress: a header and an fp8 payload become values.
+    Decompress,
+}
+
+impl GceMode {
+    /// The mode field's value (MODEL: 1 compress, 2 decompress).
+    pub const fn value(self) -> u32 {
+        match self {
+            GceMode::Compress => 1,
+            GceMode::Decompress => 2,
+        }
+    }
+    /// By field value.
+    pub const fn from_value(v: u32) -> Option<GceMode> {
+        match v {
+            1 => Some(GceMode::Compress),
+            2 => Some(GceMode::Decompress),
+            _ => None,
+        }
+    }
+    /// `compress` or `decompress`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GceMode::Compress => "compress",
+            GceMode::Decompress => "decompress",
+        }
+    }
+}
+
+/// What a packet's gradient descriptor says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gce {
+    /// Compress or decompress.
+    pub mode: GceMode,
+    /// W3: the compression header's address, low 32 bits.
+    pub header: u32,
+    /// Compressing: the dtype the values are rounded to before compression (the combo's EXT
+    /// mid dtype; the source dtype in a gradient packet). Decompressing: the payload's dtype.
+    pub mid_dt: SdmaDtype,
+}
+
+impl Gce {
+    /// The header's full address: `header` under the high 32 bits of `buffer` (the compressed
+    /// buffer: the destination when compressing, the source when decompressing; MODEL).
+    pub const fn header_addr(&self, buffer: u64) -> u64 {
+        (buffer & !0xFFFF_FFFF) | self.header as u64
+    }
 }
 
 /// The UDMA ordering and completion flags a packet may carry, each in one place: DMB and the
@@ -369,6 +445,7 @@ impl Packet {
             clamp: None,
             seed: None,
             flags: DataFlags::default(),
+            gce: None,
         }
     }
 
@@ -382,9 +459,15 @@ impl Packet {
         self.elems as u64 * self.out_dt.bytes() as u64
     }
 
-    /// Whether this is the EXT combo (several destinations).
+    /// Whether this is the EXT combo (several destinations, or a reduce fused with GCE
+    /// compression).
     pub fn is_combo(&self) -> bool {
-        self.dests.len() > 1
+        self.dests.len() > 1 || self.is_gce_combo()
+    }
+
+    /// Whether this is the EXT + GCE combo (§9.3): a reduce op whose result is compressed.
+    pub fn is_gce_combo(&self) -> bool {
+        self.gce.is_some() && self.op != PacketOp::Cce(SdmaCceType::Gce)
     }
 
     /// The tx descriptors this packet needs.
@@ -392,6 +475,7 @@ impl Packet {
         let per_source = if self.op == PacketOp::Cce(SdmaCceType::Fma) { 2 } else { 1 };
         self.seed.is_some() as usize
             + self.clamp.is_some() as usize
+            + self.gce.is_some() as usize
             + per_source * self.sources.len()
             + if self.is_combo() { self.dests.len() } else { 0 }
     }
@@ -427,8 +511,19 @@ impl Packet {
                 write_barrier,
             }
             .emit(),
-            // ADD (and, never emitted by the host, EXT/GCE): the ADD word with the source
-            // dtype in [15:12].
+            PacketOp::Cce(op @ SdmaCceType::Gce) => GradientMetaCtrl {
+                sub: sub(op),
+                in_dt: self.in_dt,
+                scale_dt: GCE_SCALE_DT,
+                accum_dt: self.accum_dt,
+                wrbar: false,
+                f: false,
+                last,
+                write_barrier,
+            }
+            .emit(),
+            // ADD (and, never emitted by the host, EXT): the ADD word with the source dtype in
+            // [15:12].
             PacketOp::Cce(op) => AddMetaCtrl {
                 sub: sub(op),
                 out_dt: self.in_dt,
@@ -450,6 +545,16 @@ impl Packet {
         if let Some(seed) = self.seed {
             let d = SeedInitDescriptor { seed_en: true, seed, combo_member: combo, more: combo, ..Default::default() };
             tx.push(d.emit(), false);
+        }
+        let gradient = |g: &Gce, more: bool| GradientDescriptor {
+            mode: U3::masked(g.mode.value()),
+            length: U24::masked(self.elems),
+            more,
+            header: g.header,
+            ..Default::default()
+        };
+        if let (Some(g), false) = (&self.gce, self.is_gce_combo()) {
+            tx.push(gradient(g, false).emit(), false);
         }
         if let Some(c) = self.clamp {
             let d = MinMaxDescriptor {
@@ -489,7 +594,11 @@ impl Packet {
                 PacketOp::Cce(op) => op.value(),
                 PacketOp::Copy => 0,
             };
-            let ext = ExtMetaCtrl { sub: U3::masked(op), mid_dt: self.out_dt, accum_dt: self.accum_dt }.emit();
+            let mid_dt = self.gce.map_or(self.out_dt, |g| g.mid_dt);
+            let ext = ExtMetaCtrl { sub: U3::masked(op), mid_dt, accum_dt: self.accum_dt }.emit();
+            if let (Some(g), true) = (&self.gce, self.is_gce_combo()) {
+                tx.push(gradient(g, true).emit(), false);
+            }
             for j in 0..m {
                 let d = ReplicationDescriptor {
                     meta_idx: U8::masked(j as u32),
@@ -536,7 +645,8 @@ fn op_of(meta: u32) -> Option<PacketOp> {
         SdmaCceType::Fma => FmaMetaCtrl::parse(meta).is_ok(),
         SdmaCceType::Min | SdmaCceType::Max => MinMaxMetaCtrl::parse(meta).is_ok(),
         SdmaCceType::Add => AddMetaCtrl::parse(meta).is_ok(),
-        SdmaCceType::Ext | SdmaCceType::Gce => false,
+        SdmaCceType::Gce => GradientMetaCtrl::parse(meta).is_ok(),
+        SdmaCceType::Ext => false,
     };
     ok.then_some(PacketOp::Cce(op))
 }
@@ -586,6 +696,17 @@ fn meta_info(op: PacketOp, meta: u32) -> Option<MetaInfo> {
                 forced_out: m.out_dt,
             }
         }
+        PacketOp::Cce(SdmaCceType::Gce) => {
+            let m = GradientMetaCtrl::parse(meta).ok()?;
+            MetaInfo {
+                in_dt: m.in_dt,
+                accum_dt: m.accum_dt,
+                last: m.last,
+                use_const: false,
+                const_dt: 0,
+                forced_out: SdmaDtype::Invalid,
+            }
+        }
         PacketOp::Cce(_) => {
             let m = AddMetaCtrl::parse(meta).ok()?;
             MetaInfo {
@@ -614,8 +735,8 @@ pub fn parse_packet(tx: &[[u32; 4]], rx: &[[u32; 4]]) -> Result<Parsed, PacketEr
 /// caller knows none will. A copy is never a combo and needs no look-ahead.
 pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Result<Parsed, PacketError> {
     // 1. Find the packet's extent: up to the LAST data descriptor, then the combo's trailing
-    //    replication descriptors (the only meta descriptors whose W1 carries 0xA00000), up to
-    //    the one without the more-bit.
+    //    gradient descriptor (an EXT + GCE combo) and replication descriptors (the only meta
+    //    descriptors whose W1 carries 0xA00000), up to the one without the more-bit.
     let mut end = None;
     for (i, w) in tx.iter().enumerate() {
         if i >= MAX_PACKET_DESCRIPTORS {
@@ -633,7 +754,14 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
         return Err(cut(tx.len()));
     };
     let last_end = end;
-    while let Some(w) = tx.get(end).filter(|w| w[0] & META_BIT != 0 && ReplicationDescriptor::parse(**w).is_ok()) {
+    // A combo's gradient descriptor comes first after LAST and carries the more-bit (its
+    // replication descriptors follow); one without it opens the next gradient packet.
+    let trailing = |w: &[u32; 4], first: bool| {
+        w[0] & META_BIT != 0
+            && (ReplicationDescriptor::parse(*w).is_ok()
+                || (first && layout::D_MORE.get(w) != 0 && GradientDescriptor::parse(*w).is_ok()))
+    };
+    while let Some(w) = tx.get(end).filter(|w| trailing(w, end == last_end)) {
         end += 1;
         if end > MAX_PACKET_DESCRIPTORS {
             return Err(PacketError::TooLong(end));
@@ -686,6 +814,8 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
     let mut clamp = None;
     let mut replication = 0usize;
     let mut rep_count = None;
+    let mut ext_mid = None;
+    let mut gradient: Option<(usize, GradientDescriptor)> = None;
     let mut info: Option<(SdmaDtype, SdmaDtype, u32)> = None; // in, accum, src bytes
     let mut meta_flags = None; // (use_const, const_dt, forced_out)
     let mut seen_last = false;
@@ -758,9 +888,15 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
         // A compute descriptor: which kinds fit, decided by its place and the op.
         let fits = tx_kinds(w);
         let kind = if seen_last {
-            DescKind::Replication
+            if fits.contains(&DescKind::Gradient) && !fits.contains(&DescKind::Replication) {
+                DescKind::Gradient
+            } else {
+                DescKind::Replication
+            }
         } else if i == 0 && fits.contains(&DescKind::SeedInit) {
             DescKind::SeedInit
+        } else if is_op(SdmaCceType::Gce) && sources.is_empty() && gradient.is_none() {
+            DescKind::Gradient
         } else if is_op(SdmaCceType::Fma) {
             DescKind::Fma
         } else if (is_op(SdmaCceType::Min) || is_op(SdmaCceType::Max)) && sources.is_empty() && clamp.is_none() {
@@ -786,6 +922,13 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
                 }
                 clamp = Some((Clamp { const_dt: d.const_dt, bits: d.constant }, d.length.get()));
             }
+            DescKind::Gradient => {
+                let d = GradientDescriptor::parse(w).map_err(|_| malformed("tx", i, "bad gradient descriptor"))?;
+                if gradient.is_some() || replication > 0 {
+                    return Err(malformed("tx", i, "a second gradient descriptor, or one after the replication"));
+                }
+                gradient = Some((i, d));
+            }
             DescKind::Fma => {
                 let d = FmaDescriptor::parse(w).map_err(|_| malformed("tx", i, "bad FMA descriptor"))?;
                 if pending_fma.is_some() {
@@ -798,6 +941,9 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
                     ReplicationDescriptor::parse(w).map_err(|_| malformed("tx", i, "bad replication descriptor"))?;
                 if *rep_count.get_or_insert(d.count.get()) != d.count.get() {
                     return Err(malformed("tx", i, "replication descriptors disagree on the count"));
+                }
+                if ext_mid.is_none() {
+                    ext_mid = ExtMetaCtrl::parse(d.ext_meta).ok().map(|e| e.mid_dt);
                 }
                 replication += 1;
             }
@@ -817,6 +963,42 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
     if op == PacketOp::Copy && sources.len() != 1 {
         return Err(malformed("tx", 0, "a copy packet has exactly one data descriptor"));
     }
+    let gce = match gradient {
+        None if is_op(SdmaCceType::Gce) => {
+            return Err(malformed("tx", 0, "a gradient packet without its gradient descriptor"));
+        }
+        None => None,
+        Some((i, d)) => {
+            let mode = GceMode::from_value(d.mode.get()).ok_or(malformed(
+                "tx",
+                i,
+                "gradient descriptor mode: the model knows compress (1) and decompress (2)",
+            ))?;
+            if d.length.get() != src_bytes / (in_dt.bytes().max(1) as u32) {
+                let elems = src_bytes / (in_dt.bytes().max(1) as u32);
+                return Err(PacketError::Length { ring: "tx", index: i, got: d.length.get(), expected: elems });
+            }
+            if is_op(SdmaCceType::Gce) {
+                if seed.is_some() || replication > 0 {
+                    return Err(malformed(
+                        "tx",
+                        i,
+                        "a gradient packet takes no seed-init and no replication (an EXT combo does)",
+                    ));
+                }
+                Some(Gce { mode, header: d.header, mid_dt: in_dt })
+            } else {
+                if mode != GceMode::Compress || replication == 0 {
+                    return Err(malformed(
+                        "tx",
+                        i,
+                        "a gradient descriptor in an EXT combo compresses, and replication descriptors follow it",
+                    ));
+                }
+                Some(Gce { mode, header: d.header, mid_dt: ext_mid.unwrap_or(SdmaDtype::Invalid) })
+            }
+        }
+    };
     let in_size = in_dt.bytes() as u32;
     if in_size == 0 {
         return Err(PacketError::BadDtype { index: first_data, dtype: in_dt.name(), role: "in" });
@@ -898,7 +1080,7 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
         return Err(malformed("tx", first_data, "MIN/MAX meta-control out dtype disagrees with the S2M"));
     }
     let packet =
-        Packet { op, in_dt, accum_dt, out_dt, elems, sources, dests, clamp: clamp.map(|(c, _)| c), seed, flags };
+        Packet { op, in_dt, accum_dt, out_dt, elems, sources, dests, clamp: clamp.map(|(c, _)| c), seed, flags, gce };
     check_convention(&packet, &tx[..end], &rx[..rx_used])?;
     Ok(Parsed { packet, tx_kinds: kinds, rx_used })
 }

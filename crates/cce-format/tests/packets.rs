@@ -3,7 +3,7 @@
 
 use cce_format::bits::UInt;
 use cce_format::descriptor::FmaOperand;
-use cce_format::packet::{self, Clamp, DataFlags, DescKind, FmaOperands, Packet, PacketOp, Source};
+use cce_format::packet::{self, Clamp, DataFlags, DescKind, FmaOperands, Gce, GceMode, Packet, PacketOp, Source};
 use cce_format::{SdmaCceType, SdmaDtype};
 use proptest::prelude::*;
 
@@ -22,6 +22,7 @@ fn op() -> impl Strategy<Value = PacketOp> {
         Just(PacketOp::Cce(SdmaCceType::Fma)),
         Just(PacketOp::Cce(SdmaCceType::Min)),
         Just(PacketOp::Cce(SdmaCceType::Max)),
+        Just(PacketOp::Cce(SdmaCceType::Gce)),
     ]
 }
 
@@ -30,13 +31,26 @@ prop_compose! {
                     elems in 1u32..=2048, n in 1usize..=32, m in 1usize..=4,
                     addrs in prop::collection::vec(any::<u64>(), 36), sels in prop::collection::vec((0u32..4, 0u32..4, 0u32..4, any::<u32>()), 32),
                     clamp in prop::option::of((0u32..8, any::<u32>())), seed in prop::option::of(any::<u32>()),
-                    dmb: bool, write_barrier: bool, int_en: bool, strong_order: bool) -> Packet {
+                    dmb: bool, write_barrier: bool, int_en: bool, strong_order: bool,
+                    gce in prop::option::of((any::<bool>(), any::<u32>(), sized_dtype()))) -> Packet {
         let copy = op == PacketOp::Copy;
         let fma = op == PacketOp::Cce(SdmaCceType::Fma);
         let minmax = matches!(op, PacketOp::Cce(SdmaCceType::Min | SdmaCceType::Max));
         let (in_dt, accum_dt, out_dt) = if copy { (SdmaDtype::U8, SdmaDtype::U8, SdmaDtype::U8) } else { (in_dt, accum_dt, out_dt) };
+        let gradient_packet = op == PacketOp::Cce(SdmaCceType::Gce);
+        // A gradient packet always has its gradient descriptor (either mode, one destination,
+        // no seed); a reduce op may be the EXT + GCE combo (compress only); a copy never.
+        let gce = match (gradient_packet, gce) {
+            (true, g) => {
+                let (compress, header, _) = g.unwrap_or((true, 0, in_dt));
+                let mode = if compress { GceMode::Compress } else { GceMode::Decompress };
+                Some(Gce { mode, header, mid_dt: in_dt })
+            }
+            (false, Some((_, header, mid_dt))) if !copy => Some(Gce { mode: GceMode::Compress, header, mid_dt }),
+            _ => None,
+        };
         let n = if copy { 1 } else { n };
-        let m = if copy { 1 } else { m };
+        let m = if copy || gradient_packet { 1 } else { m };
         let elems = if copy { elems * 32 } else { elems };
         let sources = (0..n).map(|i| Source {
             addr: addrs[i],
@@ -47,8 +61,9 @@ prop_compose! {
             op, in_dt, accum_dt, out_dt, elems, sources,
             dests: addrs[32..32 + m].to_vec(),
             clamp: clamp.filter(|_| minmax).map(|(d, bits)| Clamp { const_dt: UInt::new("c", d as u64).unwrap(), bits }),
-            seed: seed.filter(|_| !copy),
+            seed: seed.filter(|_| !copy && !gradient_packet),
             flags: DataFlags { dmb, write_barrier, int_en, strong_order },
+            gce,
         }
     }
 }

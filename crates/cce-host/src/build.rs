@@ -6,7 +6,7 @@ use cce_format::descriptor::{DEFAULT_FMA_SELECTORS, FmaOperand, MAX_DATA_DESC_BY
 use cce_format::dtype::{self, SdmaDtype};
 use cce_format::limits::{self, PrioCaps};
 use cce_format::op::{self, SdmaCceType};
-use cce_format::packet::{self, Clamp, DataFlags, FmaOperands, Packet, PacketOp, Source};
+use cce_format::packet::{self, Clamp, DataFlags, FmaOperands, Gce, GceMode, Packet, PacketOp, Source};
 
 use crate::error::HostError;
 use crate::ring::{MAX_PROGRAM_DESCRIPTORS, Program};
@@ -57,6 +57,10 @@ pub struct ReduceRequest {
     /// FMA operand selectors (a, b, c) for every source; the dispatcher's default is
     /// input · scale + stored.
     pub selectors: [FmaOperand; 3],
+    /// Compress the result (the §9.3 EXT + GCE combo): the reduce rounds to `out_dt`, the
+    /// codec writes an fp8e5 payload to every destination (one byte per element) and each
+    /// packet's header from this address on ([`crate::gradient::header_stride`] apart).
+    pub compress: Option<u64>,
 }
 
 impl ReduceRequest {
@@ -87,6 +91,7 @@ impl ReduceRequest {
             prio: 0,
             caps: PrioCaps::default(),
             selectors: DEFAULT_FMA_SELECTORS,
+            compress: None,
         }
     }
 
@@ -217,7 +222,9 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
         return Err(HostError::Empty("element"));
     }
     let in_size = req.in_dt.bytes() as u64;
-    let out_size = req.out_dt.bytes() as u64;
+    // Compressed, every destination holds one fp8 byte per element.
+    let payload_dt = if req.compress.is_some() { SdmaDtype::Fp8E5 } else { req.out_dt };
+    let out_size = payload_dt.bytes() as u64;
     let per_packet = if pkt_bytes == 0 {
         // Under 32 bytes in all: one packet; otherwise the cap is below the granule.
         if req.elems * in_size < 32 {
@@ -228,6 +235,9 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
     } else {
         (pkt_bytes / in_size).clamp(1, max_elems)
     };
+    // Compressed, packets hold the arch's CCE elements, as the gradient packets that
+    // decompress them do (each packet has its own header; MODEL).
+    let per_packet = if req.compress.is_some() { max_elems.min(req.elems) } else { per_packet };
     debug_assert!(per_packet * in_size.max(out_size) <= MAX_DATA_DESC_BYTES as u64);
     for &a in &req.srcs {
         checked_end(a, req.elems * in_size)?;
@@ -247,11 +257,26 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
             meta_aux: 0,
         })
         .collect();
+    let packets = req.elems.div_ceil(per_packet);
+    let gce = match req.compress {
+        None => None,
+        Some(header) => {
+            if !matches!(req.out_dt, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
+                return Err(HostError::GceBuffer("the values compressed must be bf16, fp16 or fp32"));
+            }
+            let stride = crate::gradient::header_stride(per_packet);
+            let mut word = 0;
+            for &d in &req.dsts {
+                word = crate::gradient::header_word(header, d, req.elems, packets, stride)?;
+            }
+            Some(Gce { mode: GceMode::Compress, header: word, mid_dt: req.out_dt })
+        }
+    };
     let template = Packet {
         op: PacketOp::Cce(sdma_op),
         in_dt: req.in_dt,
         accum_dt: req.accum_dt,
-        out_dt: req.out_dt,
+        out_dt: payload_dt,
         elems: per_packet as u32,
         sources,
         dests: req.dsts.clone(),
@@ -261,8 +286,9 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
             Rounding::Stochastic { seed } => Some(seed),
         },
         flags: DataFlags::default(),
+        gce,
     };
-    let template = if m > 1 { combo_packet(template, req.arch)? } else { template };
+    let template = if template.is_combo() { combo_packet(template, req.arch)? } else { template };
     let (max_tx, max_rx) = packet::max_descs_per_packet(req.arch);
     if template.tx_count() > max_tx || m > max_rx {
         return Err(HostError::Concatenation);
@@ -271,7 +297,9 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
     // promotes tx and rx dtypes; MODEL: the accumulator too, so the lanes carry the bytes.
     let promote =
         n == 1 && req.in_dt == req.out_dt && req.in_dt.bytes() == 1 && sdma_op != SdmaCceType::Fma && clamp.is_none();
-    let program = Program::new(template, req.elems, promote, req.arch);
+    let stride = if req.compress.is_some() { crate::gradient::header_stride(per_packet) } else { 0 };
+    let program =
+        Program::new(template, req.elems, promote && req.compress.is_none(), req.arch).with_header_stride(stride);
     let descriptors = program.tx_descriptors() + program.rx_descriptors();
     if descriptors > MAX_PROGRAM_DESCRIPTORS {
         return Err(HostError::TooLarge { descriptors, max: MAX_PROGRAM_DESCRIPTORS });

@@ -103,6 +103,9 @@ pub enum HostError {
         /// Sources.
         sources: usize,
     },
+    /// A GCE request the gradient packet builder cannot lay out.
+    #[error("Failed to build buffer packet for gce op: {0}")]
+    GceBuffer(&'static str),
     /// The program would be too large to build in memory.
     #[error("{descriptors} descriptors exceed the {max} a program may hold; split the transfer")]
     TooLarge {

@@ -12,6 +12,9 @@
 //! 3. [`Program::to_rings`] lays the packets out as one queue's tx and rx ring bytes, with the
 //!    ring-id phase that changes on every wrap, and the doorbell counts.
 //!
+//! [`gradient`] plans GCE gradient packets (compress / decompress) and the compression step of
+//! the EXT combo (study §5.2, §9.3; the codec is the project's MODEL).
+//!
 //! [`options`] reads a reduce's options as a front end names them (the op and rounding by
 //! name, FMA scales, the clamp constant) with one rule each, for every front end.
 //!
@@ -26,6 +29,7 @@
 pub mod bench;
 mod build;
 mod error;
+pub mod gradient;
 pub mod options;
 mod ring;
 
@@ -33,5 +37,6 @@ pub use build::{
     CopyRequest, MinMaxConstant, ReduceRequest, Rounding, combo_packet, min_max_constant_supported, plan, plan_copy,
 };
 pub use error::HostError;
+pub use gradient::{GradientRequest, plan_gradient};
 pub use options::{broadcast_scales, check_options, dispatcher_op, reduce_op, rounding_seed};
 pub use ring::{INITIAL_PHASE, MAX_PROGRAM_DESCRIPTORS, Program, RingBuilder, Rings};

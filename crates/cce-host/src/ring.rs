@@ -21,12 +21,21 @@ pub struct Program {
     total: u64,
     per_packet: u64,
     packets: u64,
+    /// GCE: how far each packet's compression header lies after the previous one's.
+    header_stride: u64,
 }
 
 impl Program {
     pub(crate) fn new(template: Packet, total: u64, promote: bool, arch: u32) -> Program {
         let per_packet = template.elems as u64;
-        Program { packets: total.div_ceil(per_packet), template, promote, arch, total, per_packet }
+        Program { packets: total.div_ceil(per_packet), template, promote, arch, total, per_packet, header_stride: 0 }
+    }
+
+    /// With each packet's compression header `stride` bytes after the previous one's (a GCE
+    /// template's header is the first packet's).
+    pub(crate) fn with_header_stride(mut self, stride: u64) -> Program {
+        self.header_stride = stride;
+        self
     }
 
     /// Number of packets.
@@ -55,6 +64,10 @@ impl Program {
         }
         for d in &mut p.dests {
             *d += dst_step;
+        }
+        if let Some(g) = &mut p.gce {
+            // The planner checked that every header stays in its payload's 4 GiB window.
+            g.header = g.header.wrapping_add((k * self.header_stride) as u32);
         }
         let last = k + 1 == self.packets;
         if p.op == PacketOp::Copy && last {
@@ -234,7 +247,8 @@ impl RingBuilder {
         let n = program.packet_count();
         self.tx.bytes.reserve((program.tx_descriptors() * 16) as usize);
         self.rx.bytes.reserve((program.rx_descriptors() * 16) as usize);
-        if n > 2 {
+        // A GCE program's packets differ in their header words: each is emitted.
+        if n > 2 && program.template.gce.is_none() {
             // Packet 0 as the template for packets 0 .. n-1, written as bytes with only the
             // addresses and ring-id phases patched.
             let p0 = program.packet(0).unwrap_or_else(|| program.template.clone());

@@ -53,6 +53,7 @@ pub mod bench;
 pub mod error;
 mod fast;
 pub mod float;
+pub mod gce;
 mod generic;
 pub mod reduce;
 pub mod rng;

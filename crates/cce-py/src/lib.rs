@@ -24,6 +24,8 @@ use pyo3::prelude::*;
 fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(numbers::gce_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(numbers::gce_decompress, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_reduce, m)?)?;
     m.add_function(wrap_pyfunction!(bits::encode, m)?)?;
     m.add_function(wrap_pyfunction!(bits::decode_hex, m)?)?;

@@ -74,3 +74,32 @@ pub(crate) fn reduce<'py>(
     let result = detached(py, || cce_api::reduce_into(&params, &views, &mut targets))?.map_err(|e| api_error(py, e))?;
     to_py(py, &result.to_json())
 }
+
+/// A GCE payload and its headers, as raw bytes.
+pub(crate) type PayloadAndHeaders<'py> = (Bound<'py, PyArray1<u8>>, Bound<'py, PyArray1<u8>>);
+
+/// Compresses raw elements of `dtype` with GCE gradient packets on the engine (the project's
+/// MODEL codec); returns the fp8 payload and the packets' headers, as raw bytes.
+#[pyfunction]
+pub(crate) fn gce_compress<'py>(
+    py: Python<'py>,
+    data: PyReadonlyArray1<'py, u8>,
+    dtype: &str,
+) -> PyResult<PayloadAndHeaders<'py>> {
+    let input = bytes(py, &data)?;
+    let c = detached(py, || cce_api::gce::compress(dtype, input))?.map_err(|e| api_error(py, e))?;
+    Ok((PyArray1::from_vec(py, c.payload), PyArray1::from_vec(py, c.headers)))
+}
+
+/// Expands a GCE payload and its headers to raw elements of `dtype`.
+#[pyfunction]
+pub(crate) fn gce_decompress<'py>(
+    py: Python<'py>,
+    payload: PyReadonlyArray1<'py, u8>,
+    headers: PyReadonlyArray1<'py, u8>,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let (p, h) = (bytes(py, &payload)?, bytes(py, &headers)?);
+    let out = detached(py, || cce_api::gce::decompress(p, h, dtype))?.map_err(|e| api_error(py, e))?;
+    Ok(PyArray1::from_vec(py, out))
+}

@@ -93,8 +93,7 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     (
         "not supported by the engine model: ",
-        "its only two reasons are unreachable: see \"FMA source without operands\" and \"EXT / GCE as a packet \
-         op\"",
+        "its only two reasons are unreachable: see \"FMA source without operands\" and \"EXT as a packet op\"",
     ),
     (
         "FMA source without operands",
@@ -102,8 +101,8 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
          descriptor\") before exec::resolve",
     ),
     (
-        "EXT / GCE as a packet op",
-        "op_of names no op for an EXT or GCE sub-op, so parse_packet reports \"unknown op in meta_ctrl\" first",
+        "EXT as a packet op",
+        "op_of names no op for an EXT sub-op, so parse_packet reports \"unknown op in meta_ctrl\" first",
     ),
 ];
 

@@ -1,0 +1,184 @@
+//! GCE packets (study §5.2, §9.3): the gradient packet (compress or decompress) and the EXT +
+//! GCE combo (a reduce whose result is compressed), with the project's codec — block-scaled fp8
+//! e5m2 with one E8M0 scale per block of [`COMPRESS_BLOCK`] elements (`cce_numerics::gce`, header
+//! layout `cce_format::gce`; all MODEL, docs/MODEL.md "GCE").
+//!
+//! ## Guarantees
+//! - Everything is checked before the first write: the packet's dtypes for its mode ("Failed to
+//!   build buffer packet for gce op"), the header's address and extent ("invalid compression
+//!   header addr …" / "invalid decompression header addr …": unmapped, or overlapping the
+//!   packet's own buffers), the header itself when decompressing ("Failed to build
+//!   decompression header: …"); a faulting GCE packet writes nothing.
+//! - Compressing writes the payload (one fp8 byte per element) to every destination and the
+//!   header with its scale table at the header address; decompressing writes the values in the
+//!   output dtype (rounded to nearest even from the exact decoded f32).
+//! - Deterministic and independent of threads: the codec is a pure function of the values.
+
+use cce_format::SdmaDtype;
+use cce_format::gce::GceHeader;
+use cce_format::packet::{Gce, GceMode};
+use cce_numerics::{Exec, NumType, Rounding};
+
+use crate::engine::FaultReason;
+use crate::memory::Memory;
+
+/// Elements per scale block when this engine compresses (MODEL; a header may name 32, 64, 128
+/// or 256 for decompression).
+pub const COMPRESS_BLOCK: u32 = 32;
+
+/// Why a GCE packet cannot run: the study's three messages.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GceFault {
+    /// The header's address is unmapped, too short for the header, or overlaps the packet's
+    /// buffers.
+    #[error("invalid {}compression header addr {addr:x}", if *.decompress { "de" } else { "" })]
+    HeaderAddr {
+        /// Decompressing (`de` in the message).
+        decompress: bool,
+        /// The full header address.
+        addr: u64,
+    },
+    /// The header read back does not describe this packet's payload.
+    #[error("Failed to build decompression header: {0}")]
+    Header(String),
+    /// The packet's buffers do not fit its mode.
+    #[error("Failed to build buffer packet for gce op: {0}")]
+    Buffer(&'static str),
+}
+
+/// A GCE packet resolved: what to do around the numerics.
+#[derive(Clone, Debug)]
+pub(crate) struct GceWork {
+    pub(crate) gce: Gce,
+    /// Compressing: the dtype the reduce rounds to before compression.
+    pub(crate) mid: NumType,
+    /// Decompressing: the output dtype.
+    pub(crate) out: NumType,
+}
+
+fn is_codec_float(d: SdmaDtype) -> bool {
+    matches!(d, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32)
+}
+
+/// Checks a GCE packet's dtypes and shape for its mode; `None` for a packet without GCE.
+pub(crate) fn resolve(
+    gce: &Gce,
+    in_dt: SdmaDtype,
+    out_dt: SdmaDtype,
+    sources: usize,
+    dests: usize,
+) -> Result<GceWork, FaultReason> {
+    let bad = |why| FaultReason::Gce(GceFault::Buffer(why));
+    let num = |d: SdmaDtype| NumType::from_sdma(d).map_err(|_| bad("a dtype the codec cannot use"));
+    match gce.mode {
+        GceMode::Compress => {
+            if out_dt != SdmaDtype::Fp8E5 {
+                return Err(bad("compressing writes an fp8e5 payload: the destination dtype must be fp8e5"));
+            }
+            if !is_codec_float(gce.mid_dt) {
+                return Err(bad("the values compressed must be bf16, fp16 or fp32"));
+            }
+            Ok(GceWork { gce: *gce, mid: num(gce.mid_dt)?, out: num(out_dt)? })
+        }
+        GceMode::Decompress => {
+            if in_dt != SdmaDtype::Fp8E5 || sources != 1 || dests != 1 {
+                return Err(bad("decompressing reads one fp8e5 payload and writes one destination"));
+            }
+            if !is_codec_float(out_dt) {
+                return Err(bad("decompressed values are bf16, fp16 or fp32"));
+            }
+            Ok(GceWork { gce: *gce, mid: num(in_dt)?, out: num(out_dt)? })
+        }
+    }
+}
+
+fn overlaps(a: u64, alen: u64, b: u64, blen: u64) -> bool {
+    a < b.saturating_add(blen) && b < a.saturating_add(alen)
+}
+
+/// The header address of a packet, checked: mapped for `len` bytes and clear of `buffers`
+/// (address, bytes).
+fn header_at(mem: &dyn Memory, g: &GceWork, buffer: u64, len: u64, buffers: &[(u64, u64)]) -> Result<u64, FaultReason> {
+    let addr = g.gce.header_addr(buffer);
+    let decompress = g.gce.mode == GceMode::Decompress;
+    let clash = buffers.iter().any(|&(a, l)| overlaps(addr, len, a, l));
+    if mem.check(addr, len).is_err() || clash {
+        return Err(FaultReason::Gce(GceFault::HeaderAddr { decompress, addr }));
+    }
+    Ok(addr)
+}
+
+/// Executes one GCE packet `w` (its `gce` set): compressing, `w.spec` is the reduce (its
+/// output type the mid dtype) over `w.srcs`; decompressing, the one source is the payload.
+/// Bounds were checked. Returns the bytes read and written.
+pub(crate) fn execute(mem: &mut dyn Memory, w: &crate::exec::Work, exec: &Exec) -> Result<(u64, u64), FaultReason> {
+    let Some(g) = &w.gce else { return Err(FaultReason::Gce(GceFault::Buffer("not a GCE packet"))) };
+    let (spec, srcs, dsts, elems, in_size) = (w.spec.as_ref(), &w.srcs[..], &w.dsts[..], w.elems, w.in_size);
+    let n = elems as usize;
+    let mut inputs = Vec::with_capacity(srcs.len());
+    for &a in srcs {
+        let mut buf = vec![0u8; n * in_size as usize];
+        mem.read(a, &mut buf).map_err(FaultReason::Memory)?;
+        inputs.push(buf);
+    }
+    let read: u64 = inputs.iter().map(|b| b.len() as u64).sum();
+    let own: Vec<(u64, u64)> = srcs
+        .iter()
+        .map(|&a| (a, elems * in_size))
+        .chain(dsts.iter().map(|&d| (d, elems * g.out.size() as u64)))
+        .collect();
+    let convert = |from: NumType, to: NumType, bytes: &[u8]| {
+        cce_numerics::convert_to_vec(from, to, bytes, Rounding::Rne, false).map_err(FaultReason::Numerics)
+    };
+    let f32s = |bytes: &[u8]| -> Vec<f32> {
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    };
+    match (g.gce.mode, spec) {
+        (GceMode::Compress, Some(spec)) => {
+            let header = GceHeader::new(g.gce.mid_dt, elems as u32, COMPRESS_BLOCK)
+                .map_err(|_| FaultReason::Gce(GceFault::Buffer("no header describes these values")))?;
+            let region = header.region_bytes();
+            let at = header_at(mem, g, dsts[0], region, &own)?;
+            // The reduce, rounded to the mid dtype (stochastic rounding keyed by the payload's
+            // element address), then widened exactly to f32 for the codec.
+            let mut mid = vec![0u8; n * g.mid.size()];
+            let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+            cce_numerics::reduce_with(spec, &views, &mut [mid.as_mut_slice()], dsts[0], exec)
+                .map_err(FaultReason::Numerics)?;
+            let values = f32s(&convert(g.mid, NumType::F32, &mid)?);
+            let mut scales = vec![0u8; header.scale_count() as usize];
+            let mut payload = vec![0u8; n];
+            cce_numerics::gce::compress(&values, COMPRESS_BLOCK as usize, &mut scales, &mut payload)
+                .map_err(|_| FaultReason::Gce(GceFault::Buffer("the codec refused the sizes")))?;
+            for &d in dsts {
+                mem.write(d, &payload).map_err(FaultReason::Memory)?;
+            }
+            let mut head = header.encode().to_vec();
+            head.extend_from_slice(&scales);
+            mem.write(at, &head).map_err(FaultReason::Memory)?;
+            Ok((read, (n * dsts.len()) as u64 + region))
+        }
+        _ => {
+            let at = header_at(mem, g, srcs[0], cce_format::gce::HEADER_BYTES as u64, &own)?;
+            let mut head = vec![0u8; cce_format::gce::HEADER_BYTES];
+            mem.read(at, &mut head).map_err(FaultReason::Memory)?;
+            let header = GceHeader::decode(&head).map_err(|e| FaultReason::Gce(GceFault::Header(e.to_string())))?;
+            if u64::from(header.elems) != elems {
+                return Err(FaultReason::Gce(GceFault::Header(format!(
+                    "it holds {} elements, the packet {elems}",
+                    header.elems
+                ))));
+            }
+            let at = header_at(mem, g, srcs[0], header.region_bytes(), &own)?;
+            let mut scales = vec![0u8; header.scale_count() as usize];
+            mem.read(at + cce_format::gce::HEADER_BYTES as u64, &mut scales).map_err(FaultReason::Memory)?;
+            let mut values = vec![0f32; n];
+            cce_numerics::gce::decompress(&scales, &inputs[0], header.block.elems() as usize, &mut values)
+                .map_err(|_| FaultReason::Gce(GceFault::Header("its scale table does not fit the payload".into())))?;
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let out = convert(NumType::F32, g.out, &bytes)?;
+            mem.write(dsts[0], &out).map_err(FaultReason::Memory)?;
+            Ok((read + header.region_bytes(), out.len() as u64))
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! # GCE: the gradient-compression codec (MODEL)
+//!
+//! The compute-DMA's gradient compression (the GCE packet, `cce_format::packet`) runs a codec
+//! that lives in silicon and is not public (GAPS.md §9). This module is a **model codec**: a
+//! documented, checkable stand-in so that compressed gradients can flow through the model with
+//! exact, testable bits. Nothing here claims to be what Trainium computes; every choice is
+//! tagged MODEL (docs/MODEL.md, "GCE codec"). The header that describes a compressed buffer is
+//! [`cce_format::gce`].
+//!
+//! ## The codec
+//! Block-scaled fp8 e5m2 with one E8M0 scale byte per block: the shape of the OCP
+//! Microscaling (MX) formats, with e5m2 elements because gradient FP8 recipes use e5m2 (range
+//! over precision) and it keeps ±inf. The input is f32: the source dtype's values (bf16, fp16
+//! or fp32) widened exactly. Elements are taken in blocks of `block` consecutive values; the
+//! last block may be shorter.
+//!
+//! - **Scale** ([`scale_exponent`]): `amax` is the largest `|x|` over the block's *finite*
+//!   elements (NaN and ±inf do not take part). With no finite nonzero element, `E = −127`.
+//!   Otherwise write `amax = m · 2^e` exactly, `m ∈ [1, 2)` (f32 subnormals normalised
+//!   exactly), and take `E = e − 15` if `m ≤ 1.75`, else `e − 14`: the smallest integer with
+//!   `amax ≤ 57344 · 2^E` (57344 = 1.75 · 2^15 is e5m2's largest finite value), so no element
+//!   is clipped. Then `E = max(E, −127)`. The scale byte is `E + 127`. The largest `E` an f32
+//!   block can need is 113 (`amax` near `f32::MAX`), so the compressor writes bytes 0..=240.
+//! - **Elements** ([`encode_element`]): `q = e5m2(x · 2^−E)`, rounded to nearest, ties to even.
+//!   The product is formed exactly (the rounding happens once, into e5m2). This is the same
+//!   byte as the f32 product `x * 2^−E` followed by an RNE cast (what the reference
+//!   `scripts/gce_ref.py` does): `2^−E` is a normal f32 for every `E ∈ [−127, 113]`, and
+//!   multiplying by a power of two is exact in f32 whenever the result is normal,
+//!   `|v| ≥ 2^−126`; a smaller `|v|` is far below half the smallest e5m2 subnormal (`2^−17`),
+//!   so both routes give `±0`. As `|x| ≤ amax ≤ 57344 · 2^E`, a finite `|v|` never exceeds
+//!   57344, which e5m2 holds: nothing overflows. NaN becomes the e5m2 NaN `0x7E` with the
+//!   input's sign (`0xFE` when negative: what ml_dtypes gives for any f32 NaN, payload
+//!   ignored); ±inf becomes `0x7C` / `0xFC`; `−0` stays `0x80`.
+//! - **Decompression** ([`decode_element`]): `x̂ = e5m2(q) · 2^E`. For a scale byte (any of
+//!   0..=255, so `E ∈ [−127, 128]`) the product is an exact f32 unless it overflows: a finite
+//!   e5m2 value is `k · 2^j` with `k < 8` (three significant bits) and `j ≥ −16`, so the product
+//!   is `k · 2^(j+E)` with `j + E ≥ −143`, on the f32 grid (whose finest step is `2^−149`).
+//!   A finite code whose product exceeds `f32::MAX` (it is then at least `2^128`) gives
+//!   `±f32::MAX`: a finite code never decodes to inf. An infinite code gives ±inf; a NaN code
+//!   gives the f32 quiet NaN with the code's sign, `0x7FC00000` / `0xFFC00000`. Scale byte
+//!   255 is simply `E = 128` here (OCP MX reserves it for NaN; the compressor never writes it).
+//!
+//! ## The bound
+//! For a finite `x` in a block with scale exponent `E`:
+//! `|x − x̂| ≤ max(2^−3 · |x|, 2^(E−17))` ([`bound`]). `v = x · 2^−E` rounds to the nearest e5m2
+//! value: in the normal range (`|v| ≥ 2^−14`) the error is at most half an ulp, `2^(k−3)` in
+//! the binade `[2^k, 2^(k+1))`, so at most `2^−3 · |v|`; below it the spacing is `2^−16` and
+//! the error at most `2^−17`. Scaling by `2^E` is exact, and a saturated `x̂ = ±f32::MAX` lies
+//! between `x` and `q · 2^E`, so it is only closer. Non-finite elements come back as
+//! themselves (inf with its sign; NaN as a NaN with its sign).
+//!
+//! ## Guarantees
+//! - Pure and deterministic: the bytes depend only on the values and the block size; no
+//!   threads, no allocation except [`compress_to_vec`].
+//! - No panics: every buffer-size mismatch and a zero block size is a [`GceError`].
+//! - Checked byte for byte and bit for bit against an independent numpy + ml_dtypes reference
+//!   (`scripts/gce_ref.py`, `tests/gce_ref.rs`) on every kind of block, every block size, and
+//!   every e5m2 code under a range of scale bytes.
+//!
+//! ## Example
+//! ```
+//! use cce_numerics::gce;
+//! let values = [1.0f32, -0.375, 3.0e-3, 1.125];
+//! let (scales, payload) = gce::compress_to_vec(&values, 32).unwrap();
+//! // amax = 1.0 = 1 · 2^0, m ≤ 1.75: E = −15, byte 112.
+//! assert_eq!(scales, [112]);
+//! let mut out = [0f32; 4];
+//! gce::decompress(&scales, &payload, 32, &mut out).unwrap();
+//! assert_eq!(out[0], 1.0);
+//! for (x, y) in values.iter().zip(out) {
+//!     assert!(f64::from(x - y).abs() <= gce::bound(*x, -15));
+//! }
+//! ```
+
+use crate::float::{decode, pow2, round_exact};
+use crate::types::FloatFormat;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The payload's element format: fp8 e5m2 (bias 15, max 57344, has ±inf).
+pub const PAYLOAD_FORMAT: FloatFormat = FloatFormat::E5M2;
+/// e5m2's largest finite value, `1.75 · 2^15`.
+pub const PAYLOAD_MAX: f32 = 57344.0;
+/// The smallest scale exponent (scale byte 0); the compressor's floor.
+pub const MIN_SCALE_EXPONENT: i32 = -127;
+/// The largest scale exponent a scale byte can hold (byte 255); the compressor writes at most
+/// [`MAX_WRITTEN_SCALE_EXPONENT`].
+pub const MAX_SCALE_EXPONENT: i32 = 128;
+/// The largest scale exponent an f32 block needs (`amax` near `f32::MAX`).
+pub const MAX_WRITTEN_SCALE_EXPONENT: i32 = 113;
+/// The E8M0 bias: scale byte = `E + 127`.
+pub const SCALE_BIAS: i32 = 127;
+
+/// e5m2 NaN (positive); the negative one has the sign bit `0x80` as well.
+const Q_NAN: u8 = PAYLOAD_FORMAT.nan() as u8;
+/// e5m2 +inf.
+const Q_INF: u8 = PAYLOAD_FORMAT.exp_mask() as u8;
+/// e5m2 sign bit.
+const Q_SIGN: u8 = PAYLOAD_FORMAT.sign_bit() as u8;
+/// f32 quiet NaN (positive).
+const F32_QNAN: u32 = 0x7FC0_0000;
+/// f32 magnitude bits of +inf; anything above is NaN.
+const F32_INF: u32 = 0x7F80_0000;
+/// The mantissa (with the implicit bit) above which `m > 1.75`: `1.75 · 2^23`.
+const M_175: u32 = 0x00E0_0000;
+/// `log2` of e5m2's largest binade: `57344 = 1.75 · 2^15`.
+const PAYLOAD_MAX_EXP: i32 = 15;
+
+/// Why a buffer cannot be compressed or decompressed. Messages are lowercase and name the
+/// values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GceError {
+    /// A block size of 0.
+    #[error("gce block size is 0, at least 1 element per block is needed")]
+    ZeroBlock,
+    /// The scale table does not hold one byte per block.
+    #[error("gce scale table has {got} bytes, expected ceil({elems} / {block}) = {expected}")]
+    ScaleCount {
+        /// Bytes given.
+        got: usize,
+        /// `ceil(elems / block)`.
+        expected: usize,
+        /// Elements.
+        elems: usize,
+        /// Block size.
+        block: usize,
+    },
+    /// The payload does not hold one byte per value.
+    #[error("gce payload has {got} bytes, expected one per value: {expected}")]
+    PayloadLength {
+        /// Bytes given.
+        got: usize,
+        /// Values.
+        expected: usize,
+    },
+    /// The output does not hold one f32 per payload byte.
+    #[error("gce output has {got} values, expected one per payload byte: {expected}")]
+    OutputLength {
+        /// Values given.
+        got: usize,
+        /// Payload bytes.
+        expected: usize,
+    },
+}
+
+/// Scale bytes for `elems` values in blocks of `block`: `ceil(elems / block)`.
+pub fn scale_count(elems: usize, block: usize) -> Result<usize, GceError> {
+    if block == 0 { Err(GceError::ZeroBlock) } else { Ok(elems.div_ceil(block)) }
+}
+
+/// The scale exponent `E` of a block (see the module docs): the smallest integer with
+/// `amax ≤ 57344 · 2^E`, at least −127, where `amax` is the largest finite `|x|`; −127 when the
+/// block has no finite nonzero element (or is empty).
+pub fn scale_exponent(block: &[f32]) -> i32 {
+    // Finite magnitudes order like their bit patterns.
+    let amax = block.iter().map(|x| x.to_bits() & 0x7FFF_FFFF).filter(|&a| a < F32_INF).max().unwrap_or(0);
+    amax_scale_exponent(amax)
+}
+
+/// [`scale_exponent`] of one magnitude's bits `a` (finite, sign clear).
+fn amax_scale_exponent(a: u32) -> i32 {
+    if a == 0 {
+        return MIN_SCALE_EXPONENT;
+    }
+    // amax = (m / 2^23) · 2^e with m ∈ [2^23, 2^24).
+    let (m, e) = if a >> 23 == 0 {
+        // Subnormal: a · 2^−149; shift the top bit to bit 23.
+        let sh = a.leading_zeros() - 8;
+        (a << sh, -126 - sh as i32)
+    } else {
+        ((a & 0x7F_FFFF) | 0x80_0000, (a >> 23) as i32 - 127)
+    };
+    let e_scale = if m <= M_175 { e - PAYLOAD_MAX_EXP } else { e - PAYLOAD_MAX_EXP + 1 };
+    e_scale.max(MIN_SCALE_EXPONENT)
+}
+
+/// The E8M0 scale byte of a scale exponent: `E + 127`, `E` clamped to `[−127, 128]`.
+pub const fn scale_byte(scale_exponent: i32) -> u8 {
+    let e = if scale_exponent < MIN_SCALE_EXPONENT {
+        MIN_SCALE_EXPONENT
+    } else if scale_exponent > MAX_SCALE_EXPONENT {
+        MAX_SCALE_EXPONENT
+    } else {
+        scale_exponent
+    };
+    (e + SCALE_BIAS) as u8
+}
+
+/// The scale exponent of an E8M0 scale byte: `byte − 127`.
+pub const fn scale_exponent_of_byte(byte: u8) -> i32 {
+    byte as i32 - SCALE_BIAS
+}
+
+/// One element: `e5m2(x · 2^−E)`, RNE, the product exact (one rounding). NaN → `0x7E` with
+/// the sign of `x`; ±inf → `0x7C` / `0xFC`; −0 → `0x80`. With the block's own `E` a finite
+/// result never overflows; with another `E`, `|x · 2^−E| ≥ 61440` rounds to ±inf (as an
+/// ml_dtypes cast does). `E` outside `[−300, 300]` gives the same byte as ±300 (every f32 is
+/// then far past overflow or far below half the smallest subnormal).
+pub fn encode_element(x: f32, scale_exponent: i32) -> u8 {
+    let bits = x.to_bits();
+    let sign = if bits >> 31 != 0 { Q_SIGN } else { 0 };
+    let a = bits & 0x7FFF_FFFF;
+    if a > F32_INF {
+        return Q_NAN | sign;
+    }
+    if a == F32_INF {
+        return Q_INF | sign;
+    }
+    let ef = a >> 23;
+    let (mant, exp) = if ef == 0 { (a, -149) } else { ((a & 0x7F_FFFF) | 0x80_0000, ef as i32 - 150) };
+    let e = scale_exponent.clamp(-300, 300);
+    round_exact(sign != 0, u64::from(mant), exp - e, PAYLOAD_FORMAT, None, false) as u8
+}
+
+/// One element back: `e5m2(q) · 2^E` as an f32 (see the module docs). For `E ∈ [−127, 128]`
+/// (every scale byte) a finite result is exact, or `±f32::MAX` when it exceeds `f32::MAX`;
+/// for other `E` it is rounded to f32 (RNE) and saturated the same way. ±inf → ±inf; NaN →
+/// `0x7FC00000` / `0xFFC00000` by the code's sign.
+pub fn decode_element(q: u8, scale_exponent: i32) -> f32 {
+    let neg = q & Q_SIGN != 0;
+    let d = decode(PAYLOAD_FORMAT, u32::from(q));
+    if d.is_nan() {
+        return f32::from_bits(F32_QNAN | if neg { 0x8000_0000 } else { 0 });
+    }
+    if d.is_infinite() {
+        return d as f32;
+    }
+    // |d| ≤ 57344, so beyond ±200 the result is saturated or rounds to ±0 either way.
+    let p = d * pow2(scale_exponent.clamp(-200, 200));
+    let max = f64::from(f32::MAX);
+    if p > max {
+        f32::MAX
+    } else if p < -max {
+        -f32::MAX
+    } else {
+        p as f32
+    }
+}
+
+/// The stated error bound for a finite `x` compressed with scale exponent `E`:
+/// `max(2^−3 · |x|, 2^(E−17))` (see the module docs). `f64::INFINITY` for a non-finite `x`,
+/// which no bound describes (it comes back as itself). `E` is clamped to `[−1000, 1000]`.
+pub fn bound(x: f32, scale_exponent: i32) -> f64 {
+    if !x.is_finite() {
+        return f64::INFINITY;
+    }
+    let abs = f64::from(f32::from_bits(x.to_bits() & 0x7FFF_FFFF));
+    (abs * 0.125).max(pow2(scale_exponent.clamp(-1000, 1000) - 17))
+}
+
+/// Compresses `values` in blocks of `block`: one scale byte per block into `scales`
+/// (`ceil(len / block)` bytes), one e5m2 byte per value into `payload` (`len` bytes). Errors on
+/// a zero block or a wrong buffer size, before writing anything.
+pub fn compress(values: &[f32], block: usize, scales: &mut [u8], payload: &mut [u8]) -> Result<(), GceError> {
+    let expected = scale_count(values.len(), block)?;
+    if scales.len() != expected {
+        return Err(GceError::ScaleCount { got: scales.len(), expected, elems: values.len(), block });
+    }
+    if payload.len() != values.len() {
+        return Err(GceError::PayloadLength { got: payload.len(), expected: values.len() });
+    }
+    for ((xs, s), qs) in values.chunks(block).zip(scales.iter_mut()).zip(payload.chunks_mut(block)) {
+        let e = scale_exponent(xs);
+        *s = scale_byte(e);
+        for (x, q) in xs.iter().zip(qs) {
+            *q = encode_element(*x, e);
+        }
+    }
+    Ok(())
+}
+
+/// [`compress`] into new buffers: `(scales, payload)`.
+pub fn compress_to_vec(values: &[f32], block: usize) -> Result<(Vec<u8>, Vec<u8>), GceError> {
+    let mut scales = vec![0u8; scale_count(values.len(), block)?];
+    let mut payload = vec![0u8; values.len()];
+    compress(values, block, &mut scales, &mut payload)?;
+    Ok((scales, payload))
+}
+
+/// Decompresses `payload` (one e5m2 byte per value, in blocks of `block`, each block scaled by
+/// its byte of `scales`) into `out` (one f32 per payload byte). Any scale byte is accepted
+/// (`E = byte − 127`). Errors on a zero block or a wrong buffer size, before writing anything.
+pub fn decompress(scales: &[u8], payload: &[u8], block: usize, out: &mut [f32]) -> Result<(), GceError> {
+    let expected = scale_count(payload.len(), block)?;
+    if scales.len() != expected {
+        return Err(GceError::ScaleCount { got: scales.len(), expected, elems: payload.len(), block });
+    }
+    if out.len() != payload.len() {
+        return Err(GceError::OutputLength { got: out.len(), expected: payload.len() });
+    }
+    for ((s, qs), ys) in scales.iter().zip(payload.chunks(block)).zip(out.chunks_mut(block)) {
+        let e = scale_exponent_of_byte(*s);
+        for (q, y) in qs.iter().zip(ys) {
+            *y = decode_element(*q, e);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    /// splitmix64: test data only.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        /// Uniform in [−1, 1).
+        fn unit(&mut self) -> f32 {
+            ((self.next() >> 40) as f32) / (1u64 << 23) as f32 - 1.0
+        }
+    }
+
+    /// `2^k`, by repeated doubling or halving (independent of `float::pow2`).
+    fn p2(k: i32) -> f64 {
+        let mut v = 1.0f64;
+        for _ in 0..k.unsigned_abs() {
+            v = if k > 0 { v * 2.0 } else { v * 0.5 };
+        }
+        v
+    }
+
+    /// Every kind of block the codec must handle, as (name, values).
+    fn kinds() -> Vec<(&'static str, Vec<f32>)> {
+        let mut r = Rng(0x6CE);
+        let mut kinds: Vec<(&'static str, Vec<f32>)> = Vec::new();
+        for mag in [1e-30f32, 1e-20, 1e-10, 1e-3, 1.0, 1e3, 1e10, 1e20, 1e30] {
+            kinds.push(("uniform", (0..1000).map(|_| r.unit() * mag).collect()));
+        }
+        kinds.push(("random finite bits", (0..1000).map(|_| f32::from_bits(r.next() as u32 & 0xFF7F_FFFF)).collect()));
+        kinds.push(("random bits", (0..1000).map(|_| f32::from_bits(r.next() as u32)).collect()));
+        for c in [3.0f32, -1.75, 1.75, f32::from_bits(0x3FE0_0001), 57344.0, 1e-40, -f32::MAX] {
+            kinds.push(("constant", vec![c; 300]));
+        }
+        kinds.push(("zeros", vec![0.0; 300]));
+        kinds.push(("signed zeros", (0..300).map(|i| if i % 3 == 0 { -0.0 } else { 0.0 }).collect()));
+        kinds.push(("subnormals", (0..1000).map(|_| f32::from_bits(r.next() as u32 & 0x807F_FFFF)).collect()));
+        kinds.push(("tiny subnormals", (0..300).map(|_| f32::from_bits(r.next() as u32 & 0x8000_00FF)).collect()));
+        let mut mix: Vec<f32> = (0..1000).map(|_| r.unit() * 100.0).collect();
+        for (i, v) in
+            [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::from_bits(0x7F80_0001)].into_iter().enumerate()
+        {
+            for j in (i * 37..1000).step_by(97) {
+                mix[j] = v;
+            }
+        }
+        kinds.push(("nan and inf", mix));
+        kinds.push(("only nan and inf", (0..300).map(|i| [f32::NAN, f32::NEG_INFINITY, -f32::NAN][i % 3]).collect()));
+        kinds.push((
+            "near f32::MAX",
+            (0..1000)
+                .map(|_| f32::from_bits(0x7F60_0000 + (r.next() as u32 & 0x1F_FFFF) + (r.next() as u32 & 0x8000_0000)))
+                .collect(),
+        ));
+        kinds
+    }
+
+    const BLOCKS: [usize; 7] = [1, 7, 32, 64, 128, 256, 1000];
+
+    /// (significand integer, without trailing zeros) of a finite nonzero f32.
+    fn odd_significand(y: f32) -> u32 {
+        let a = y.to_bits() & 0x7FFF_FFFF;
+        let m = if a >> 23 == 0 { a } else { (a & 0x7F_FFFF) | 0x80_0000 };
+        m >> m.trailing_zeros()
+    }
+
+    #[test]
+    fn gce_round_trip_is_within_the_bound() {
+        let mut saturated = 0;
+        for (name, xs) in kinds() {
+            for block in BLOCKS {
+                let (scales, payload) = compress_to_vec(&xs, block).unwrap();
+                let mut out = vec![0f32; xs.len()];
+                decompress(&scales, &payload, block, &mut out).unwrap();
+                for (i, (&x, &y)) in xs.iter().zip(&out).enumerate() {
+                    let e = scale_exponent_of_byte(scales[i / block]);
+                    let ctx = || alloc::format!("{name} block {block} [{i}]: {x:e} ({:08x}) -> {y:e}", x.to_bits());
+                    if x.is_nan() {
+                        assert_eq!(y.to_bits(), F32_QNAN | (x.to_bits() & 0x8000_0000), "{}", ctx());
+                    } else if x.is_infinite() {
+                        assert_eq!(y.to_bits(), x.to_bits(), "{}", ctx());
+                    } else {
+                        let err = (f64::from(x) - f64::from(y)).abs();
+                        assert!(err <= bound(x, e), "{}: err {err:e} > {:e}", ctx(), bound(x, e));
+                        assert!(y.is_finite(), "{}", ctx());
+                        // The sign survives, zeros included.
+                        assert_eq!(x.is_sign_negative(), y.is_sign_negative(), "{}", ctx());
+                        if y.abs() == f32::MAX {
+                            saturated += 1;
+                        } else if y != 0.0 {
+                            assert!(odd_significand(y) < 8, "{}: more than 3 significant bits", ctx());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(saturated > 0, "the near-f32::MAX blocks must reach the decode saturation");
+    }
+
+    #[test]
+    fn gce_every_code_decodes_as_the_formula() {
+        for e in [-127, -126, -100, -20, -1, 0, 1, 15, 100, 112, 113, 114, 126, 127, 128] {
+            for q in 0..=255u8 {
+                let neg = q & 0x80 != 0;
+                let ef = i32::from((q >> 2) & 0x1F);
+                let mf = f64::from(q & 3);
+                let y = decode_element(q, e);
+                if ef == 31 {
+                    let want = match (mf == 0.0, neg) {
+                        (true, false) => 0x7F80_0000,
+                        (true, true) => 0xFF80_0000,
+                        (false, false) => 0x7FC0_0000,
+                        (false, true) => 0xFFC0_0000,
+                    };
+                    assert_eq!(y.to_bits(), want, "q {q:02x} E {e}");
+                    continue;
+                }
+                let mag = if ef == 0 { mf / 4.0 * p2(-14) } else { (1.0 + mf / 4.0) * p2(ef - 15) } * p2(e);
+                let want = if mag > f64::from(f32::MAX) { f32::MAX } else { mag as f32 };
+                assert_eq!(f64::from(want), mag.min(f64::from(f32::MAX)), "q {q:02x} E {e}: not exact");
+                let want = if neg { -want } else { want };
+                assert_eq!(y.to_bits(), want.to_bits(), "q {q:02x} E {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn gce_scale_exponent_is_minimal() {
+        let mut r = Rng(7);
+        let edges = [
+            0x0000_0001u32, // smallest subnormal
+            0x007F_FFFF,    // largest subnormal
+            0x0080_0000,    // smallest normal
+            0x3F80_0000,    // 1.0
+            0x3FE0_0000,    // 1.75: m = 1.75 exactly
+            0x3FE0_0001,    // just above 1.75
+            0x4760_0000,    // 57344
+            0x4760_0001,    // just above 57344
+            0x0760_0000,    // 1.75 · 2^−113: E = −128 → clamped
+            0x07E0_0000,    // 1.75 · 2^−112: E = −127 exactly
+            0x7F7F_FFFF,    // f32::MAX
+        ];
+        let randoms = (0..20_000).map(|_| r.next() as u32 & 0x7FFF_FFFF).filter(|&a| a < F32_INF);
+        for a in edges.into_iter().chain(randoms) {
+            let x = f32::from_bits(a);
+            let e = scale_exponent(&[x]);
+            let amax = f64::from(x);
+            assert!((MIN_SCALE_EXPONENT..=MAX_WRITTEN_SCALE_EXPONENT).contains(&e), "{x:e}: E {e}");
+            assert!(amax <= 57344.0 * p2(e), "{x:e}: E {e} clips");
+            assert!(e == MIN_SCALE_EXPONENT || amax > 57344.0 * p2(e - 1), "{x:e}: E {e} is not minimal");
+            // Sign, NaN, inf and smaller elements do not change it.
+            let block = [-x, f32::NAN, f32::INFINITY, x * 0.5, -f32::INFINITY];
+            assert_eq!(scale_exponent(&block), e, "{x:e}");
+        }
+        assert_eq!(scale_exponent(&[]), -127);
+        assert_eq!(scale_exponent(&[0.0, -0.0, f32::NAN, f32::INFINITY]), -127);
+        assert_eq!(scale_exponent(&[f32::from_bits(0x4760_0000)]), 0);
+        assert_eq!(scale_exponent(&[f32::from_bits(0x4760_0001)]), 1);
+        assert_eq!(scale_exponent(&[f32::MAX]), 113);
+    }
+
+    #[test]
+    fn gce_element_vectors() {
+        // (x, E, byte, why): exact bits, ties to even.
+        let cases: [(f32, i32, u8, &str); 16] = [
+            (1.0, 0, 0x3C, "1.0 = exponent 15, mantissa 0"),
+            (1.125, 0, 0x3C, "tie between 1.0 and 1.25: even mantissa 0"),
+            (1.375, 0, 0x3E, "tie between 1.25 and 1.5: even mantissa 2"),
+            (f32::from_bits(0x3F90_0001), 0, 0x3D, "just above the tie: up"),
+            (57344.0, 0, 0x7B, "the largest finite"),
+            (f32::from_bits(0x476F_FFFF), 0, 0x7B, "just below the overflow tie 61440"),
+            (61440.0, 0, 0x7C, "overflow tie rounds to even = inf (another E than the block's)"),
+            (f32::from_bits(0x3780_0000), 0, 0x01, "2^-16: the smallest subnormal"),
+            (f32::from_bits(0x3700_0000), 0, 0x00, "2^-17: tie between 0 and 2^-16, even 0"),
+            (f32::from_bits(0x37C0_0000), 0, 0x02, "3 · 2^-17: tie between 1 and 2 quanta, even 2"),
+            (-0.0, 5, 0x80, "-0 keeps its sign"),
+            (-1e-45, 0, 0x80, "a tiny negative rounds to -0"),
+            (f32::INFINITY, 0, 0x7C, "+inf"),
+            (f32::NEG_INFINITY, -127, 0xFC, "-inf"),
+            (f32::MAX, 113, 0x78, "(2 - 2^-23) · 2^14 rounds up to 2^15"),
+            (1e-40, -127, 0x24, "subnormal 1e-40 · 2^127 ≈ 1.089 · 2^-6, nearer 2^-6 than 1.25 · 2^-6"),
+        ];
+        for (x, e, q, why) in cases {
+            assert_eq!(encode_element(x, e), q, "{x:e} E {e}: {why}");
+        }
+        for nan in [0x7FC0_0000u32, 0x7F80_0001, 0x7FFF_FFFF] {
+            assert_eq!(encode_element(f32::from_bits(nan), 3), 0x7E, "{nan:08x}");
+            assert_eq!(encode_element(f32::from_bits(nan | 0x8000_0000), 3), 0xFE, "-{nan:08x}");
+        }
+        assert_eq!(decode_element(0x78, 113), f32::MAX, "2^128 saturates");
+        assert_eq!(decode_element(0xFB, 128), -f32::MAX, "-57344 · 2^128 saturates");
+        assert_eq!(decode_element(0x01, -127).to_bits(), 1 << 6, "2^-143 is the f32 subnormal 64 · 2^-149");
+        assert_eq!(decode_element(0x7C, 128), f32::INFINITY);
+    }
+
+    #[test]
+    fn gce_scale_bytes() {
+        assert_eq!(scale_byte(-127), 0);
+        assert_eq!(scale_byte(0), 127);
+        assert_eq!(scale_byte(113), 240);
+        assert_eq!(scale_byte(128), 255);
+        assert_eq!(scale_byte(-1000), 0);
+        assert_eq!(scale_byte(1000), 255);
+        for b in 0..=255u8 {
+            assert_eq!(scale_byte(scale_exponent_of_byte(b)), b);
+        }
+    }
+
+    #[test]
+    fn gce_sizes_are_refused_not_panicked() {
+        let xs = [1.0f32; 65];
+        let mut q = [0u8; 65];
+        let mut s = [0u8; 3];
+        assert_eq!(compress(&xs, 0, &mut s, &mut q), Err(GceError::ZeroBlock));
+        assert_eq!(
+            compress(&xs, 32, &mut s[..2], &mut q),
+            Err(GceError::ScaleCount { got: 2, expected: 3, elems: 65, block: 32 })
+        );
+        assert_eq!(compress(&xs, 32, &mut s, &mut q[..64]), Err(GceError::PayloadLength { got: 64, expected: 65 }));
+        compress(&xs, 32, &mut s, &mut q).unwrap();
+        let mut out = [0f32; 65];
+        assert_eq!(decompress(&s, &q, 0, &mut out), Err(GceError::ZeroBlock));
+        assert_eq!(
+            decompress(&s, &q, 64, &mut out),
+            Err(GceError::ScaleCount { got: 3, expected: 2, elems: 65, block: 64 })
+        );
+        assert_eq!(decompress(&s, &q, 32, &mut out[..1]), Err(GceError::OutputLength { got: 1, expected: 65 }));
+        assert_eq!(out, [0.0; 65], "nothing written before an error");
+        decompress(&s, &q, 32, &mut out).unwrap();
+        assert_eq!(out, xs);
+        assert_eq!(compress_to_vec(&[], 32), Ok((vec![], vec![])));
+        assert_eq!(
+            GceError::ScaleCount { got: 2, expected: 3, elems: 65, block: 32 }.to_string(),
+            "gce scale table has 2 bytes, expected ceil(65 / 32) = 3"
+        );
+    }
+}
