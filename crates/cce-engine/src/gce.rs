@@ -15,16 +15,12 @@
 //! - Deterministic and independent of threads: the codec is a pure function of the values.
 
 use cce_format::SdmaDtype;
-use cce_format::gce::GceHeader;
+use cce_format::gce::{COMPRESS_BLOCK, GceHeader};
 use cce_format::packet::{Gce, GceMode};
 use cce_numerics::{Exec, NumType, Rounding};
 
 use crate::engine::FaultReason;
 use crate::memory::Memory;
-
-/// Elements per scale block when this engine compresses (MODEL; a header may name 32, 64, 128
-/// or 256 for decompression).
-pub const COMPRESS_BLOCK: u32 = 32;
 
 /// Why a GCE packet cannot run: the study's three messages.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

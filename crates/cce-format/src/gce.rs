@@ -87,6 +87,9 @@ pub const PAYLOAD_DT: SdmaDtype = SdmaDtype::Fp8E5;
 pub const SOURCE_DTS: [SdmaDtype; 3] = [SdmaDtype::Bf16, SdmaDtype::Fp16, SdmaDtype::Fp32];
 /// The block sizes accepted, in elements.
 pub const BLOCK_SIZES: [u32; 4] = [32, 64, 128, 256];
+/// The block size the engine compresses with (the MX shape; a header may name any of
+/// [`BLOCK_SIZES`] for decompression).
+pub const COMPRESS_BLOCK: u32 = 32;
 /// The scale format byte: E8M0, one biased power-of-two exponent byte per block.
 pub const SCALE_FORMAT_E8M0: u8 = 1;
 /// Where the scale table starts, from the header start.

@@ -9,7 +9,7 @@
 //! layout that breaks this with "Failed to build buffer packet for gce op: …".
 
 use cce_format::dtype::SdmaDtype;
-use cce_format::gce::HEADER_BYTES;
+use cce_format::gce::{COMPRESS_BLOCK, HEADER_BYTES};
 use cce_format::limits;
 use cce_format::op::SdmaCceType;
 use cce_format::packet::{self, DataFlags, Gce, GceMode, Packet, PacketOp, Source};
@@ -17,13 +17,10 @@ use cce_format::packet::{self, DataFlags, Gce, GceMode, Packet, PacketOp, Source
 use crate::error::HostError;
 use crate::ring::{MAX_PROGRAM_DESCRIPTORS, Program};
 
-/// Elements per scale block the compressor uses (the engine's `COMPRESS_BLOCK`; MODEL).
-pub const BLOCK: u32 = 32;
-
 /// The bytes between consecutive packets' headers when each packet holds `per_packet`
 /// elements: the header and its scale table, rounded up to 16 bytes.
 pub fn header_stride(per_packet: u64) -> u64 {
-    (HEADER_BYTES as u64 + per_packet.div_ceil(BLOCK as u64)).next_multiple_of(16)
+    (HEADER_BYTES as u64 + per_packet.div_ceil(COMPRESS_BLOCK as u64)).next_multiple_of(16)
 }
 
 /// The bytes the headers of `elems` elements take, packet by packet, on `arch`.
