@@ -135,8 +135,10 @@ fn a_killed_process_ends_the_job() {
         assert!(outlived < Duration::from_secs(30), "the job outlived its killed process by {outlived:?}");
         assert_ne!(code, Some(0), "{err}");
         assert!(err.contains("signal 9") || err.contains("Killed") || err.contains("killed"), "{err}");
-        assert!(err.contains("stopped by the launcher"), "a survivor did not report the stop: {err}");
-        if err.contains("before its ranks' first step") && !err.contains("waited at step") {
+        if !err.contains("stopped by the launcher") {
+            // The others had finished before the kill: try again sooner.
+            delay /= 3;
+        } else if err.contains("before its ranks' first step") && !err.contains("waited at step") {
             delay += Duration::from_millis(400);
         } else if err.contains("after its ranks' last step") && !err.contains("waited at step") {
             delay /= 3;
