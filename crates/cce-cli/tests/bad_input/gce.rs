@@ -4,9 +4,8 @@
 //! build rows are refused (exit 2).
 
 use cce_format::gce::{GceHeader, fnv1a32};
-use cce_format::ringfile::RingFile;
 
-use crate::common::{cce, tmp};
+use crate::common::tmp;
 use crate::{Row, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
@@ -45,36 +44,16 @@ type HeaderEdit = fn(&mut Vec<u8>);
 const HEADER: u64 = 0x3_0000;
 const ELEMS: usize = 64;
 
-/// `cce build --arch 3 <args> -o <tmp(name)>`; the dump's path.
+/// `cce build --arch 3 <args> -o <tmp(name)>` (packets.rs's builder); the dump's path.
 fn built(name: &str, args: &str) -> String {
-    let path = tmp(name);
-    let mut argv = vec!["build", "--arch", "3"];
-    argv.extend(args.split_whitespace());
-    argv.extend_from_slice(&["-o", path.to_str().unwrap()]);
-    let o = cce(&argv);
-    assert_eq!(o.status.code(), Some(0), "{argv:?}: {}", String::from_utf8_lossy(&o.stderr));
-    path.display().to_string()
+    crate::packets::built(name, args);
+    tmp(name).display().to_string()
 }
 
-/// A copy of the dump at `path` with `edit` applied to its tx descriptors (counts, doorbells
-/// and the checksum follow).
+/// A copy of the dump at `path` with `edit` applied to its tx descriptors (packets.rs's
+/// crafting: counts, doorbells and the checksum follow).
 fn crafted(name: &str, path: &str, edit: impl FnOnce(&mut Vec<[u32; 4]>)) -> String {
-    let bytes = std::fs::read(path).unwrap();
-    let file = RingFile::parse(&bytes).unwrap();
-    let q = &file.queues[0];
-    let mut tx: Vec<[u32; 4]> = (0..q.tx_len()).filter_map(|i| q.tx_words(i)).collect();
-    edit(&mut tx);
-    let txb: Vec<u8> = tx.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
-    let need = cce_format::ringfile::ring_size_for(tx.len() as u64) as u32;
-    let edited = cce_format::ringfile::QueueRings {
-        ring_size: q.ring_size.max(need),
-        tx_doorbell: tx.len() as u32,
-        tx: &txb,
-        ..q.clone()
-    };
-    let p = tmp(name);
-    std::fs::write(&p, RingFile { arch: file.arch, queues: vec![edited] }.to_bytes()).unwrap();
-    p.display().to_string()
+    crate::packets::crafted(name, &std::fs::read(path).unwrap(), |tx, _| edit(tx))
 }
 
 /// A scratch file with `bytes`; its path.

@@ -114,7 +114,7 @@ const FP32: &str = "--in fp32 --accum fp32 --out-dtype fp32";
 
 /// Runs `cce build --arch 3 <args> -o <tmp(name)>` (`args` split at whitespace) and returns the
 /// dump's bytes.
-fn built(name: &str, args: &str) -> Vec<u8> {
+pub(crate) fn built(name: &str, args: &str) -> Vec<u8> {
     let path = tmp(name);
     let mut argv = vec!["build", "--arch", "3"];
     argv.extend(args.split_whitespace());
@@ -128,7 +128,7 @@ fn built(name: &str, args: &str) -> Vec<u8> {
 /// through the project's ring-file codec: counts and doorbells follow the edited lists, the
 /// ring grows to hold them (every descriptor stays on the first lap, so its ring-id phase stays
 /// right) and the checksum is recomputed. Returns its path.
-fn crafted(name: &str, dump: &[u8], edit: impl FnOnce(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>)) -> String {
+pub(crate) fn crafted(name: &str, dump: &[u8], edit: impl FnOnce(&mut Vec<[u32; 4]>, &mut Vec<[u32; 4]>)) -> String {
     let file = RingFile::parse(dump).expect("a valid dump");
     let q = &file.queues[0];
     let mut tx: Vec<[u32; 4]> = (0..q.tx_len()).filter_map(|i| q.tx_words(i)).collect();
