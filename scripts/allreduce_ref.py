@@ -11,9 +11,15 @@ dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
   rdh (R = 2^L):   v_x = IN_x; for d = 1, 2, 4, ..., R/2: for every x with bit d clear,
                    v_x = v_(x+d) = round(f32(v_x) + f32(v_(x+d))); the result is v_0
                    (the same tree for every chunk)
+  ring with --gce K (docs/MODEL.md G7; nodes of K consecutive ranks): as ring, but a value
+                   sent from rank x to rank x+1 in another node is quantized on the way,
+                   v = dt(decode(compress(f32(v)))) with the GCE codec of gce_ref.py (blocks of
+                   32 from the chunk's start), and the final chunk is quantized once more by its
+                   owner (rank c-1) before the all-gather copies it to every rank
 Compares every DIR_OUT/rank{r}.bin with the result; exit 0 when all match.
-Usage: allreduce_ref.py ALGO RANKS DTYPE DIR_IN DIR_OUT
+Usage: allreduce_ref.py ALGO RANKS DTYPE DIR_IN DIR_OUT [--gce RANKS_PER_NODE]
 """
+import os
 import sys
 
 try:
@@ -25,8 +31,21 @@ except ImportError:  # pragma: no cover
 DT = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32}
 
 
+def quantize(v: np.ndarray, dt) -> np.ndarray:
+    """One GCE round trip of a chunk's values, back in the buffer dtype (RNE)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gce_ref
+
+    scales, payload = gce_ref.compress(v.astype(np.float32), 32)
+    return gce_ref.decode(scales, payload, 32).view(np.float32).astype(dt)
+
+
 def main() -> int:
     algo, r, dt, din, dout = sys.argv[1], int(sys.argv[2]), DT[sys.argv[3]], sys.argv[4], sys.argv[5]
+    per_node = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[6] == "--gce" else None
+    if per_node is not None and algo != "ring":
+        sys.exit("--gce follows the ring only")
+    node = lambda x: (x % r) // per_node
     ins = [np.fromfile(f"{din}/rank{q}.bin", dtype=dt) for q in range(r)]
     n = len(ins[0])
     out = np.zeros(n, dtype=dt)
@@ -37,7 +56,11 @@ def main() -> int:
         if algo in ("ring", "ring-2r2w"):
             acc = chunk[c]
             for k in range(1, r):
+                if per_node is not None and node(c + k - 1) != node(c + k):
+                    acc = quantize(acc, dt)
                 acc = (f32(acc) + f32(chunk[(c + k) % r])).astype(dt)
+            if per_node is not None:
+                acc = quantize(acc, dt)
         elif algo == "kangaring":
             if r == 2:
                 acc = (f32(chunk[c]) + f32(chunk[(c + 1) % r])).astype(dt)

@@ -272,7 +272,8 @@ def run(ring, load=None, dump=(), *, threads=1):
 # --- Collectives ----------------------------------------------------------------------------
 
 
-def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3):
+def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
+              ranks_per_node=None):
     """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
@@ -281,12 +282,16 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     with scale fl32(1/R)); ``accum``: default fp32 for floats, the dtype for integers. Returns
     ``(outputs, report)``: every rank's result array and ``cce allreduce --json``'s object
     (``algo``, ``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``,
-    ``per_link``).
+    ``per_link``). ``compress="gce"`` compresses what crosses a node boundary of the ring
+    (``algo="ring"``; bf16, float16, float32; nodes of ``ranks_per_node`` ranks, default two
+    nodes), as ``cce allreduce --compress gce``: the report adds ``hop_bytes``,
+    ``hop_bytes_uncompressed`` and ``hop_bytes_ratio`` (docs/MODEL.md G6–G9, all MODEL).
     Raises CceError for bad input, RankFailed when a rank fails."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
-        _uint("seed", seed, 64), _uint("arch", arch, 32),
+        _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
+        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64),
     )
     return [from_raw(o, dt, ranks[0].shape) for o in outs], report
 

@@ -65,5 +65,5 @@ def build(
 def run(ring: Ring | bytes, load: dict[int, ArrayLike] | None = ..., dump: Sequence[tuple[int, int]] = ..., *, threads: int = ...) -> dict[str, Any]: ...
 def allreduce(
     arrays: Sequence[ArrayLike], *, algo: str = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
-    seed: int = ..., arch: int = ...,
+    seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...

@@ -11,7 +11,9 @@
 
 use std::time::Duration;
 
-use cce_collectives::allreduce::{self, Algo, Candidate, Collective, Config, Instance, Outcome, RedOp, TimeModel};
+use cce_collectives::allreduce::{
+    self, Algo, Candidate, Collective, Compress, Config, HopBytes, Instance, Outcome, RedOp, TimeModel,
+};
 use cce_collectives::demo::{Example, Row};
 use cce_collectives::metrics::{self, Metrics};
 use cce_format::SdmaDtype;
@@ -80,6 +82,9 @@ pub struct AllreduceParams {
     /// Model memory budget in bytes; `None`: [`allreduce::default_budget`] (3/4 of the host's
     /// memory).
     pub budget: Option<u64>,
+    /// `--compress`: `gce` compresses what crosses a node boundary (the ring all-reduce only;
+    /// without `ranks_per_node`, the ranks form two nodes); `None` or `none`: nothing.
+    pub compress: Option<String>,
 }
 
 impl AllreduceParams {
@@ -111,6 +116,7 @@ impl AllreduceParams {
             ranks_per_node: None,
             cores_per_chip: None,
             budget: None,
+            compress: None,
         }
     }
 
@@ -172,6 +178,12 @@ impl AllreduceParams {
             }
         };
         cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
+        cfg.compress = match self.compress.as_deref() {
+            None | Some("none") => Compress::None,
+            Some(name) => {
+                Compress::from_name(name).ok_or_else(|| input(format!("--compress '{name}': expected gce or none")))?
+            }
+        };
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -194,6 +206,9 @@ impl AllreduceParams {
         }
         if let Some(v) = count(self.ranks_per_node, "ranks-per-node", 1 << 20)? {
             m.ranks_per_node = v as usize;
+        } else if cfg.compress == Compress::Gce {
+            // Compressing, the ranks default to two nodes (docs/MODEL.md G7).
+            m.ranks_per_node = ranks.div_ceil(2).max(1);
         }
         if let Some(v) = count(self.cores_per_chip, "cores-per-chip", 1 << 20)? {
             m.cores_per_chip = v as usize;
@@ -347,6 +362,8 @@ pub struct AllreduceResult {
     pub memory_bytes: u64,
     /// The model's candidates when the algorithm was chosen by it (`auto`), else empty.
     pub candidates: Option<Explanation>,
+    /// With `--compress gce`: the bytes over the node boundaries, and without compression.
+    pub hops: Option<HopBytes>,
 }
 
 impl AllreduceResult {
@@ -374,6 +391,16 @@ impl AllreduceResult {
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();
         }
+        if let Some(h) = &self.hops {
+            let cfg = &self.config;
+            v["compress"] = json!(cfg.compress.name());
+            v["nodes"] = json!(cfg.nodes());
+            v["ranks_per_node"] = json!(cfg.model.ranks_per_node);
+            v["hop_bytes"] = json!(h.compressed);
+            v["hop_bytes_uncompressed"] = json!(h.uncompressed);
+            v["hop_bytes_ratio"] = json!(h.ratio());
+            v["uncompressed_model_seconds"] = json!(h.uncompressed_model_seconds);
+        }
         v
     }
 
@@ -395,7 +422,11 @@ impl AllreduceResult {
 pub fn run_config(cfg: &Config, inputs: Vec<Vec<u8>>, memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
     let (outcome, inputs) = allreduce::run_owned(cfg, inputs)?;
     let metrics = metrics::measure(cfg, &inputs, &outcome.outputs);
-    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes, candidates: None })
+    let hops = match cfg.compress {
+        Compress::None => None,
+        Compress::Gce => Some(allreduce::hop_report(cfg, &outcome)?),
+    };
+    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes, candidates: None, hops })
 }
 
 /// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal

@@ -38,6 +38,7 @@ fn params(a: &AllreduceArgs) -> AllreduceParams {
         ranks_per_node: a.ranks_per_node,
         cores_per_chip: a.cores_per_chip,
         budget: a.budget,
+        compress: a.compress.clone(),
         ..AllreduceParams::new(a.ranks, &a.algo, &a.op, a.dtype)
     }
 }
@@ -98,6 +99,12 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         if a.sweep.is_some() {
             return Err(input("--sweep does not run under MPI: give --elems"));
         }
+        if a.compress.is_some() {
+            return Err(input("--compress does not run under MPI yet: run it in one process"));
+        }
+    }
+    if a.compress.is_some() && params(a).is_auto() {
+        return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
     }
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, sweep);
@@ -163,8 +170,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         // One line (the README shows it so): the run, then how good its result is.
         let quality = if cfg.collective == Collective::AllReduce {
             format!(
-                "#wrong {} (elements outside the sequential-rounding error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",
+                "#wrong {} (elements outside the {} error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",
                 m.wrong,
+                if cfg.compress == allreduce::Compress::Gce { "GCE" } else { "sequential-rounding" },
                 ulps(m.max_ulp_err),
                 ulps(m.mean_ulp_err),
                 cfg.dtype.name(),
@@ -190,6 +198,17 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             o.bytes_moved(),
             m.ranks_identical,
         );
+        if let Some(h) = &r.hops {
+            crate::output::outln!(
+                "gce over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed",
+                cfg.nodes(),
+                cfg.model.ranks_per_node,
+                h.compressed,
+                h.uncompressed,
+                h.ratio(),
+                h.uncompressed_model_seconds,
+            );
+        }
     }
     Ok(())
 }

@@ -182,6 +182,12 @@ pub(crate) struct AllreduceArgs {
     /// Model memory budget in bytes; default: 3/4 of this host's memory.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) budget: Option<u64>,
+    /// `gce`: compress what crosses a node boundary (study §9.3; the codec is the project's
+    /// MODEL, docs/MODEL.md G7): the ring all-reduce of bf16, fp16 or fp32, nodes of
+    /// --ranks-per-node ranks, two nodes when not given. The JSON adds the bytes over the node
+    /// boundaries against the same run uncompressed (`hop_bytes_ratio`).
+    #[arg(long, conflicts_with_all = ["sweep", "explain"])]
+    pub(crate) compress: Option<String>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,

@@ -165,6 +165,8 @@ fn mpi_refusals() {
         String::from_utf8_lossy(&o.stderr).to_string()
     };
     assert!(run(2, &["--ranks", "4", "--sweep", "1024:4096"]).contains("--sweep does not run under MPI"));
+    let err = run(2, &["--ranks", "4", "--elems", "64", "--compress", "gce"]);
+    assert!(err.contains("--compress does not run under MPI yet"), "{err}");
     assert!(run(3, &["--ranks", "2", "--elems", "64"]).contains("3 processes for 2 ranks: at most one per rank"));
     let dir = tmp("mpi-short-inputs");
     std::fs::create_dir_all(&dir).unwrap();

@@ -6,7 +6,7 @@ use cce_format::SdmaDtype;
 use cce_numerics::NumType;
 use cce_numerics::sample::{SampleKind, sample};
 
-use crate::allreduce::{Collective, Config, RedOp};
+use crate::allreduce::{Collective, Compress, Config, RedOp};
 
 /// Decodes element `i` of a raw little-endian array of `t` as f64 (integers exactly up to 2^53).
 fn value_at(t: NumType, bytes: &[u8], i: usize) -> f64 {
@@ -85,7 +85,8 @@ pub struct Metrics {
     pub mean_ulp_err: f64,
     /// Elements (over all ranks) outside the bound of a sequential reduction that rounds at
     /// every step: |err| ≤ R · 2^-p · Σ|x| for a p-bit float dtype; for integers, any difference
-    /// from the wrapping result.
+    /// from the wrapping result. With GCE (`--compress gce`), the bound that adds Q = nodes + 1
+    /// quantizations: |err| ≤ ((1 + 2^-3)^Q · (1 + 2^-p)^(R+Q) − 1) · Σ|x| + Q · 2^-31 · max Σ|x|.
     pub wrong: u64,
 }
 
@@ -204,7 +205,20 @@ pub fn measure_parts(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
         // The exact value of a partial buffer is the caller's to check.
         return MetricParts { metrics: m, ..MetricParts::default() };
     }
-    let bound = |mag: f64| r * 2f64.powi(-(prec as i32)) * mag;
+    let u = 2f64.powi(-(prec as i32));
+    let bound: Box<dyn Fn(f64) -> f64> = if cfg.compress == Compress::Gce {
+        // Each GCE quantization (one per node boundary a chunk crosses, and the owner's) errs
+        // by at most 2^-3 of its value (e5m2's half ulp) plus an e5m2-subnormal step below
+        // 2^-31 of its block's largest magnitude, and its expansion rounds once more to the
+        // dtype (docs/MODEL.md G7).
+        let q = cfg.nodes() as i32 + 1;
+        let rel = (1.0 + 0.125f64).powi(q) * (1.0 + u).powi(cfg.ranks as i32 + q) - 1.0;
+        let largest = exact.0.iter().map(|&(_, m)| m).filter(|m| m.is_finite()).fold(0.0, f64::max);
+        let abs = f64::from(q) * 2f64.powi(-31) * largest;
+        Box::new(move |mag: f64| rel * mag + abs)
+    } else {
+        Box::new(move |mag: f64| r * u * mag)
+    };
     // When every rank holds the same bytes, one rank's errors are every rank's.
     let (measured, times) =
         if m.ranks_identical { (&outputs[..outputs.len().min(1)], outputs.len() as u64) } else { (outputs, 1) };

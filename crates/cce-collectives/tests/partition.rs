@@ -91,3 +91,36 @@ fn a_failure_in_one_block_stops_them_all_with_its_name() {
     let err = allreduce::run_partitioned(&Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64), vec![], 5);
     assert!(err.unwrap_err().to_string().contains("5 blocks for 4 ranks"));
 }
+
+/// `--compress gce` split into its nodes (one memory per node): the same bits as one memory,
+/// and the bytes that crossed between the memories — the messages a transport moved — are
+/// the bytes over the node boundaries `hop_report` counts from the packets, compressed and not.
+#[test]
+fn the_gce_ring_split_by_node_moves_the_hop_bytes() {
+    for (ranks, per_node, elems) in [(8usize, 4usize, 5001u64), (4, 2, 4096), (6, 3, 999)] {
+        for compress in [allreduce::Compress::Gce, allreduce::Compress::None] {
+            let mut cfg = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
+            cfg.compress = compress;
+            cfg.model.ranks_per_node = per_node;
+            let inputs = metrics::generate(&cfg, 3);
+            let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+            let nodes = ranks / per_node;
+            let (o, _, p) = allreduce::run_partitioned(&cfg, inputs, nodes).unwrap();
+            let what = format!("R={ranks} per node {per_node} {}", compress.name());
+            assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
+            let hops = allreduce::hop_bytes(&cfg, &o.links);
+            assert_eq!(p.bytes_between, hops, "{what}: messages against the packets' count");
+            if compress == allreduce::Compress::Gce {
+                let report = allreduce::hop_report(&cfg, &o).unwrap();
+                assert_eq!(report.compressed, hops);
+                let mut plain = cfg.clone();
+                plain.compress = allreduce::Compress::None;
+                let (po, _, pp) = allreduce::run_partitioned(&plain, metrics::generate(&plain, 3), nodes).unwrap();
+                assert_eq!(report.uncompressed, pp.bytes_between, "{what}: the uncompressed count is its run's");
+                assert_eq!(report.uncompressed, allreduce::hop_bytes(&plain, &po.links));
+                // 48 header bytes per 166-element chunk at the smallest size: 0.64.
+                assert!(report.ratio() < 0.65, "{what}: ratio {}", report.ratio());
+            }
+        }
+    }
+}

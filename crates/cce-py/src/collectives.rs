@@ -10,7 +10,7 @@ use crate::numbers::{Outputs, bytes};
 /// All-reduces one raw buffer per rank; returns every rank's output bytes and `cce allreduce
 /// --json`'s object.
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node))]
 #[allow(clippy::too_many_arguments, reason = "the Python keywords")]
 pub(crate) fn allreduce<'py>(
     py: Python<'py>,
@@ -22,6 +22,8 @@ pub(crate) fn allreduce<'py>(
     rounding: &str,
     seed: u64,
     arch: u64,
+    compress: Option<String>,
+    ranks_per_node: Option<u64>,
 ) -> PyResult<Outputs<'py>> {
     let dt = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let params = AllreduceParams {
@@ -29,6 +31,8 @@ pub(crate) fn allreduce<'py>(
         rounding: rounding.to_string(),
         seed,
         arch,
+        compress,
+        ranks_per_node,
         ..AllreduceParams::new(inputs.len() as u64, algo, op, dt(dtype)?)
     };
     // The collective keeps its own copy of every rank's buffer (each rank owns its memory).

@@ -19,6 +19,7 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
          `under_an_mpi_launcher_without_the_feature_is_refused` sets it",
     ),
     ("--sweep does not run under MPI", "needs an MPI launcher's environment: tests/mpi.rs (`mpi_refusals`)"),
+    ("--compress does not run under MPI yet", "needs an MPI launcher's environment: tests/mpi.rs (`mpi_refusals`)"),
     ("{processes} processes for {} ranks", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
     ("rank {q}'s input has {} bytes", "feature `mpi` only: tests/mpi.rs (`mpi_refusals`)"),
     ("MPI was initialised already", "with_mpi runs once per process, before anything else initialises MPI"),
@@ -403,5 +404,46 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (ar8(&["--arch", "7"]), "rank 0 step 0: unsupported arch 7", 2),
         (ar8(&["--fail-rank", "5", "--fail-step", "0"]), "--fail-rank 5 --fail-step 0: ranks 0..2, steps 0..", 2),
         (ar8(&["--fail-rank", "1", "--fail-step", "0"]), "rank 1 failed at step 0: injected failure", 1),
+        // --compress gce (docs/MODEL.md G7).
+        (ar8(&["--compress", "zstd"]), "--compress 'zstd': expected gce or none", 2),
+        (
+            with(
+                &["allreduce", "--ranks", "4", "--algo", "mesh", "--op", "add", "--dtype", "bf16"],
+                &["--elems", "64", "--compress", "gce"],
+            ),
+            "--compress gce runs the ring all-reduce (--algo ring), not mesh",
+            2,
+        ),
+        (
+            with(
+                &["allreduce", "--ranks", "4", "--algo", "auto", "--op", "add", "--dtype", "bf16"],
+                &["--elems", "64", "--compress", "gce"],
+            ),
+            "--compress gce runs the ring all-reduce: give --algo ring, not auto",
+            2,
+        ),
+        (
+            ar8(&["--compress", "gce", "--collective", "reduce-scatter"]),
+            "--compress gce runs the whole all-reduce, not a reduce-scatter or all-gather alone",
+            2,
+        ),
+        (
+            with(
+                &["allreduce", "--ranks", "4", "--algo", "ring", "--op", "add", "--dtype", "i32"],
+                &["--elems", "64", "--compress", "gce"],
+            ),
+            "--compress gce compresses bf16, fp16 or fp32 buffers, not i32",
+            2,
+        ),
+        (
+            ar8(&["--compress", "gce", "--arch", "2"]),
+            "--compress gce needs the EXT combo packet: arch 3 or 4, not 2",
+            2,
+        ),
+        (
+            ar8(&["--compress", "gce", "--ranks-per-node", "2"]),
+            "--compress gce compresses the hops between nodes, and 2 ranks of 2 per node are one node: give --ranks-per-node below 2",
+            2,
+        ),
     ]
 }

@@ -1,7 +1,9 @@
 //! What a configuration needs before anything runs: the shape rules, the memory (inputs,
 //! buffers, rings, outputs) against the budget, and the failure injection's bounds.
 
-use super::config::{CollectiveError, Config, MAX_RANKS, MIN_RANKS, RedOp};
+use cce_format::SdmaDtype;
+
+use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
 use super::lifetimes::{add_backpressure, lifetimes};
 use super::program::{plan_work, ring_size};
@@ -89,6 +91,34 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     }
     if cfg.elems == 0 {
         return bad("elements per rank must be positive".into());
+    }
+    if cfg.compress == Compress::Gce {
+        check_gce(cfg)?;
+    }
+    Ok(())
+}
+
+/// What `--compress gce` runs (docs/MODEL.md G7): the ring all-reduce of float buffers over
+/// at least two nodes, on an arch with the EXT combo packet.
+fn check_gce(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    if cfg.algo != Algo::Ring {
+        return bad(format!("--compress gce runs the ring all-reduce (--algo ring), not {}", cfg.algo.name()));
+    }
+    if cfg.collective != Collective::AllReduce {
+        return bad("--compress gce runs the whole all-reduce, not a reduce-scatter or all-gather alone".into());
+    }
+    if !matches!(cfg.dtype, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
+        return bad(format!("--compress gce compresses bf16, fp16 or fp32 buffers, not {}", cfg.dtype.name()));
+    }
+    if !cce_format::limits::replication_allowed(cfg.arch) {
+        return bad(format!("--compress gce needs the EXT combo packet: arch 3 or 4, not {}", cfg.arch));
+    }
+    if cfg.nodes() < 2 {
+        return bad(format!(
+            "--compress gce compresses the hops between nodes, and {} ranks of {} per node are one node: give --ranks-per-node below {}",
+            cfg.ranks, cfg.model.ranks_per_node, cfg.ranks
+        ));
     }
     Ok(())
 }

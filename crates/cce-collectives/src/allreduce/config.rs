@@ -112,6 +112,33 @@ pub enum Collective {
     AllGather,
 }
 
+/// What crosses a node boundary (docs/MODEL.md G7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compress {
+    /// The buffers as they are.
+    #[default]
+    None,
+    /// GCE (study §9.3): a ring all-reduce whose sender reduces and compresses for the hop
+    /// into the next node (the EXT combo packet), the receiver expanding before its own reduce;
+    /// the final chunks travel the all-gather in their owner's compressed form. The nodes are
+    /// the time model's ([`TimeModel::ranks_per_node`] ranks each).
+    Gce,
+}
+
+impl Compress {
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compress::None => "none",
+            Compress::Gce => "gce",
+        }
+    }
+    /// By CLI name.
+    pub fn from_name(s: &str) -> Option<Compress> {
+        [Compress::None, Compress::Gce].into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// One collective.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -142,6 +169,19 @@ pub struct Config {
     /// Memory budget of the model, in bytes: [`check`](super::check) refuses a configuration whose
     /// [`memory_need`](super::memory_need) total is larger.
     pub budget: u64,
+    /// Compression over the node boundaries.
+    pub compress: Compress,
+}
+
+impl Config {
+    /// The node of rank `q` (the time model's nodes of [`TimeModel::ranks_per_node`] ranks).
+    pub fn node(&self, q: usize) -> usize {
+        q / self.model.ranks_per_node.max(1)
+    }
+    /// Nodes the ranks span.
+    pub fn nodes(&self) -> usize {
+        self.ranks.div_ceil(self.model.ranks_per_node.max(1))
+    }
 }
 
 impl Config {
@@ -162,6 +202,7 @@ impl Config {
             timeout: Duration::from_secs(60),
             model: TimeModel::defaults(3),
             budget: default_budget(),
+            compress: Compress::None,
         }
     }
 }

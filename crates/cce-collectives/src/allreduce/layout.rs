@@ -1,13 +1,20 @@
-//! The buffer map (MODEL): where rank `r`'s input, partials, outputs, receive buffers and rings
-//! sit in the model's address space, one slot of 2^44 bytes per rank and 2^36 per chunk. Every
-//! address of a schedule comes from here, and [`Layout::rank_of`] gives an address's owner.
+//! The buffer map (MODEL): where rank `r`'s input, partials, outputs, receive buffers,
+//! compressed buffers and rings sit in the model's address space, one slot of 2^45 bytes per
+//! rank and 2^36 per chunk. Every address of a schedule comes from here, and
+//! [`Layout::rank_of`] gives an address's owner.
+//!
+//! A compressed buffer (`--compress gce`, docs/MODEL.md G7) holds a chunk's GCE headers (one
+//! [`cce_host::gradient::header_stride`] per packet) and then its fp8 payload; it starts on a
+//! chunk slot, so headers and payload share one 4 GiB window (W3 holds 32 bits).
 
-pub(super) const RANK_STRIDE: u64 = 1 << 44;
+pub(super) const RANK_STRIDE: u64 = 1 << 45;
 pub(super) const CHUNK_STRIDE: u64 = 1 << 36;
 pub(super) const P_OFF: u64 = 1 << 42;
 pub(super) const W_OFF: u64 = 2 << 42;
 pub(super) const RECV_OFF: u64 = 3 << 42;
-pub(super) const RING_OFF: u64 = (1 << 44) - (1 << 30);
+pub(super) const C_OFF: u64 = 4 << 42;
+pub(super) const CW_OFF: u64 = 5 << 42;
+pub(super) const RING_OFF: u64 = RANK_STRIDE - (1 << 30);
 pub(super) const RING_SIZE: u32 = 4096;
 
 pub(super) struct Layout {
@@ -41,15 +48,25 @@ impl Layout {
     pub(super) fn recv(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + RECV_OFF + c as u64 * CHUNK_STRIDE
     }
-    /// Whether `addr` starts a scratch buffer — a partial `P(r, i)` or a receive buffer
-    /// `RECV(r, i)`, each written once and read by later steps (slot `i` below R: a chunk, or
-    /// RDH's round-and-chunk slot) — rather than an input or output, which live for the whole
-    /// run.
+    /// `C(r, c)`: chunk `c` compressed by rank `r` for the node boundary after it.
+    pub(super) fn c(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + C_OFF + c as u64 * CHUNK_STRIDE
+    }
+    /// `CW(r, c)`: final chunk `c` in its owner's compressed form, as rank `r` holds it.
+    pub(super) fn cw(&self, r: usize, c: usize) -> u64 {
+        Self::base(r) + CW_OFF + c as u64 * CHUNK_STRIDE
+    }
+    /// Whether `addr` starts a scratch buffer — a partial `P(r, i)`, a receive buffer
+    /// `RECV(r, i)` or a compressed buffer `C(r, i)` / `CW(r, i)`, each written once and read by
+    /// later steps (slot `i` below R: a chunk, or RDH's round-and-chunk slot) — rather than an
+    /// input or output, which live for the whole run.
     pub(super) fn is_scratch(&self, addr: u64) -> bool {
         let Some(off) = addr.checked_sub(RANK_STRIDE).map(|a| a % RANK_STRIDE) else { return false };
         let rel = match off {
             o if (P_OFF..W_OFF).contains(&o) => o - P_OFF,
-            o if (RECV_OFF..RING_OFF).contains(&o) => o - RECV_OFF,
+            o if (RECV_OFF..C_OFF).contains(&o) => o - RECV_OFF,
+            o if (C_OFF..CW_OFF).contains(&o) => o - C_OFF,
+            o if (CW_OFF..RING_OFF).contains(&o) => o - CW_OFF,
             _ => return false,
         };
         rel % CHUNK_STRIDE == 0 && rel / CHUNK_STRIDE < self.r as u64

@@ -39,7 +39,7 @@ pub(super) fn lifetimes(l: &Layout, steps: &[Vec<Step>]) -> Lifetimes {
                 for a in w.writes() {
                     // A scratch buffer holds what its one writer writes (an empty one maps a byte).
                     if l.is_scratch(a) && writer.insert(a, (q, s)).is_none() {
-                        allocs[q][s].push((a, w.bytes(l.size).max(1)));
+                        allocs[q][s].push((a, w.write_len(l.size).max(1)));
                     }
                 }
                 for a in w.reads() {

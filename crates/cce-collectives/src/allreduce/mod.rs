@@ -39,6 +39,13 @@
 //!   every x with bit d clear, rounded after each `+`; the result is v_0. Rank r ends with
 //!   chunk r. All-gather round j, d = R >> (j+1): rank r copies the chunks its partner r ^ d
 //!   holds (those ≡ r ^ d mod 2d), so the largest copies go to the nearest partner last.
+//! - `ring` with `--compress gce` (docs/MODEL.md G7; nodes of [`TimeModel::ranks_per_node`]
+//!   ranks): the ring's order, but a value crossing into the next node is quantized on the way,
+//!   `v ↦ dt(expand(compress(v)))` (the sender's reduce rounded to the buffer dtype, then
+//!   compressed, in one EXT combo; at step 0 the sender compresses its input), and every final
+//!   chunk is quantized once by its owner, which sends the compressed bytes round the
+//!   all-gather; every rank expands the same bytes. Buffers `C(r, c)` and `CW(r, c)` hold the
+//!   compressed chunks; the expanded value lands in `RECV(r, c)` before the reduce.
 //! - `avg` is FMA with scale fl32(1/R) on every input and 1 on every partial:
 //!   Σ fl32(1/R)·x_i in the same order, not (Σ x_i)/R.
 //!
@@ -55,6 +62,7 @@
 //! - `model`: the time model's parameters, calibrated per instance type ([`TimeModel`]);
 //! - `timeline`: the rings' packets timed with them ([`model`], [`Timeline`]);
 //! - `choose`: every algorithm's model time and the fastest (`--algo auto`, [`choose`]);
+//! - `hops`: the bytes over node boundaries, what `--compress gce` saves ([`hop_report`]);
 //! - `transport`: how a rank waits for its peers' semaphores and publishes its own (in one
 //!   memory: atomics), with hooks before and after each step for a transport that moves bytes;
 //! - `partition`: the ranks split over several memories, the data crossing between them as
@@ -64,6 +72,7 @@
 mod budget;
 mod choose;
 mod config;
+mod hops;
 mod layout;
 mod lifetimes;
 mod model;
@@ -79,9 +88,10 @@ mod transport;
 pub use budget::{Bytes, MemoryNeed, check, memory_need};
 pub use choose::{Candidate, choose};
 pub use config::{
-    Algo, Collective, CollectiveError, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS, Outcome,
-    RankCounts, RedOp, default_budget,
+    Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS,
+    Outcome, RankCounts, RedOp, default_budget,
 };
+pub use hops::{HopBytes, hop_bytes, hop_report};
 pub use model::{Instance, Parameter, TimeModel};
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};

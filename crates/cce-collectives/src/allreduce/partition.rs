@@ -75,9 +75,9 @@ struct Plan {
 
 /// The ranges a work item reads and writes, `(address, bytes)`; empty ones left out.
 fn ranges(w: &Work, size: u64) -> (Ranges, Ranges) {
-    let bytes = w.bytes(size);
-    let keep = |v: Vec<u64>| if bytes == 0 { Vec::new() } else { v.into_iter().map(|a| (a, bytes)).collect() };
-    (keep(w.reads()), keep(w.writes()))
+    let keep =
+        |v: Vec<u64>, bytes: u64| if bytes == 0 { Vec::new() } else { v.into_iter().map(|a| (a, bytes)).collect() };
+    (keep(w.reads(), w.read_len(size)), keep(w.writes(), w.write_len(size)))
 }
 
 fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {

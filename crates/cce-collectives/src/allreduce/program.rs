@@ -2,8 +2,9 @@
 //! copies) and laid out on one queue's rings, with the cumulative descriptor and packet counts
 //! after each step (what its peers wait for).
 
+use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{CopyRequest, Program, ReduceRequest, Rings, plan, plan_copy};
+use cce_host::{CopyRequest, GradientRequest, Program, ReduceRequest, Rings, plan, plan_copy, plan_gradient};
 
 use super::config::{CollectiveError, Config, RedOp};
 use super::layout::RING_SIZE;
@@ -18,8 +19,10 @@ pub(super) fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Res
         RedOp::Max => KbinOp::Max,
         RedOp::Avg => KbinOp::Fma,
     };
+    if w.is_empty() {
+        return Ok(None);
+    }
     Ok(Some(match w {
-        Work::Reduce { elems: 0, .. } | Work::Copy { bytes: 0, .. } => return Ok(None),
         Work::Reduce { srcs, dsts, elems, scales } => {
             // A one-source reduce is the 1R2W gather: an ADD that copies (MODEL C4).
             let op = if srcs.len() == 1 { KbinOp::Add } else { kop };
@@ -49,6 +52,46 @@ pub(super) fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Res
         Work::Copy { src, dst, bytes } => {
             plan_copy(&CopyRequest { src: *src, dst: *dst, bytes: *bytes, arch: cfg.arch }).map_err(host)?
         }
+        // One source: a gradient packet compresses it as it is.
+        Work::Compress { srcs, dst, elems, headers, .. } if srcs.len() == 1 => plan_gradient(&GradientRequest {
+            mode: GceMode::Compress,
+            srcs: srcs.clone(),
+            dst: dst + headers,
+            header: *dst,
+            elems: *elems,
+            dtype: cfg.dtype,
+            arch: cfg.arch,
+        })
+        .map_err(host)?,
+        // Several: the §9.3 EXT combo, the reduce rounded to the buffer dtype and compressed.
+        Work::Compress { srcs, dst, elems, scales, headers } => {
+            let mut req = ReduceRequest::new(
+                kop.value(),
+                srcs.clone(),
+                vec![dst + headers],
+                *elems,
+                cfg.dtype,
+                cfg.accum,
+                cfg.dtype,
+                cfg.arch,
+            );
+            req.rounding = cfg.rounding;
+            req.compress = Some(*dst);
+            if kop == KbinOp::Fma {
+                req = req.with_fma_scales(scales).map_err(host)?;
+            }
+            plan(&req).map_err(host)?
+        }
+        Work::Expand { src, dst, elems, headers } => plan_gradient(&GradientRequest {
+            mode: GceMode::Decompress,
+            srcs: vec![src + headers],
+            dst: *dst,
+            header: *src,
+            elems: *elems,
+            dtype: cfg.dtype,
+            arch: cfg.arch,
+        })
+        .map_err(host)?,
     }))
 }
 

@@ -2,22 +2,47 @@
 //! of the [`Layout`]) and the (rank, step) pairs it waits for. Nothing here touches memory or
 //! rings; the reduction order it encodes is the one the module docs of [`super`] state.
 
-use super::config::{Algo, Collective, Config, RedOp};
+use super::config::{Algo, Collective, Compress, Config, RedOp};
 use super::layout::Layout;
 
 /// One operation of a step.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Work {
-    Reduce { srcs: Vec<u64>, dsts: Vec<u64>, elems: u64, scales: Vec<f32> },
-    Copy { src: u64, dst: u64, bytes: u64 },
+    Reduce {
+        srcs: Vec<u64>,
+        dsts: Vec<u64>,
+        elems: u64,
+        scales: Vec<f32>,
+    },
+    Copy {
+        src: u64,
+        dst: u64,
+        bytes: u64,
+    },
+    /// Reduce `srcs` (one source: take it as it is) and GCE-compress the result into the
+    /// compressed buffer `dst`: its `headers` bytes of headers, then one fp8 byte per element.
+    Compress {
+        srcs: Vec<u64>,
+        dst: u64,
+        elems: u64,
+        scales: Vec<f32>,
+        headers: u64,
+    },
+    /// Expand the compressed buffer `src` (laid out as [`Work::Compress`] writes it) into `dst`.
+    Expand {
+        src: u64,
+        dst: u64,
+        elems: u64,
+        headers: u64,
+    },
 }
 
 impl Work {
     /// The buffer addresses it reads, in source order.
     pub(super) fn reads(&self) -> Vec<u64> {
         match self {
-            Work::Reduce { srcs, .. } => srcs.clone(),
-            Work::Copy { src, .. } => vec![*src],
+            Work::Reduce { srcs, .. } | Work::Compress { srcs, .. } => srcs.clone(),
+            Work::Copy { src, .. } | Work::Expand { src, .. } => vec![*src],
         }
     }
 
@@ -25,15 +50,33 @@ impl Work {
     pub(super) fn writes(&self) -> Vec<u64> {
         match self {
             Work::Reduce { dsts, .. } => dsts.clone(),
-            Work::Copy { dst, .. } => vec![*dst],
+            Work::Copy { dst, .. } | Work::Compress { dst, .. } | Work::Expand { dst, .. } => vec![*dst],
         }
     }
 
-    /// Bytes it reads from each source and writes to each destination (`size`: the dtype's).
-    pub(super) fn bytes(&self, size: u64) -> u64 {
+    /// Bytes it reads from each source (`size`: the dtype's).
+    pub(super) fn read_len(&self, size: u64) -> u64 {
         match self {
-            Work::Reduce { elems, .. } => elems * size,
+            Work::Reduce { elems, .. } | Work::Compress { elems, .. } => elems * size,
             Work::Copy { bytes, .. } => *bytes,
+            Work::Expand { elems, headers, .. } => headers + elems,
+        }
+    }
+
+    /// Bytes it writes to each destination (`size`: the dtype's).
+    pub(super) fn write_len(&self, size: u64) -> u64 {
+        match self {
+            Work::Reduce { elems, .. } | Work::Expand { elems, .. } => elems * size,
+            Work::Copy { bytes, .. } => *bytes,
+            Work::Compress { elems, headers, .. } => headers + elems,
+        }
+    }
+
+    /// Whether it moves nothing (no elements, or a copy of no bytes): nothing to plan.
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            Work::Reduce { elems, .. } | Work::Compress { elems, .. } | Work::Expand { elems, .. } => *elems == 0,
+            Work::Copy { bytes, .. } => *bytes == 0,
         }
     }
 }
@@ -249,8 +292,90 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
     }
 }
 
+/// The ring all-reduce with GCE over the node boundaries (docs/MODEL.md G7). Step 0: a rank
+/// whose successor is in the next node compresses the chunk that successor starts from
+/// (`IN(q)[q] → C(q, q)`); the other ranks' step 0 is empty. Reduce-scatter step s (index
+/// s + 1), chunk c = q − s − 1: a rank whose predecessor is in another node first expands
+/// `C(q−1, c) → RECV(q, c)` and reduces from it; the reduce `[first, IN(q)[c]]` goes to `P(q, c)`,
+/// or, fused with the compression in one EXT combo, to `C(q, c)` when the successor is in the
+/// next node, and on the last step to the owner's `CW(q, c)`, which it then expands into its
+/// own `W(q, c)`. All-gather step s: rank q copies `CW(q−1, g) → CW(q, g)` and expands it into
+/// `W(q, g)`, so every rank expands the owner's bytes.
+#[allow(clippy::needless_range_loop, reason = "rank indices take part in the chunk arithmetic")]
+fn ring_gce(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+    let r = l.r;
+    let inv = 1.0 / r as f32;
+    let sc = |partial: bool| -> Vec<f32> {
+        if cfg.op != RedOp::Avg {
+            return Vec::new();
+        }
+        vec![if partial { 1.0 } else { inv }, inv]
+    };
+    // `check` has refused an arch without a CCE element count.
+    let headers = |c: usize| cce_host::gradient::header_bytes(l.len(c), cfg.arch).unwrap_or(0);
+    let compress = |srcs: Vec<u64>, dst: u64, c: usize, scales: Vec<f32>| Work::Compress {
+        srcs,
+        dst,
+        elems: l.len(c),
+        scales,
+        headers: headers(c),
+    };
+    let expand = |src: u64, dst: u64, c: usize| Work::Expand { src, dst, elems: l.len(c), headers: headers(c) };
+    let boundary_after = |q: usize| cfg.node(q) != cfg.node(l.m(q as i64 + 1));
+    let owner = owners(cfg, l);
+    let mut steps = vec![Vec::new(); r];
+    for q in 0..r {
+        let qi = q as i64;
+        let prev = l.m(qi - 1);
+        let first =
+            if boundary_after(q) { vec![compress(vec![l.input(q, q)], l.c(q, q), q, Vec::new())] } else { vec![] };
+        steps[q].push(Step { work: first, deps: vec![] });
+        for s in 0..r - 1 {
+            let c = l.m(qi - s as i64 - 1);
+            let mut work = Vec::new();
+            let from = if boundary_after(prev) {
+                work.push(expand(l.c(prev, c), l.recv(q, c), c));
+                l.recv(q, c)
+            } else if s == 0 {
+                l.input(prev, c)
+            } else {
+                l.p(prev, c)
+            };
+            let srcs = vec![from, l.input(q, c)];
+            if s == r - 2 {
+                work.push(compress(srcs, l.cw(q, c), c, sc(s > 0)));
+                work.push(expand(l.cw(q, c), l.w(q, c), c));
+            } else if boundary_after(q) {
+                work.push(compress(srcs, l.c(q, c), c, sc(s > 0)));
+            } else {
+                work.push(reduce(l, c, srcs, vec![l.p(q, c)], sc(s > 0)));
+            }
+            // What this reads, prev wrote at its step s (index s; 0 is the first compression).
+            let deps = if s == 0 && !boundary_after(prev) { vec![] } else { vec![(prev, s)] };
+            steps[q].push(Step { work, deps });
+        }
+    }
+    let base = r;
+    for q in 0..r {
+        let prev = l.m(q as i64 - 1);
+        for s in 0..r - 1 {
+            let g = l.m(owner[prev] as i64 - s as i64);
+            let work = vec![
+                Work::Copy { src: l.cw(prev, g), dst: l.cw(q, g), bytes: headers(g) + l.len(g) },
+                expand(l.cw(q, g), l.w(q, g), g),
+            ];
+            steps[q].push(Step { work, deps: vec![(prev, base + s - 1)] });
+        }
+    }
+    (steps, owner)
+}
+
 /// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
 pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+    if cfg.compress == Compress::Gce {
+        // `check` admits only the ring all-reduce.
+        return ring_gce(cfg, l);
+    }
     match cfg.collective {
         Collective::AllReduce => {
             let (mut steps, owner) = reduce_scatter(cfg, l);
@@ -283,7 +408,7 @@ mod tests {
         (l, steps)
     }
 
-    fn cases() -> Vec<(Algo, usize, Collective)> {
+    fn cases() -> Vec<Config> {
         let mut v = Vec::new();
         for algo in Algo::ALL {
             for ranks in 2..=9 {
@@ -291,11 +416,37 @@ mod tests {
                     if (algo == Algo::Ring2r2w && ranks < 3) || algo.refusal(ranks, 3).is_some() {
                         continue;
                     }
-                    v.push((algo, ranks, c));
+                    let mut cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 1000);
+                    cfg.collective = c;
+                    v.push(cfg);
                 }
             }
         }
+        // The ring all-reduce with GCE, nodes of 1, 2 and 3 ranks.
+        for ranks in 2..=9 {
+            for per_node in 1..=3 {
+                let mut cfg = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 1000);
+                cfg.compress = Compress::Gce;
+                cfg.model.ranks_per_node = per_node;
+                v.push(cfg);
+            }
+        }
         v
+    }
+
+    fn steps_of(cfg: &Config) -> Vec<Vec<Step>> {
+        schedule(cfg, &Layout { r: cfg.ranks, n: cfg.elems, size: 2 }).0
+    }
+
+    fn name(cfg: &Config) -> String {
+        format!(
+            "{:?} R={} {:?} {} per node {}",
+            cfg.algo,
+            cfg.ranks,
+            cfg.collective,
+            cfg.compress.name(),
+            cfg.model.ranks_per_node
+        )
     }
 
     /// The ring's reduce-scatter, restated from the module docs: at step s rank r reduces
@@ -402,13 +553,16 @@ mod tests {
     /// processes relies on to know when to move the bytes.
     #[test]
     fn every_read_waits_for_its_writer() {
-        for (algo, ranks, collective) in cases() {
-            let (_, steps) = plan(algo, ranks, collective);
+        for cfg in cases() {
+            let steps = steps_of(&cfg);
+            // Writer of each buffer: (rank, step, work item).
             let mut writer = BTreeMap::new();
             for (q, st) in steps.iter().enumerate() {
                 for (s, step) in st.iter().enumerate() {
-                    for a in step.work.iter().flat_map(Work::writes) {
-                        writer.insert(a, (q, s));
+                    for (i, w) in step.work.iter().enumerate() {
+                        for a in w.writes() {
+                            writer.insert(a, (q, s, i));
+                        }
                     }
                 }
             }
@@ -426,11 +580,16 @@ mod tests {
                         }
                         todo.extend(steps[p][t].deps.iter().copied());
                     }
-                    for a in step.work.iter().flat_map(Work::reads) {
-                        if let Some(&w) = writer.get(&a) {
+                    for (i, w) in step.work.iter().enumerate() {
+                        for a in w.reads() {
+                            let Some(&(p, t, j)) = writer.get(&a) else { continue };
+                            // An earlier item of the same step runs first on the same queue.
+                            let earlier_here = (p, t) == (q, s) && j < i;
                             assert!(
-                                w != (q, s) && seen.contains(&w),
-                                "{algo:?} R={ranks} {collective:?}: rank {q} step {s} reads 0x{a:x}, written by {w:?}"
+                                earlier_here || ((p, t) != (q, s) && seen.contains(&(p, t))),
+                                "{}: rank {q} step {s} reads 0x{a:x}, written by {:?}",
+                                name(&cfg),
+                                (p, t, j)
                             );
                         }
                     }
@@ -443,15 +602,90 @@ mod tests {
     /// another rank may still read.
     #[test]
     fn every_buffer_is_written_once() {
-        for (algo, ranks, collective) in cases() {
-            let (_, steps) = plan(algo, ranks, collective);
+        for cfg in cases() {
+            let steps = steps_of(&cfg);
             let mut seen = BTreeSet::new();
             for st in &steps {
                 for step in st {
                     for a in step.work.iter().flat_map(Work::writes) {
-                        assert!(seen.insert(a), "{algo:?} R={ranks} {collective:?}: 0x{a:x} written twice");
+                        assert!(seen.insert(a), "{}: 0x{a:x} written twice", name(&cfg));
                     }
                 }
+            }
+        }
+    }
+
+    /// The GCE ring, restated from `ring_gce`'s docs for 8 ranks in nodes of 4: only ranks 3
+    /// and 7 (before a boundary) compress on step 0 and reduce into `C`; ranks 4 and 0 expand
+    /// before every reduce; every owner compresses its final chunk into `CW` and expands it;
+    /// the all-gather moves only compressed bytes.
+    #[test]
+    #[allow(clippy::needless_range_loop, reason = "rank indices take part in the chunk arithmetic")]
+    fn the_gce_ring_compresses_at_the_node_boundaries() {
+        let r = 8;
+        let mut cfg = Config::new(r, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 100_000);
+        cfg.compress = Compress::Gce;
+        cfg.model.ranks_per_node = 4;
+        let l = Layout { r, n: cfg.elems, size: 2 };
+        let steps = schedule(&cfg, &l).0;
+        let m = |x: i64| x.rem_euclid(r as i64) as usize;
+        let h = |c: usize| cce_host::gradient::header_bytes(l.len(c), 3).unwrap();
+        for q in 0..r {
+            assert_eq!(steps[q].len(), 1 + 2 * (r - 1));
+            let before = q == 3 || q == 7;
+            let after = q == 4 || q == 0;
+            let first = &steps[q][0].work;
+            if before {
+                assert_eq!(
+                    first,
+                    &vec![Work::Compress {
+                        srcs: vec![l.input(q, q)],
+                        dst: l.c(q, q),
+                        elems: l.len(q),
+                        scales: vec![],
+                        headers: h(q)
+                    }]
+                );
+            } else {
+                assert!(first.is_empty());
+            }
+            for s in 0..r - 1 {
+                let c = m(q as i64 - s as i64 - 1);
+                let prev = m(q as i64 - 1);
+                let w = &steps[q][1 + s].work;
+                let (head, from) = if after {
+                    assert_eq!(
+                        w[0],
+                        Work::Expand { src: l.c(prev, c), dst: l.recv(q, c), elems: l.len(c), headers: h(c) }
+                    );
+                    (1, l.recv(q, c))
+                } else {
+                    (0, if s == 0 { l.input(prev, c) } else { l.p(prev, c) })
+                };
+                let srcs = vec![from, l.input(q, c)];
+                match (&w[head..], s == r - 2) {
+                    ([Work::Compress { srcs: got, dst, .. }, Work::Expand { src, dst: out, .. }], true) => {
+                        assert_eq!((got, *dst, *src, *out), (&srcs, l.cw(q, c), l.cw(q, c), l.w(q, c)));
+                    }
+                    ([Work::Compress { srcs: got, dst, .. }], false) if before => {
+                        assert_eq!((got, *dst), (&srcs, l.c(q, c)));
+                    }
+                    ([Work::Reduce { srcs: got, dsts, .. }], false) if !before => {
+                        assert_eq!((got, dsts), (&srcs, &vec![l.p(q, c)]));
+                    }
+                    (w, _) => panic!("rank {q} step {s}: {w:?}"),
+                }
+            }
+            for s in 0..r - 1 {
+                let g = m(q as i64 - s as i64);
+                let prev = m(q as i64 - 1);
+                assert_eq!(
+                    steps[q][r + s].work,
+                    vec![
+                        Work::Copy { src: l.cw(prev, g), dst: l.cw(q, g), bytes: h(g) + l.len(g) },
+                        Work::Expand { src: l.cw(q, g), dst: l.w(q, g), elems: l.len(g), headers: h(g) }
+                    ]
+                );
             }
         }
     }

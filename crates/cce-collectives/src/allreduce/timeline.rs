@@ -25,7 +25,9 @@
 
 use std::collections::BTreeMap;
 
-use cce_format::packet::{Packet, PacketOp};
+use cce_format::packet::{GceMode, Packet, PacketOp};
+
+use cce_host::gradient::header_stride;
 
 use super::config::{CollectiveError, Config};
 use super::layout::Layout;
@@ -130,7 +132,8 @@ struct Cost {
     touches: Vec<(usize, u64, bool)>,
 }
 
-fn cost(m: &TimeModel, p: &Packet) -> Cost {
+/// `header_stride`: the bytes a GCE packet's header region takes (its program's stride).
+fn cost(m: &TimeModel, p: &Packet, header_stride: u64) -> Cost {
     let elems = p.elems as u64;
     let per_src = elems * p.in_dt.bytes() as u64;
     let per_dst = elems * p.out_dt.bytes() as u64;
@@ -142,6 +145,16 @@ fn cost(m: &TimeModel, p: &Packet) -> Cost {
     let mut touches: Vec<(usize, u64, bool)> =
         p.sources.iter().map(|s| (Layout::rank_of(s.addr), per_src, true)).collect();
     touches.extend(p.dests.iter().map(|&d| (Layout::rank_of(d), per_dst, false)));
+    // A GCE packet also writes (compress) or reads (decompress) its header region, beside its
+    // payload (the header's owner is the payload's): counted at its stride, as a transport
+    // moves the compressed buffer whole.
+    if let Some(g) = &p.gce {
+        let header = header_stride;
+        match g.mode {
+            GceMode::Compress => touches.extend(p.dests.iter().map(|&d| (Layout::rank_of(d), header, false))),
+            GceMode::Decompress => touches.extend(p.sources.iter().map(|s| (Layout::rank_of(s.addr), header, true))),
+        }
+    }
     Cost {
         seconds: descriptors as f64 * m.per_descriptor + read as f64 / rate,
         descriptors,
@@ -172,6 +185,8 @@ struct Planned {
     count: u64,
     full: Cost,
     last: Cost,
+    /// GCE: the header stride.
+    stride: u64,
     program: cce_host::Program,
 }
 
@@ -203,7 +218,9 @@ pub(super) fn timeline(
                         packet_count += count;
                         match (first, last) {
                             (Some(f), Some(t)) => {
-                                Some(Planned { count, full: cost(m, &f), last: cost(m, &t), program })
+                                let stride = header_stride(f.elems as u64);
+                                let (full, last) = (cost(m, &f, stride), cost(m, &t, stride));
+                                Some(Planned { count, full, last, stride, program })
                             }
                             _ => None,
                         }
@@ -332,7 +349,7 @@ pub(super) fn timeline(
                     let w = &step.work[wi];
                     let mut moves: BTreeMap<(usize, usize), u64> = BTreeMap::new();
                     for p in pw.program.packets() {
-                        for (owner, b, is_read) in cost(m, &p).touches {
+                        for (owner, b, is_read) in cost(m, &p, pw.stride).touches {
                             if owner != q {
                                 *moves.entry(if is_read { (owner, q) } else { (q, owner) }).or_insert(0) += b;
                             }
