@@ -165,16 +165,17 @@ pub(crate) fn execute(
         let dst = (d0 + done * w.out_size, (n * w.out_size) as usize);
         let first = dst.0 / w.out_size;
         let mut err = None;
-        let viewed = match &w.spec {
-            None => false,
-            Some(spec) => mem
-                .with_views(&srcs, dst, &mut |views, out| {
+        // In place where storage allows: one pass from the sources' bytes to the destination's.
+        let viewed = mem
+            .with_views(&srcs, dst, &mut |views, out| match &w.spec {
+                None => out.copy_from_slice(views[0]),
+                Some(spec) => {
                     if let Err(e) = cce_numerics::reduce_with(spec, views, &mut [out], first, exec) {
                         err = Some(e);
                     }
-                })
-                .map_err(FaultReason::Memory)?,
-        };
+                }
+            })
+            .map_err(FaultReason::Memory)?;
         if let Some(e) = err {
             return Err(FaultReason::Numerics(e));
         }
@@ -184,16 +185,16 @@ pub(crate) fn execute(
                 buf.resize(l, 0);
                 mem.read(a, buf).map_err(FaultReason::Memory)?;
             }
-            scratch.out.resize(dst.1, 0);
             match &w.spec {
-                None => scratch.out.copy_from_slice(&scratch.srcs[0]),
+                None => mem.write(dst.0, &scratch.srcs[0]).map_err(FaultReason::Memory)?,
                 Some(spec) => {
+                    scratch.out.resize(dst.1, 0);
                     let views: Vec<&[u8]> = scratch.srcs.iter().map(Vec::as_slice).collect();
                     cce_numerics::reduce_with(spec, &views, &mut [scratch.out.as_mut_slice()], first, exec)
                         .map_err(FaultReason::Numerics)?;
+                    mem.write(dst.0, &scratch.out).map_err(FaultReason::Memory)?;
                 }
             }
-            mem.write(dst.0, &scratch.out).map_err(FaultReason::Memory)?;
         }
         done += n;
     }
@@ -203,9 +204,15 @@ pub(crate) fn execute(
         let mut off = 0;
         while off < out_bytes {
             let n = (out_bytes - off).min(PIECE_ELEMS * 8);
-            scratch.out.resize(n as usize, 0);
-            mem.read(d0 + off, &mut scratch.out).map_err(FaultReason::Memory)?;
-            mem.write(d + off, &scratch.out).map_err(FaultReason::Memory)?;
+            let n = n.min(mem.contiguous(d0 + off)).min(mem.contiguous(d + off)).max(1);
+            let copied = mem
+                .with_views(&[(d0 + off, n as usize)], (d + off, n as usize), &mut |v, out| out.copy_from_slice(v[0]))
+                .map_err(FaultReason::Memory)?;
+            if !copied {
+                scratch.out.resize(n as usize, 0);
+                mem.read(d0 + off, &mut scratch.out).map_err(FaultReason::Memory)?;
+                mem.write(d + off, &scratch.out).map_err(FaultReason::Memory)?;
+            }
             off += n;
         }
     }

@@ -338,20 +338,56 @@ impl Memory for FlatMemory {
 /// Memory shared by many engines on many threads (the ranks of a collective): regions, each
 /// one buffer behind its own lock. Clones are handles to the same memory. Zero-copy views lock
 /// the regions they touch in address order, so two engines can never deadlock.
+///
+/// Mapping never holds the region map's lock while it makes bytes (so other engines' lookups
+/// never wait for an allocation), and a region's length is read without its lock (so a lookup
+/// never waits for an engine writing the region). Buffers of regions unmapped with
+/// [`release_region`](SharedMemory::release_region) are kept, within the budget and up to
+/// [`SPARE_MAX`] bytes, for [`add_region`](SharedMemory::add_region) to reuse (zeroed): a fresh
+/// buffer of many MiB page-faults on every 4 KiB page it first touches, which costs the
+/// engines several times what zeroing a warm buffer does.
 #[derive(Clone, Default)]
 pub struct SharedMemory {
     inner: std::sync::Arc<Shared>,
 }
 
+/// Most bytes of unmapped buffers a [`SharedMemory`] keeps for reuse.
+pub const SPARE_MAX: u64 = 1 << 30;
+
 #[derive(Default)]
 struct Shared {
     regions: std::sync::RwLock<BTreeMap<u64, SharedRegion>>,
+    /// Bytes mapped, plus bytes reserved by mappings in progress.
     used: std::sync::atomic::AtomicU64,
     peak: std::sync::atomic::AtomicU64,
     budget: u64,
+    /// Unmapped buffers kept for reuse; their bytes count against the budget too.
+    spare: std::sync::Mutex<Vec<Box<[u8]>>>,
+    spare_bytes: std::sync::atomic::AtomicU64,
 }
 
-type SharedRegion = std::sync::Arc<std::sync::RwLock<Box<[u8]>>>;
+struct SharedBuf {
+    len: u64,
+    bytes: std::sync::RwLock<Box<[u8]>>,
+}
+
+type SharedRegion = std::sync::Arc<SharedBuf>;
+
+/// `len` zero bytes, every 4 KiB page written once: resident now, so the engine that writes
+/// them later does not page-fault inside its run.
+fn touched_zeros(len: usize) -> Box<[u8]> {
+    let mut v = vec![0u8; len].into_boxed_slice();
+    // Through black_box, so the stores of zero into zeroed memory are not optimised away.
+    let pages = std::hint::black_box(&mut v[..]);
+    for i in (0..len).step_by(4096) {
+        pages[i] = 0;
+    }
+    v
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 impl SharedMemory {
     /// Empty shared memory with a budget in bytes.
@@ -360,57 +396,139 @@ impl SharedMemory {
     }
 
     /// Maps `len` zero bytes at `base` (touched: resident). Refused when empty, overlapping,
-    /// wrapping or over budget.
+    /// wrapping or over budget, before any byte is made.
     pub fn add_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        self.insert(base, len, || vec![0u8; len as usize].into_boxed_slice())
+        self.insert(base, len, |spare| match spare {
+            Some(mut b) => {
+                b.fill(0);
+                b
+            }
+            None => touched_zeros(len as usize),
+        })
+    }
+
+    /// Maps `len` bytes at `base` whose contents are unspecified until written — zeros when
+    /// the buffer is fresh (touched: resident), a released buffer's old bytes when one of that
+    /// length is reused — for a buffer every byte of which is written before anything reads it
+    /// (a collective's scratch). Refused as [`add_region`](SharedMemory::add_region) refuses.
+    pub fn add_scratch_region(&self, base: u64, len: u64) -> Result<(), MemError> {
+        self.insert(base, len, |spare| spare.unwrap_or_else(|| touched_zeros(len as usize)))
+    }
+
+    /// Makes a resident buffer of `len` bytes now and keeps it for a later mapping of that
+    /// length (so the engine that maps it does not page-fault while it runs). False, making
+    /// nothing, when it would not fit [`SPARE_MAX`] or the budget.
+    pub fn keep_spare(&self, len: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &self.inner;
+        let kept = s.spare_bytes.load(Relaxed).saturating_add(len);
+        if len == 0 || kept > SPARE_MAX || kept.saturating_add(s.used.load(Relaxed)) > s.budget {
+            return false;
+        }
+        let b = touched_zeros(len as usize);
+        lock(&s.spare).push(b);
+        s.spare_bytes.fetch_add(len, Relaxed);
+        true
     }
 
     /// Maps `data` at `base` as a region, taking the buffer as it is (no copy). Refused as
     /// [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_region_from(&self, base: u64, data: Vec<u8>) -> Result<(), MemError> {
-        self.insert(base, data.len() as u64, || data.into_boxed_slice())
+        self.insert(base, data.len() as u64, |_| data.into_boxed_slice())
+    }
+
+    /// Reserves `len` bytes of the budget (dropping kept buffers when they stand in the way).
+    fn reserve(&self, len: u64) -> Result<(), MemError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &self.inner;
+        loop {
+            let used = s.used.load(Relaxed);
+            let want = used.saturating_add(len);
+            if want.saturating_add(s.spare_bytes.load(Relaxed)) > s.budget {
+                if want > s.budget {
+                    return Err(MemError::Budget { want, budget: s.budget });
+                }
+                // Room once the kept buffers are gone.
+                let dropped: Vec<Box<[u8]>> = std::mem::take(&mut *lock(&s.spare));
+                s.spare_bytes.fetch_sub(dropped.iter().map(|b| b.len() as u64).sum(), Relaxed);
+                continue;
+            }
+            if s.used.compare_exchange(used, want, Relaxed, Relaxed).is_ok() {
+                s.peak.fetch_max(want, Relaxed);
+                return Ok(());
+            }
+        }
+    }
+
+    /// A kept buffer of exactly `len` bytes, if there is one.
+    fn take_spare(&self, len: u64) -> Option<Box<[u8]>> {
+        let mut spare = lock(&self.inner.spare);
+        let i = spare.iter().position(|b| b.len() as u64 == len)?;
+        let b = spare.swap_remove(i);
+        self.inner.spare_bytes.fetch_sub(len, std::sync::atomic::Ordering::Relaxed);
+        Some(b)
     }
 
     /// Checks a region of `len` bytes at `base` against the map and the budget, and only then
-    /// makes its bytes.
-    fn insert(&self, base: u64, len: u64, bytes: impl FnOnce() -> Box<[u8]>) -> Result<(), MemError> {
+    /// makes its bytes (`bytes` gets a kept buffer of that length, if any), outside the map's
+    /// lock.
+    fn insert(&self, base: u64, len: u64, bytes: impl FnOnce(Option<Box<[u8]>>) -> Box<[u8]>) -> Result<(), MemError> {
+        use std::sync::atomic::Ordering::Relaxed;
         let e = end(base, len)?;
         if len == 0 {
             return Err(MemError::Region { base, len });
         }
+        let overlap = |map: &BTreeMap<u64, SharedRegion>| match map.range(..e).next_back() {
+            Some((b, r)) if b + r.len > base => Err(MemError::Overlap { base, len, other_base: *b, other_len: r.len }),
+            _ => Ok(()),
+        };
+        overlap(&self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner))?;
+        self.reserve(len)?;
+        let region = std::sync::Arc::new(SharedBuf { len, bytes: std::sync::RwLock::new(bytes(self.take_spare(len))) });
         let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((b, r)) = map.range(..e).next_back() {
-            let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
-            if b + rlen > base {
-                return Err(MemError::Overlap { base, len, other_base: *b, other_len: rlen });
-            }
+        if let Err(err) = overlap(&map) {
+            // Mapped meanwhile by another thread.
+            self.inner.used.fetch_sub(len, Relaxed);
+            return Err(err);
         }
-        let want = self.inner.used.load(std::sync::atomic::Ordering::Relaxed).saturating_add(len);
-        if want > self.inner.budget {
-            return Err(MemError::Budget { want, budget: self.inner.budget });
-        }
-        map.insert(base, std::sync::Arc::new(std::sync::RwLock::new(bytes())));
-        self.inner.used.store(want, std::sync::atomic::Ordering::Relaxed);
-        self.inner.peak.fetch_max(want, std::sync::atomic::Ordering::Relaxed);
+        map.insert(base, region);
         Ok(())
+    }
+
+    fn remove(&self, base: u64) -> Option<SharedRegion> {
+        let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let r = map.remove(&base)?;
+        drop(map);
+        self.inner.used.fetch_sub(r.len, std::sync::atomic::Ordering::Relaxed);
+        Some(r)
     }
 
     /// Unmaps the region that starts at `base` and returns its bytes (no copy), or `None` when
     /// no region starts there. A reader that still holds the region (a view in progress on
     /// another thread) keeps its bytes alive until it is done; the bytes are then copied out.
     pub fn take_region(&self, base: u64) -> Option<Vec<u8>> {
-        let r = {
-            // The count changes under the map's lock, as `add_region` reads and sets it.
-            let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let r = map.remove(&base)?;
-            let len = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
-            self.inner.used.fetch_sub(len, std::sync::atomic::Ordering::Relaxed);
-            r
-        };
+        let r = self.remove(base)?;
         Some(match std::sync::Arc::try_unwrap(r) {
-            Ok(lock) => lock.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_vec(),
-            Err(shared) => shared.read().unwrap_or_else(std::sync::PoisonError::into_inner).to_vec(),
+            Ok(region) => region.bytes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_vec(),
+            Err(shared) => shared.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner).to_vec(),
         })
+    }
+
+    /// Unmaps the region that starts at `base` (false when none does), keeping its buffer for
+    /// a later [`add_region`](SharedMemory::add_region) of the same length while the kept
+    /// bytes stay within [`SPARE_MAX`] and the budget.
+    pub fn release_region(&self, base: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(r) = self.remove(base) else { return false };
+        let Ok(region) = std::sync::Arc::try_unwrap(r) else { return true };
+        let bytes = region.bytes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let s = &self.inner;
+        let kept = s.spare_bytes.load(Relaxed).saturating_add(region.len);
+        if kept <= SPARE_MAX && kept.saturating_add(s.used.load(Relaxed)) <= s.budget {
+            lock(&s.spare).push(bytes);
+            s.spare_bytes.fetch_add(region.len, Relaxed);
+        }
+        true
     }
 
     /// Bytes mapped now.
@@ -427,11 +545,8 @@ impl SharedMemory {
         let e = end(addr, len)?;
         let map = self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         match map.range(..=addr).next_back() {
-            Some((b, r)) => {
-                let rlen = r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64;
-                if e <= b + rlen { Ok((*b, r.clone())) } else { Err(MemError::OutOfBounds { addr, len }) }
-            }
-            None => Err(MemError::OutOfBounds { addr, len }),
+            Some((b, r)) if e <= b + r.len => Ok((*b, r.clone())),
+            _ => Err(MemError::OutOfBounds { addr, len }),
         }
     }
 }
@@ -443,7 +558,7 @@ impl Memory for SharedMemory {
 
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError> {
         let (b, r) = self.region(addr, buf.len() as u64)?;
-        let g = r.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let g = r.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         let at = (addr - b) as usize;
         buf.copy_from_slice(&g[at..at + buf.len()]);
         Ok(())
@@ -451,7 +566,7 @@ impl Memory for SharedMemory {
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         let (b, r) = self.region(addr, data.len() as u64)?;
-        let mut g = r.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut g = r.bytes.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let at = (addr - b) as usize;
         g[at..at + data.len()].copy_from_slice(data);
         Ok(())
@@ -462,8 +577,7 @@ impl Memory for SharedMemory {
     }
 
     fn remaining(&self, addr: u64) -> u64 {
-        self.region(addr, 1)
-            .map_or(0, |(b, r)| b + r.read().unwrap_or_else(std::sync::PoisonError::into_inner).len() as u64 - addr)
+        self.region(addr, 1).map_or(0, |(b, r)| b + r.len - addr)
     }
 
     fn view(&self, _addr: u64, _len: usize) -> Option<&[u8]> {
@@ -490,9 +604,9 @@ impl Memory for SharedMemory {
         let mut write = None;
         for b in order {
             if b == db {
-                write = Some(dr.write().unwrap_or_else(std::sync::PoisonError::into_inner));
+                write = Some(dr.bytes.write().unwrap_or_else(std::sync::PoisonError::into_inner));
             } else if let Some((_, r)) = regions.iter().find(|(x, _)| *x == b) {
-                reads.push((b, r.read().unwrap_or_else(std::sync::PoisonError::into_inner)));
+                reads.push((b, r.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner)));
             }
         }
         let Some(mut out) = write else { return Ok(false) };

@@ -276,7 +276,7 @@ impl Transport for Blocks<'_> {
                 *n -= 1;
                 if *n == 0 {
                     shadows.remove(&a);
-                    self.mems[g].take_region(a);
+                    self.mems[g].release_region(a);
                 }
             }
         }
@@ -422,6 +422,13 @@ pub(super) fn run_blocks(
         }
     }
     let life = block_lifetimes(&l, &steps, &group);
+    // The first two steps' scratch made resident now, so the ranks reuse warm buffers instead
+    // of page-faulting inside the run (later steps reuse what earlier ones release).
+    for q in (0..cfg.ranks).filter(|&q| here(q)) {
+        for &(_, b) in life.allocs[q].iter().take(2).flatten() {
+            mems[group[q]].keep_spare(b);
+        }
+    }
     let blocks = Blocks {
         net,
         group: &group,

@@ -82,7 +82,8 @@ pub(super) fn rank_main(
         }
         let started = t0.elapsed().as_secs_f64();
         for &(base, bytes) in &life.allocs[q][s] {
-            if let Err(e) = scratch.add_region(base, bytes) {
+            // Every byte is written by the step before any step reads it (schedule tests).
+            if let Err(e) = scratch.add_scratch_region(base, bytes) {
                 return fail(s, e.to_string());
             }
         }
@@ -113,7 +114,7 @@ pub(super) fn rank_main(
         }
         for base in &life.releases[q][s] {
             if users_left.get(base).is_some_and(|n| n.fetch_sub(1, Ordering::AcqRel) == 1) {
-                scratch.take_region(*base);
+                scratch.release_region(*base);
             }
         }
         walls.push((started, t0.elapsed().as_secs_f64()));
