@@ -11,13 +11,13 @@
 //! ([`crate::kernel_name`]).
 
 use crate::reduce::{Exec, convert_spec, reduce_with};
-use crate::spec::{ReduceSpec, Rounding};
+use crate::spec::{FmaSource, Op, ReduceSpec, Rounding};
 use crate::types::NumType;
 use std::time::Instant;
 use std::vec::Vec;
 
 /// The job names, in report order.
-pub const JOBS: [&str; 7] = [
+pub const JOBS: [&str; 9] = [
     "widen-bf16",
     "narrow-bf16-rne",
     "narrow-bf16-sr",
@@ -25,6 +25,8 @@ pub const JOBS: [&str; 7] = [
     "add4-bf16-sr",
     "add4-fp16-rne",
     "add4-fp8e4-rne",
+    "fma4-bf16-rne",
+    "max4-bf16",
 ];
 
 /// The buffer layouts every job runs at: (name, bytes between one buffer's end and the next
@@ -236,6 +238,18 @@ pub fn run_numerics_bench_at(
                 let r = if name.ends_with("sr") { sr } else { Rounding::Rne };
                 Job { spec: convert_spec(NumType::F32, NumType::Bf16, r, false), data: &srcs[..1], out_bytes: size / 2 }
             }
+            // avg's FMA (scale 1/4 on every source) and an unclamped MAX, over the same sources.
+            "fma4-bf16-rne" => Job {
+                spec: ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16)
+                    .with_op(Op::Fma(std::vec![FmaSource::scaled(0.25); 4])),
+                data: &srcs[..],
+                out_bytes: size,
+            },
+            "max4-bf16" => Job {
+                spec: ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16).with_op(Op::Max { clamp: None }),
+                data: &srcs[..],
+                out_bytes: size,
+            },
             _ => {
                 let (ty, r) = match name {
                     "add4-bf16-rne" => (NumType::Bf16, Rounding::Rne),

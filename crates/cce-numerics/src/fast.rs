@@ -208,8 +208,8 @@ pub(crate) const TILE: usize = 64;
 /// The hot reduce over whole (validated) buffers; element `j` has global index `first + j`.
 #[inline(always)]
 pub(crate) fn run<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
-    if let Some(kind) = p.stream_at::<C>() {
-        run_stream_add::<C>(kind, p, sources, outputs, first);
+    if let (Some(kind), Some(op)) = (p.stream_at::<C>(sources.len()), p.stream_op(sources.len())) {
+        run_stream_add::<C>(kind, op, p, sources, outputs, first);
     } else {
         run_tiles::<C>(p, sources, outputs, first);
     }
@@ -225,15 +225,45 @@ enum Stream {
 }
 
 impl F32AccPlan<'_> {
-    /// The register-resident kernel that does this job at level `C`, if any.
-    fn stream_at<C: Caps>(&self) -> Option<Stream> {
-        if !matches!(self.op, F32AccOp::Add) {
-            return None;
-        }
+    /// The register-resident kernels' form of the op over `n` sources: every op but FMA with
+    /// selectors other than the runtime's default (`scale · src + acc`), or with another number
+    /// of operand sets than sources.
+    fn stream_op(&self, n: usize) -> Option<crate::simd::StreamOp> {
+        use crate::simd::StreamOp;
+        Some(match self.op {
+            F32AccOp::Add => StreamOp::Add,
+            F32AccOp::MinMax { max, clamp } => StreamOp::MinMax { max, clamp },
+            #[cfg(feature = "std")]
+            F32AccOp::Fma(ops) => {
+                use crate::spec::Operand::{Input, Scale, Stored};
+                let default = |o: &crate::spec::FmaSource| {
+                    matches!((o.a, o.b, o.c), (Input, Scale, Stored) | (Scale, Input, Stored))
+                };
+                if ops.len() != n || n > crate::spec::MAX_SOURCES || !ops.iter().all(default) {
+                    return None;
+                }
+                let mut scales = [0f32; crate::spec::MAX_SOURCES];
+                for (s, o) in scales.iter_mut().zip(ops) {
+                    *s = o.scale;
+                }
+                StreamOp::Fma(scales)
+            }
+            #[cfg(not(feature = "std"))]
+            F32AccOp::Never(_) => return None,
+        })
+    }
+
+    /// The register-resident kernel that does this job over `n` sources at level `C`, if any.
+    fn stream_at<C: Caps>(&self, n: usize) -> Option<Stream> {
+        let op = self.stream_op(n)?;
         match (self.in_fmt, self.out_fmt) {
             (FloatFormat::BF16, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: false }),
             (FloatFormat::F32, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: true }),
-            (FloatFormat::F16, FloatFormat::F16) if C::F16_ADD && self.sr_key.is_none() => Some(Stream::F16),
+            (FloatFormat::F16, FloatFormat::F16)
+                if C::F16_ADD && self.sr_key.is_none() && op == crate::simd::StreamOp::Add =>
+            {
+                Some(Stream::F16)
+            }
             _ => None,
         }
     }
@@ -245,12 +275,22 @@ impl F32AccPlan<'_> {
         one_byte(self.in_fmt) || one_byte(self.out_fmt)
     }
 
-    /// The route [`run`] takes at level `C`, for kernel reports.
-    pub(crate) fn route<C: Caps>(&self) -> &'static str {
+    /// The route [`run`] takes at level `C` over `n` sources, for kernel reports.
+    pub(crate) fn route<C: Caps>(&self, n: usize) -> &'static str {
+        use crate::simd::StreamOp;
         let one_byte = |f: FloatFormat| 1 + f.ebits + f.mbits == 8;
-        match (self.stream_at::<C>(), self.streaming) {
-            (Some(Stream::Bf16 { .. }), true) => "bf16-add-nt",
-            (Some(Stream::Bf16 { .. }), false) => "bf16-add",
+        let op = self.stream_op(n);
+        match (self.stream_at::<C>(n), self.streaming) {
+            (Some(Stream::Bf16 { .. }), nt) => match (op, nt) {
+                (Some(StreamOp::Fma(_)), true) => "bf16-fma-nt",
+                (Some(StreamOp::Fma(_)), false) => "bf16-fma",
+                (Some(StreamOp::MinMax { max: true, .. }), true) => "bf16-max-nt",
+                (Some(StreamOp::MinMax { max: true, .. }), false) => "bf16-max",
+                (Some(StreamOp::MinMax { max: false, .. }), true) => "bf16-min-nt",
+                (Some(StreamOp::MinMax { max: false, .. }), false) => "bf16-min",
+                (_, true) => "bf16-add-nt",
+                (_, false) => "bf16-add",
+            },
             (Some(Stream::F16), true) => "f16-add-nt",
             (Some(Stream::F16), false) => "f16-add",
             _ if C::FUSED_FP8
@@ -266,7 +306,7 @@ impl F32AccPlan<'_> {
     }
 }
 
-/// An ADD into bf16 or fp16 through the level's register-resident kernel: a head of up to 31
+/// A reduce into bf16 (`op`) or an ADD into fp16 through the level's register-resident kernel: a head of up to 31
 /// elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
 /// boundary), then the kernel runs each stretch of indices that share their high half
 /// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
@@ -274,6 +314,7 @@ impl F32AccPlan<'_> {
 #[inline(always)]
 fn run_stream_add<'a, C: Caps>(
     kind: Stream,
+    op: crate::simd::StreamOp,
     p: &F32AccPlan<'_>,
     srcs: &[&'a [u8]],
     outs: &mut [&mut [u8]],
@@ -311,6 +352,7 @@ fn run_stream_add<'a, C: Caps>(
         let done = match kind {
             Stream::Bf16 { f32_in } => {
                 let k = crate::simd::Bf16Add {
+                    op,
                     f32_in,
                     sr_run_key: p.sr_key.map(|key| run_key(key, (g >> 32) as u32)),
                     saturate: p.saturate,
@@ -512,13 +554,25 @@ fn tile<C: Caps, D: Dec, E: Enc>(
             for (s, o) in srcs.iter().zip(ops) {
                 dec_into::<D, false>(d, s, base, x);
                 let sc = o.scale;
-                let pick = |sel: Operand, a: f32, x: f32| match sel {
-                    Operand::Stored => a,
-                    Operand::Input => x,
-                    Operand::Scale => sc,
-                };
-                for (a, xv) in acc.iter_mut().zip(x.iter()) {
-                    *a = pick(o.a, *a, *xv).mul_add(pick(o.b, *a, *xv), pick(o.c, *a, *xv));
+                match (o.a, o.b, o.c) {
+                    // The runtime's default, scale·src + acc: one loop the compiler vectorises
+                    // (the same correctly rounded fused multiply-add as the general arm).
+                    (Operand::Input, Operand::Scale, Operand::Stored)
+                    | (Operand::Scale, Operand::Input, Operand::Stored) => {
+                        for (a, xv) in acc.iter_mut().zip(x.iter()) {
+                            *a = xv.mul_add(sc, *a);
+                        }
+                    }
+                    _ => {
+                        let pick = |sel: Operand, a: f32, x: f32| match sel {
+                            Operand::Stored => a,
+                            Operand::Input => x,
+                            Operand::Scale => sc,
+                        };
+                        for (a, xv) in acc.iter_mut().zip(x.iter()) {
+                            *a = pick(o.a, *a, *xv).mul_add(pick(o.b, *a, *xv), pick(o.c, *a, *xv));
+                        }
+                    }
                 }
             }
         }

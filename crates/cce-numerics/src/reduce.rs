@@ -239,20 +239,22 @@ fn per_thread_output(elements: usize, out_size: usize, threads: usize) -> usize 
 }
 
 /// The kernel a [`reduce_with`] call of this shape runs, as `level:route` — the CPU level
-/// (`portable`, `avx2`, `avx512`, `avx512-vbmi`) and the route at it (`bf16-add`,
-/// `bf16-add-nt` with non-temporal stores, `fp8-fused`, `tiles`, or `generic` for specs off
+/// (`portable`, `avx2`, `avx512`, `avx512-vbmi`) and the route at it (`bf16-add`, `bf16-fma`,
+/// `bf16-min`, `bf16-max`, each with `-nt` for non-temporal stores, `f16-add[-nt]`,
+/// `fp8-fused`, `tiles`, or `generic` for specs off
 /// the fp32-accumulate hot path). Decided by the same dispatch and the same plan as the call;
 /// `-nt` follows the output size alone (an output at an odd address is written through the
 /// cache all the same).
 pub fn kernel_name(spec: &ReduceSpec, n_sources: usize, elements: usize, exec: &Exec) -> alloc::string::String {
     struct Probe<'p> {
         plan: Option<F32AccPlan<'p>>,
+        n_sources: usize,
         fp8: bool,
         name: alloc::string::String,
     }
     impl Kernel for Probe<'_> {
         fn run<C: crate::simd::Caps>(&mut self) {
-            let route = self.plan.as_ref().map_or("generic", F32AccPlan::route::<C>);
+            let route = self.plan.as_ref().map_or("generic", |p| p.route::<C>(self.n_sources));
             self.name = alloc::format!("{}:{route}", C::LEVEL);
         }
         fn wants_vbmi(&self) -> bool {
@@ -262,7 +264,7 @@ pub fn kernel_name(spec: &ReduceSpec, n_sources: usize, elements: usize, exec: &
     let out_bytes = per_thread_output(elements, spec.out_type.size(), exec.threads);
     let plan = fast_plan(spec, n_sources, out_bytes);
     let fp8 = plan.as_ref().is_some_and(F32AccPlan::wants_vbmi);
-    let mut probe = Probe { plan, fp8, name: alloc::string::String::new() };
+    let mut probe = Probe { plan, n_sources, fp8, name: alloc::string::String::new() };
     dispatch(&mut probe, exec.max_isa);
     probe.name
 }

@@ -4,10 +4,12 @@
 //! at first indices that start, straddle and end runs of 2³² indices, both overflow modes,
 //! ragged tails, outputs at odd and unaligned addresses, and outputs large enough for
 //! non-temporal stores. fp16 into fp16 (RNE): every fp16 pattern in every source position, 1
-//! to 32 sources, both overflow modes, ragged tails, odd and unaligned outputs. On a CPU
+//! to 32 sources, both overflow modes, ragged tails, odd and unaligned outputs. The same
+//! kernels' FMA (the runtime's default selectors, one scale per source) and MIN / MAX (with
+//! and without clamps: ±0, a finite value, NaN) over the same patterns. On a CPU
 //! without a level, that level's run is the portable copy and the test still checks the rest.
 
-use cce_numerics::{Exec, Isa, NumType, ReduceSpec, Rounding, reduce_with};
+use cce_numerics::{Exec, FmaSource, Isa, NumType, Op, Operand, ReduceSpec, Rounding, Scalar, reduce_with};
 
 const ISAS: [Isa; 2] = [Isa::Avx2, Isa::Avx512];
 
@@ -164,4 +166,104 @@ fn kernel_name_reports_the_route() {
     assert!(cce_numerics::kernel_name(&f16_sr, 2, 1 << 10, &exec).ends_with(":tiles"));
     let int = ReduceSpec::add(NumType::I16, NumType::I32, NumType::I16);
     assert!(cce_numerics::kernel_name(&int, 2, 100, &exec).ends_with(":generic"));
+}
+
+/// FMA with the default selectors (both operand orders), MIN and MAX with every kind of clamp,
+/// over `nsrc` sources, RNE and SR, both overflow modes.
+fn op_specs(tin: NumType, nsrc: usize) -> Vec<ReduceSpec> {
+    let scales = [0.25f32, -1.5, 3.0, 1e-3, -0.0, 7.0e30, 1.0];
+    let fma = |swap: bool| {
+        Op::Fma(
+            (0..nsrc)
+                .map(|i| {
+                    let scale = scales[i % scales.len()];
+                    if swap {
+                        FmaSource { scale, a: Operand::Scale, b: Operand::Input, c: Operand::Stored }
+                    } else {
+                        FmaSource::scaled(scale)
+                    }
+                })
+                .collect(),
+        )
+    };
+    let mut ops = vec![fma(false), fma(true)];
+    for clamp in [None, Some(0.0), Some(-0.0), Some(1.5), Some(f64::NAN)] {
+        let clamp = clamp.map(Scalar::F64);
+        ops.push(Op::Max { clamp });
+        ops.push(Op::Min { clamp });
+    }
+    let mut v = Vec::new();
+    for op in ops {
+        for rounding in [Rounding::Rne, Rounding::Stochastic { seed: 5, stream: 2 }] {
+            for saturate in [false, true] {
+                v.push(ReduceSpec {
+                    saturate,
+                    ..ReduceSpec::add(tin, NumType::F32, NumType::Bf16).with_rounding(rounding).with_op(op.clone())
+                });
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn fma_min_max_agree_on_every_isa() {
+    let n = 65_536 + 23;
+    for nsrc in [1usize, 2, 3, 4, 7, 32] {
+        let srcs = bf16_sources(nsrc, n);
+        for spec in op_specs(NumType::Bf16, nsrc) {
+            for first in [0u64, (1 << 32) - 1000] {
+                let p = run(&spec, &srcs, first, Isa::Portable, 0);
+                for isa in ISAS {
+                    assert!(run(&spec, &srcs, first, isa, 0) == p, "{spec:?} {isa:?} nsrc {nsrc} first {first}");
+                }
+            }
+        }
+    }
+    let x: Vec<u8> = f32_patterns().iter().flat_map(|p| p.to_le_bytes()).collect();
+    let neg_zero: Vec<u8> = (0..x.len() / 4).flat_map(|_| 0x8000_0000u32.to_le_bytes()).collect();
+    let mut rotated = x.clone();
+    rotated.rotate_left(4 * 101);
+    for srcs in [vec![x.clone()], vec![x.clone(), neg_zero.clone()], vec![x.clone(), rotated.clone(), neg_zero]] {
+        for spec in op_specs(NumType::F32, srcs.len()) {
+            let p = run(&spec, &srcs, 17, Isa::Portable, 0);
+            for isa in ISAS {
+                for offset in [0usize, 2] {
+                    assert!(
+                        run(&spec, &srcs, 17, isa, offset) == p,
+                        "{spec:?} {isa:?} nsrc {} offset {offset}",
+                        srcs.len()
+                    );
+                }
+            }
+        }
+    }
+    // Streaming (8 MiB of output), a ragged tail.
+    let srcs = bf16_sources(3, (4 << 20) + 45);
+    for spec in op_specs(NumType::Bf16, 3).into_iter().step_by(5) {
+        let p = run(&spec, &srcs, 0, Isa::Portable, 0);
+        for isa in ISAS {
+            assert!(run(&spec, &srcs, 0, isa, 0) == p, "{spec:?} {isa:?} streaming");
+        }
+    }
+}
+
+/// FMA, MIN and MAX name their register-resident routes; FMA with other selectors, or with
+/// fewer operand sets than sources, stays on the tile loop.
+#[test]
+fn kernel_name_reports_the_op_routes() {
+    let exec = Exec::default();
+    let base = ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16);
+    let name = |op: Op, n: usize| cce_numerics::kernel_name(&base.clone().with_op(op), n, 1 << 10, &exec);
+    let level = match cce_numerics::detected_isa() {
+        Isa::Avx512 => "avx512",
+        Isa::Avx2 => "avx2",
+        Isa::Portable => return,
+    };
+    assert_eq!(name(Op::Fma(vec![FmaSource::scaled(0.5); 2]), 2), format!("{level}:bf16-fma"));
+    assert_eq!(name(Op::Max { clamp: None }, 2), format!("{level}:bf16-max"));
+    assert_eq!(name(Op::Min { clamp: Some(Scalar::F64(1.0)) }, 2), format!("{level}:bf16-min"));
+    let stored_first = FmaSource { scale: 0.5, a: Operand::Stored, b: Operand::Scale, c: Operand::Input };
+    assert_eq!(name(Op::Fma(vec![stored_first; 2]), 2), format!("{level}:tiles"));
+    assert_eq!(name(Op::Fma(vec![FmaSource::scaled(0.5); 1]), 2), format!("{level}:tiles"));
 }

@@ -2,7 +2,7 @@
 //! calls once the CPU has every feature, and the level's register-resident ADD into bf16.
 //! Compiled only for x86-64 with `std`.
 
-use super::{Bf16Add, Caps, F16Add, Kernel};
+use super::{Bf16Add, Caps, F16Add, Kernel, StreamOp};
 
 /// Runs `k` with the AVX2 helpers.
 ///
@@ -31,8 +31,8 @@ impl Caps for Avx2Caps {
     #[inline(always)]
     fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
         // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
-        // (the feature `add_to_bf16_avx2` needs). `add_to_bf16_checked` checks every length
-        // before it touches memory.
+        // and fma (the features `add_to_bf16_avx2` needs). `add_to_bf16_checked` checks every
+        // length before it touches memory.
         unsafe { add_to_bf16_checked(k, srcs, out, lo) }
     }
 }
@@ -47,8 +47,8 @@ const PF_BF16: usize = 2048;
 /// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
-/// The CPU must have avx2.
-#[target_feature(enable = "avx2")]
+/// The CPU must have avx2 and fma.
+#[target_feature(enable = "avx2,fma")]
 unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
     let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
@@ -64,7 +64,7 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
                 // `blocks · 16 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 32` writable bytes (`out.len() >= 2 · blocks · 16`), aligned to 64
                 // bytes when streaming (checked by `stream_call`); the slices outlive the call.
-                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx2::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
+                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx2::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
     }
@@ -83,10 +83,11 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
 /// pack and a 64-bit permute (fp32 sources).
 ///
 /// # Safety
-/// The CPU must have avx2; `srcs` is non-empty and each pointer reads `blocks · 16` elements
+/// The CPU must have avx2 and fma; `srcs` is non-empty and each pointer reads `blocks · 16` elements
 /// (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 32` bytes, aligned to 32 when `NT`.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+    op: &StreamOp,
     srcs: &[*const u8],
     out: *mut u8,
     blocks: usize,
@@ -162,14 +163,58 @@ unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, 
             _mm256_blendv_epi8(t, nan, is_nan)
         }};
     }
+    let qnan_f = _mm256_castsi256_ps(splat(f32::NAN.to_bits()));
+    // The model's MIN / MAX (`crate::fast::minmax32`): the pick, equal values' AND / OR, NaN.
+    macro_rules! minmax {
+        ($a:expr, $b:expr, $max:expr) => {{
+            let (a, b): (__m256, __m256) = ($a, $b);
+            let (pick, both) = if $max {
+                (_mm256_max_ps(a, b), _mm256_and_ps(a, b))
+            } else {
+                (_mm256_min_ps(a, b), _mm256_or_ps(a, b))
+            };
+            let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(a, b);
+            let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(a, b);
+            _mm256_blendv_ps(_mm256_blendv_ps(pick, both, eq), qnan_f, nan)
+        }};
+    }
     for b in 0..blocks {
         let off = b * in_bytes;
-        let (mut a0, mut a1) = load!(head, off);
-        for &p in rest {
-            let (x0, x1) = load!(p, off);
-            a0 = _mm256_add_ps(a0, x0);
-            a1 = _mm256_add_ps(a1, x1);
-        }
+        let (a0, a1) = match op {
+            StreamOp::Add => {
+                let (mut a0, mut a1) = load!(head, off);
+                for &p in rest {
+                    let (x0, x1) = load!(p, off);
+                    a0 = _mm256_add_ps(a0, x0);
+                    a1 = _mm256_add_ps(a1, x1);
+                }
+                (a0, a1)
+            }
+            StreamOp::Fma(scales) => {
+                let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+                for (&p, &sc) in srcs.iter().zip(scales) {
+                    let (x0, x1) = load!(p, off);
+                    let s = _mm256_set1_ps(sc);
+                    a0 = _mm256_fmadd_ps(x0, s, a0);
+                    a1 = _mm256_fmadd_ps(x1, s, a1);
+                }
+                (a0, a1)
+            }
+            &StreamOp::MinMax { max, clamp } => {
+                let (mut a0, mut a1) = load!(head, off);
+                for &p in rest {
+                    let (x0, x1) = load!(p, off);
+                    a0 = minmax!(a0, x0, max);
+                    a1 = minmax!(a1, x1, max);
+                }
+                if let Some(c) = clamp {
+                    let c = _mm256_set1_ps(c);
+                    a0 = minmax!(a0, c, max);
+                    a1 = minmax!(a1, c, max);
+                }
+                (a0, a1)
+            }
+        };
         let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
         let v = if F32_IN {
             // Per 128-bit lane: 4 results of r0, then 4 of r1; the permute puts them in order.

@@ -9,7 +9,7 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Add, Caps, F16Add, Kernel};
+use super::{Bf16Add, Caps, F16Add, Kernel, StreamOp};
 use crate::float::Fp8Enc;
 
 /// Runs `k` with the AVX-512 helpers.
@@ -47,9 +47,9 @@ macro_rules! shared_avx512_helpers {
         }
         #[inline(always)]
         fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
-            // SAFETY: as for `fp8_encode`: avx512f, avx512bw and avx512dq (the features
-            // `add_to_bf16_checked` needs) were confirmed; it checks every length before it
-            // touches memory.
+            // SAFETY: as for `fp8_encode`: avx512f, avx512bw, avx512dq and fma (the features
+            // `add_to_bf16_checked` needs; `run` and `run_vbmi` require fma too) were
+            // confirmed; it checks every length before it touches memory.
             unsafe { add_to_bf16_checked(k, srcs, out, lo) }
         }
         #[inline(always)]
@@ -464,8 +464,8 @@ pub(super) const PF_BF16: usize = 2048;
 /// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
-/// The CPU must have avx512f, avx512bw and avx512dq.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq")]
+/// The CPU must have avx512f, avx512bw, avx512dq and fma.
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,fma")]
 unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
     let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
@@ -481,7 +481,7 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
                 // `blocks · 32 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 64` writable bytes (`out.len() >= 2 · blocks · 32`), aligned to 64
                 // bytes when streaming (checked by `stream_call`); the slices outlive the call.
-                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx512::<$f, $s, $t, $n>(ptrs, o, blocks, lo, rk, keep) },)*
+                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx512::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
     }
@@ -515,11 +515,12 @@ const ODD_WORDS: [u16; 32] = {
 /// bytes ahead.
 ///
 /// # Safety
-/// The CPU must have avx512f, avx512bw and avx512dq; `srcs` is non-empty and each pointer
+/// The CPU must have avx512f, avx512bw, avx512dq and fma; `srcs` is non-empty and each pointer
 /// reads `blocks · 32` elements (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 64`
 /// bytes, aligned to 64 when `NT`.
-#[target_feature(enable = "avx512f,avx512bw,avx512dq")]
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,fma")]
 unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+    op: &StreamOp,
     srcs: &[*const u8],
     out: *mut u8,
     blocks: usize,
@@ -537,6 +538,7 @@ unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool
     let sat_lim = splat(0x7f7f_0000);
     let sign = splat(0x8000_0000);
     let qnan = splat(0x7fc0_0000);
+    let qnan_f32 = splat(f32::NAN.to_bits());
     let nan_sign = splat(if keep_sign { 0x8000_0000 } else { 0 });
     let rkv = splat(rk);
     let (c1, c2) = (splat(0x85eb_ca6b), splat(0xc2b2_ae35));
@@ -599,14 +601,63 @@ unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool
             _mm512_mask_mov_epi32(t, is_nan, _mm512_ternarylogic_epi32::<0xea>(xi, nan_sign, qnan))
         }};
     }
+    let qnan_f = _mm512_castsi512_ps(qnan_f32);
+    // The model's MIN / MAX (`crate::fast::minmax32`): the pick, equal values' AND / OR, NaN.
+    macro_rules! minmax {
+        ($a:expr, $b:expr, $max:expr) => {{
+            let (a, b): (__m512, __m512) = ($a, $b);
+            let (ai, bi) = (_mm512_castps_si512(a), _mm512_castps_si512(b));
+            let (pick, both) = if $max {
+                (_mm512_max_ps(a, b), _mm512_and_si512(ai, bi))
+            } else {
+                (_mm512_min_ps(a, b), _mm512_or_si512(ai, bi))
+            };
+            let eq = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b);
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a, b);
+            _mm512_mask_mov_ps(
+                _mm512_castsi512_ps(_mm512_mask_mov_epi32(_mm512_castps_si512(pick), eq, both)),
+                nan,
+                qnan_f,
+            )
+        }};
+    }
     for b in 0..blocks {
         let off = b * in_bytes;
-        let (mut a0, mut a1) = load!(head, off);
-        for &p in rest {
-            let (x0, x1) = load!(p, off);
-            a0 = _mm512_add_ps(a0, x0);
-            a1 = _mm512_add_ps(a1, x1);
-        }
+        let (a0, a1) = match op {
+            StreamOp::Add => {
+                let (mut a0, mut a1) = load!(head, off);
+                for &p in rest {
+                    let (x0, x1) = load!(p, off);
+                    a0 = _mm512_add_ps(a0, x0);
+                    a1 = _mm512_add_ps(a1, x1);
+                }
+                (a0, a1)
+            }
+            StreamOp::Fma(scales) => {
+                let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+                for (&p, &sc) in srcs.iter().zip(scales) {
+                    let (x0, x1) = load!(p, off);
+                    let s = _mm512_set1_ps(sc);
+                    a0 = _mm512_fmadd_ps(x0, s, a0);
+                    a1 = _mm512_fmadd_ps(x1, s, a1);
+                }
+                (a0, a1)
+            }
+            &StreamOp::MinMax { max, clamp } => {
+                let (mut a0, mut a1) = load!(head, off);
+                for &p in rest {
+                    let (x0, x1) = load!(p, off);
+                    a0 = minmax!(a0, x0, max);
+                    a1 = minmax!(a1, x1, max);
+                }
+                if let Some(c) = clamp {
+                    let c = _mm512_set1_ps(c);
+                    a0 = minmax!(a0, c, max);
+                    a1 = minmax!(a1, c, max);
+                }
+                (a0, a1)
+            }
+        };
         let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
         let v = if F32_IN {
             _mm512_permutex2var_epi16(r0, odd_words, r1)

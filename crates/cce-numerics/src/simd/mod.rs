@@ -37,11 +37,33 @@ pub(crate) trait Kernel {
     }
 }
 
-/// What the register-resident ADD into bf16 ([`Caps::add_to_bf16`]) computes: the sum of the
-/// sources in fp32, in source order, rounded to bf16 exactly as
+/// The element operation of the register-resident kernels into bf16, in fp32, in source
+/// order — each exactly the tile loop's (`crate::fast`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum StreamOp {
+    /// `acc = x_0; acc = acc + x_i` (IEEE fp32 additions).
+    Add,
+    /// FMA with the runtime's default selectors: `acc = +0; acc = fma(x_i, scale_i, acc)`
+    /// (fused, one rounding), one scale per source.
+    Fma([f32; crate::spec::MAX_SOURCES]),
+    /// The running MIN or MAX with the model's rules (a NaN gives the canonical NaN
+    /// 0x7fc00000, equal values the AND (MAX) or OR (MIN) of their bits, so −0 < +0), then the
+    /// same against the clamp, if any.
+    MinMax {
+        /// MAX (else MIN).
+        max: bool,
+        /// The clamp operand.
+        clamp: Option<f32>,
+    },
+}
+
+/// What the register-resident kernel into bf16 ([`Caps::add_to_bf16`]) computes: the sources
+/// combined by [`StreamOp`] in fp32, in source order, rounded to bf16 exactly as
 /// [`crate::float::narrow_bf16_rne`] / [`crate::float::narrow_bf16_sr`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Bf16Add {
+    /// The element operation.
+    pub(crate) op: StreamOp,
     /// The sources hold fp32 elements (else bf16).
     pub(crate) f32_in: bool,
     /// Stochastic rounding: the run key ([`crate::rng::run_key`]) of the high half of every
