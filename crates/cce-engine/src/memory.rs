@@ -342,8 +342,10 @@ impl Memory for FlatMemory {
 /// Mapping never holds the region map's lock while it makes bytes (so other engines' lookups
 /// never wait for an allocation), and a region's length is read without its lock (so a lookup
 /// never waits for an engine writing the region). Buffers of regions unmapped with
-/// [`release_region`](SharedMemory::release_region) are kept, within the budget and up to
-/// [`SPARE_MAX`] bytes, for [`add_region`](SharedMemory::add_region) to reuse (zeroed): a fresh
+/// [`release_region`](SharedMemory::release_region) are kept, within the budget, up to
+/// [`SPARE_MAX`] bytes, and while the scratch mapped plus kept stays within the most scratch
+/// ever mapped at once, for [`add_region`](SharedMemory::add_region) (zeroed) and
+/// [`add_scratch_region`](SharedMemory::add_scratch_region) (as they are) to reuse: a fresh
 /// buffer of many MiB page-faults on every 4 KiB page it first touches, which costs the
 /// engines several times what zeroing a warm buffer does.
 #[derive(Clone, Default)]
@@ -364,10 +366,18 @@ struct Shared {
     /// Unmapped buffers kept for reuse; their bytes count against the budget too.
     spare: std::sync::Mutex<Vec<Box<[u8]>>>,
     spare_bytes: std::sync::atomic::AtomicU64,
+    /// Bytes mapped by [`SharedMemory::add_scratch_region`].
+    scratch_used: std::sync::atomic::AtomicU64,
+    /// The most scratch ever mapped at once, or made by [`SharedMemory::keep_spare`]: the
+    /// scratch mapped plus the buffers kept never exceed it, so reuse never makes the memory
+    /// hold more than mapping alone did.
+    scratch_high: std::sync::atomic::AtomicU64,
 }
 
 struct SharedBuf {
     len: u64,
+    /// Mapped by `add_scratch_region`.
+    scratch: bool,
     bytes: std::sync::RwLock<Box<[u8]>>,
 }
 
@@ -398,7 +408,7 @@ impl SharedMemory {
     /// Maps `len` zero bytes at `base` (touched: resident). Refused when empty, overlapping,
     /// wrapping or over budget, before any byte is made.
     pub fn add_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        self.insert(base, len, |spare| match spare {
+        self.insert(base, len, false, |spare| match spare {
             Some(mut b) => {
                 b.fill(0);
                 b
@@ -412,12 +422,25 @@ impl SharedMemory {
     /// length is reused — for a buffer every byte of which is written before anything reads it
     /// (a collective's scratch). Refused as [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_scratch_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        self.insert(base, len, |spare| spare.unwrap_or_else(|| touched_zeros(len as usize)))
+        self.insert(base, len, true, |spare| spare.unwrap_or_else(|| touched_zeros(len as usize)))
     }
 
-    /// Makes a resident buffer of `len` bytes now and keeps it for a later mapping of that
-    /// length (so the engine that maps it does not page-fault while it runs). False, making
-    /// nothing, when it would not fit [`SPARE_MAX`] or the budget.
+    /// Whether `len` more kept bytes fit [`SPARE_MAX`], the scratch high-water mark and the
+    /// budget.
+    fn may_keep(&self, len: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &self.inner;
+        let kept = s.spare_bytes.load(Relaxed).saturating_add(len);
+        len > 0
+            && kept <= SPARE_MAX
+            && kept.saturating_add(s.scratch_used.load(Relaxed)) <= s.scratch_high.load(Relaxed)
+            && kept.saturating_add(s.used.load(Relaxed)) <= s.budget
+    }
+
+    /// Makes a resident buffer of `len` bytes now and keeps it for a later scratch mapping of
+    /// that length (so the engine that maps it does not page-fault while it runs), counted as
+    /// scratch already mapped once. False, making nothing, when it would not fit [`SPARE_MAX`]
+    /// or the budget.
     pub fn keep_spare(&self, len: u64) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         let s = &self.inner;
@@ -425,16 +448,18 @@ impl SharedMemory {
         if len == 0 || kept > SPARE_MAX || kept.saturating_add(s.used.load(Relaxed)) > s.budget {
             return false;
         }
+        s.scratch_high.fetch_max(kept.saturating_add(s.scratch_used.load(Relaxed)), Relaxed);
         let b = touched_zeros(len as usize);
         lock(&s.spare).push(b);
         s.spare_bytes.fetch_add(len, Relaxed);
+        self.note_peak();
         true
     }
 
     /// Maps `data` at `base` as a region, taking the buffer as it is (no copy). Refused as
     /// [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_region_from(&self, base: u64, data: Vec<u8>) -> Result<(), MemError> {
-        self.insert(base, data.len() as u64, |_| data.into_boxed_slice())
+        self.insert(base, data.len() as u64, false, |_| data.into_boxed_slice())
     }
 
     /// Reserves `len` bytes of the budget (dropping kept buffers when they stand in the way).
@@ -454,9 +479,29 @@ impl SharedMemory {
                 continue;
             }
             if s.used.compare_exchange(used, want, Relaxed, Relaxed).is_ok() {
-                s.peak.fetch_max(want, Relaxed);
+                self.note_peak();
                 return Ok(());
             }
+        }
+    }
+
+    /// Records the bytes held now — mapped, reserved and kept — if they are the most so far.
+    fn note_peak(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &self.inner;
+        s.peak.fetch_max(s.used.load(Relaxed).saturating_add(s.spare_bytes.load(Relaxed)), Relaxed);
+    }
+
+    /// Drops kept buffers while `len` more bytes of fresh scratch would take the scratch
+    /// mapped plus kept over its high-water mark.
+    fn evict_for(&self, len: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = &self.inner;
+        let high = s.scratch_high.load(Relaxed);
+        let mut spare = lock(&s.spare);
+        while s.scratch_used.load(Relaxed).saturating_add(s.spare_bytes.load(Relaxed)).saturating_add(len) > high {
+            let Some(b) = spare.pop() else { break };
+            s.spare_bytes.fetch_sub(b.len() as u64, Relaxed);
         }
     }
 
@@ -472,7 +517,13 @@ impl SharedMemory {
     /// Checks a region of `len` bytes at `base` against the map and the budget, and only then
     /// makes its bytes (`bytes` gets a kept buffer of that length, if any), outside the map's
     /// lock.
-    fn insert(&self, base: u64, len: u64, bytes: impl FnOnce(Option<Box<[u8]>>) -> Box<[u8]>) -> Result<(), MemError> {
+    fn insert(
+        &self,
+        base: u64,
+        len: u64,
+        scratch: bool,
+        bytes: impl FnOnce(Option<Box<[u8]>>) -> Box<[u8]>,
+    ) -> Result<(), MemError> {
         use std::sync::atomic::Ordering::Relaxed;
         let e = end(base, len)?;
         if len == 0 {
@@ -483,8 +534,20 @@ impl SharedMemory {
             _ => Ok(()),
         };
         overlap(&self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner))?;
-        self.reserve(len)?;
-        let region = std::sync::Arc::new(SharedBuf { len, bytes: std::sync::RwLock::new(bytes(self.take_spare(len))) });
+        // A kept buffer leaves the kept bytes before its bytes join the mapped ones, so no
+        // byte is counted twice.
+        let spare = self.take_spare(len);
+        if let Err(err) = self.reserve(len) {
+            if let Some(b) = spare {
+                lock(&self.inner.spare).push(b);
+                self.inner.spare_bytes.fetch_add(len, Relaxed);
+            }
+            return Err(err);
+        }
+        if scratch && spare.is_none() {
+            self.evict_for(len);
+        }
+        let region = std::sync::Arc::new(SharedBuf { len, scratch, bytes: std::sync::RwLock::new(bytes(spare)) });
         let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Err(err) = overlap(&map) {
             // Mapped meanwhile by another thread.
@@ -492,6 +555,10 @@ impl SharedMemory {
             return Err(err);
         }
         map.insert(base, region);
+        if scratch {
+            let now = self.inner.scratch_used.fetch_add(len, Relaxed).saturating_add(len);
+            self.inner.scratch_high.fetch_max(now, Relaxed);
+        }
         Ok(())
     }
 
@@ -500,6 +567,9 @@ impl SharedMemory {
         let r = map.remove(&base)?;
         drop(map);
         self.inner.used.fetch_sub(r.len, std::sync::atomic::Ordering::Relaxed);
+        if r.scratch {
+            self.inner.scratch_used.fetch_sub(r.len, std::sync::atomic::Ordering::Relaxed);
+        }
         Some(r)
     }
 
@@ -516,17 +586,16 @@ impl SharedMemory {
 
     /// Unmaps the region that starts at `base` (false when none does), keeping its buffer for
     /// a later [`add_region`](SharedMemory::add_region) of the same length while the kept
-    /// bytes stay within [`SPARE_MAX`] and the budget.
+    /// bytes stay within [`SPARE_MAX`] and the budget, and the scratch mapped plus kept within
+    /// the most scratch ever mapped at once.
     pub fn release_region(&self, base: u64) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         let Some(r) = self.remove(base) else { return false };
         let Ok(region) = std::sync::Arc::try_unwrap(r) else { return true };
         let bytes = region.bytes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let s = &self.inner;
-        let kept = s.spare_bytes.load(Relaxed).saturating_add(region.len);
-        if kept <= SPARE_MAX && kept.saturating_add(s.used.load(Relaxed)) <= s.budget {
-            lock(&s.spare).push(bytes);
-            s.spare_bytes.fetch_add(region.len, Relaxed);
+        if self.may_keep(region.len) {
+            lock(&self.inner.spare).push(bytes);
+            self.inner.spare_bytes.fetch_add(region.len, Relaxed);
         }
         true
     }
@@ -536,7 +605,7 @@ impl SharedMemory {
         self.inner.used.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The most bytes ever mapped at once.
+    /// The most bytes ever held at once: mapped, and kept for reuse.
     pub fn peak(&self) -> u64 {
         self.inner.peak.load(std::sync::atomic::Ordering::Relaxed)
     }

@@ -58,6 +58,9 @@ fn kept_buffers_give_way_to_the_budget() {
     m.add_region(0x1000, 900).unwrap();
     assert!(matches!(m.add_region(0x2000, 101), Err(MemError::Budget { .. })));
     assert!(!m.keep_spare(0) && !m.keep_spare(SPARE_MAX + 1));
+    // The peak counts kept bytes too: 700 kept + 900 mapped never coexisted (the spare gave
+    // way), 600 kept + 0 mapped and 700 mapped did.
+    assert_eq!(m.peak(), 900);
 }
 
 #[test]

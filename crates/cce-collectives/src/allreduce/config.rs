@@ -235,7 +235,8 @@ pub struct Outcome {
     pub seconds: f64,
     /// The time model's estimate (docs/MODEL.md C6).
     pub model_seconds: f64,
-    /// The most model memory (inputs, buffers, rings) mapped at once during the run, in bytes.
+    /// The most model memory (inputs, buffers, rings, and scratch buffers kept for reuse) held
+    /// at once during the run, in bytes.
     pub model_peak_bytes: u64,
     /// Per rank, per step: measured (start, end) in seconds since the run started (a step
     /// starts once its dependencies are met); empty for ranks of other processes.

@@ -422,10 +422,11 @@ pub(super) fn run_blocks(
         }
     }
     let life = block_lifetimes(&l, &steps, &group);
-    // The first two steps' scratch made resident now, so the ranks reuse warm buffers instead
-    // of page-faulting inside the run (later steps reuse what earlier ones release).
+    // The first step's scratch (which every rank maps at once as it starts) made resident now,
+    // so the ranks reuse warm buffers instead of page-faulting inside the run; later steps
+    // reuse what earlier ones release.
     for q in (0..cfg.ranks).filter(|&q| here(q)) {
-        for &(_, b) in life.allocs[q].iter().take(2).flatten() {
+        for &(_, b) in life.allocs[q].iter().take(1).flatten() {
             mems[group[q]].keep_spare(b);
         }
     }
