@@ -11,7 +11,7 @@ dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
   rdh (R = 2^L):   v_x = IN_x; for d = 1, 2, 4, ..., R/2: for every x with bit d clear,
                    v_x = v_(x+d) = round(f32(v_x) + f32(v_(x+d))); the result is v_0
                    (the same tree for every chunk)
-  ring with --gce K (docs/MODEL.md G7; nodes of K consecutive ranks): as ring, but a value
+  ring with --gce K (docs/MODEL.md G6, G7; nodes of K consecutive ranks): as ring, but a value
                    sent from rank x to rank x+1 in another node is quantized on the way,
                    v = dt(decode(compress(f32(v)))) with the GCE codec of gce_ref.py (blocks of
                    32 from the chunk's start), and the final chunk is quantized once more by its

@@ -207,7 +207,7 @@ impl AllreduceParams {
         if let Some(v) = count(self.ranks_per_node, "ranks-per-node", 1 << 20)? {
             m.ranks_per_node = v as usize;
         } else if cfg.compress == Compress::Gce {
-            // Compressing, the ranks default to two nodes (docs/MODEL.md G7).
+            // Compressing, the ranks default to two nodes (docs/MODEL.md G6).
             m.ranks_per_node = ranks.div_ceil(2).max(1);
         }
         if let Some(v) = count(self.cores_per_chip, "cores-per-chip", 1 << 20)? {
@@ -394,6 +394,9 @@ impl AllreduceResult {
         if let Some(h) = &self.hops {
             let cfg = &self.config;
             v["compress"] = json!(cfg.compress.name());
+            v["codec"] = json!(
+                "MODEL: the project's GCE codec, block-scaled fp8 e5m2 with an E8M0 scale per 32 elements (docs/MODEL.md \"GCE\")"
+            );
             v["nodes"] = json!(cfg.nodes());
             v["ranks_per_node"] = json!(cfg.model.ranks_per_node);
             v["hop_bytes"] = json!(h.compressed);

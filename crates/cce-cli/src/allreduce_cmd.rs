@@ -200,7 +200,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         );
         if let Some(h) = &r.hops {
             crate::output::outln!(
-                "gce over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed",
+                "gce (MODEL codec) over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed",
                 cfg.nodes(),
                 cfg.model.ranks_per_node,
                 h.compressed,

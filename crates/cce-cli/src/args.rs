@@ -183,7 +183,7 @@ pub(crate) struct AllreduceArgs {
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) budget: Option<u64>,
     /// `gce`: compress what crosses a node boundary (study §9.3; the codec is the project's
-    /// MODEL, docs/MODEL.md G7): the ring all-reduce of bf16, fp16 or fp32, nodes of
+    /// MODEL, docs/MODEL.md G6): the ring all-reduce of bf16, fp16 or fp32, nodes of
     /// --ranks-per-node ranks, two nodes when not given. The JSON adds the bytes over the node
     /// boundaries against the same run uncompressed (`hop_bytes_ratio`).
     #[arg(long, conflicts_with_all = ["sweep", "explain"])]

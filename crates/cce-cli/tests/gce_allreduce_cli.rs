@@ -1,4 +1,4 @@
-//! `cce allreduce --compress gce` (study §9.3, docs/MODEL.md G7): every rank's output equals
+//! `cce allreduce --compress gce` (study §9.3, docs/MODEL.md G6–G9): every rank's output equals
 //! scripts/allreduce_ref.py's ring with the GCE codec of scripts/gce_ref.py applied where a
 //! value crosses into the next node and once at the owner (numpy + ml_dtypes, written from the
 //! documented order and codec); the bytes over the node boundaries equal a count made here
@@ -51,6 +51,7 @@ fn run(ranks: usize, per_node: Option<usize>, dtype: &str, elems: usize) -> serd
     assert_eq!(v["wrong"], 0, "{what}: every element within the GCE error bound");
     let k = per_node.unwrap_or(ranks.div_ceil(2));
     assert_eq!((v["compress"].as_str(), v["ranks_per_node"].as_u64()), (Some("gce"), Some(k as u64)), "{what}");
+    assert!(v["codec"].as_str().is_some_and(|c| c.starts_with("MODEL")), "{what}: the codec's tag");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/allreduce_ref.py");
     let out = Command::new("python3")
         .args([script, "ring", &ranks_s, dtype, din.to_str().unwrap(), dout.to_str().unwrap(), "--gce"])

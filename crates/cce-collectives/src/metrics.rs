@@ -210,7 +210,7 @@ pub fn measure_parts(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metric
         // Each GCE quantization (one per node boundary a chunk crosses, and the owner's) errs
         // by at most 2^-3 of its value (e5m2's half ulp) plus an e5m2-subnormal step below
         // 2^-31 of its block's largest magnitude, and its expansion rounds once more to the
-        // dtype (docs/MODEL.md G7).
+        // dtype (docs/MODEL.md G8).
         let q = cfg.nodes() as i32 + 1;
         let rel = (1.0 + 0.125f64).powi(q) * (1.0 + u).powi(cfg.ranks as i32 + q) - 1.0;
         let largest = exact.0.iter().map(|&(_, m)| m).filter(|m| m.is_finite()).fold(0.0, f64::max);

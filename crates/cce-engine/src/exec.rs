@@ -168,7 +168,12 @@ pub(crate) fn execute(
         // In place where storage allows: one pass from the sources' bytes to the destination's.
         let viewed = mem
             .with_views(&srcs, dst, &mut |views, out| match &w.spec {
-                None => out.copy_from_slice(views[0]),
+                // A copy has one source of its own length (the parser's rule).
+                None => {
+                    if let Some(v) = views.first().filter(|v| v.len() == out.len()) {
+                        out.copy_from_slice(v);
+                    }
+                }
                 Some(spec) => {
                     if let Err(e) = cce_numerics::reduce_with(spec, views, &mut [out], first, exec) {
                         err = Some(e);

@@ -209,13 +209,13 @@ pub(crate) const TILE: usize = 64;
 #[inline(always)]
 pub(crate) fn run<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut [u8]], first: u64) {
     if let (Some(kind), Some(op)) = (p.stream_at::<C>(sources.len()), p.stream_op(sources.len())) {
-        run_stream_add::<C>(kind, op, p, sources, outputs, first);
+        run_stream::<C>(kind, op, p, sources, outputs, first);
     } else {
         run_tiles::<C>(p, sources, outputs, first);
     }
 }
 
-/// A register-resident kernel ([`Caps::add_to_bf16`], [`Caps::add_to_f16`]).
+/// A register-resident kernel ([`Caps::reduce_to_bf16`], [`Caps::add_to_f16`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stream {
     /// ADD into bf16 of bf16 sources, or of fp32 ones when `f32_in`.
@@ -257,8 +257,8 @@ impl F32AccPlan<'_> {
     fn stream_at<C: Caps>(&self, n: usize) -> Option<Stream> {
         let op = self.stream_op(n)?;
         match (self.in_fmt, self.out_fmt) {
-            (FloatFormat::BF16, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: false }),
-            (FloatFormat::F32, FloatFormat::BF16) if C::BF16_ADD => Some(Stream::Bf16 { f32_in: true }),
+            (FloatFormat::BF16, FloatFormat::BF16) if C::BF16_REDUCE => Some(Stream::Bf16 { f32_in: false }),
+            (FloatFormat::F32, FloatFormat::BF16) if C::BF16_REDUCE => Some(Stream::Bf16 { f32_in: true }),
             (FloatFormat::F16, FloatFormat::F16)
                 if C::F16_ADD && self.sr_key.is_none() && op == crate::simd::StreamOp::Add =>
             {
@@ -306,13 +306,13 @@ impl F32AccPlan<'_> {
     }
 }
 
-/// A reduce into bf16 (`op`) or an ADD into fp16 through the level's register-resident kernel: a head of up to 31
-/// elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
+/// A reduce into bf16 (`op`) or an ADD into fp16 through the level's register-resident
+/// kernel: a head of up to 31 elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
 /// boundary), then the kernel runs each stretch of indices that share their high half
 /// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
 /// Output 0 is computed; the others are copies.
 #[inline(always)]
-fn run_stream_add<'a, C: Caps>(
+fn run_stream<'a, C: Caps>(
     kind: Stream,
     op: crate::simd::StreamOp,
     p: &F32AccPlan<'_>,
@@ -351,7 +351,7 @@ fn run_stream_add<'a, C: Caps>(
         let streaming = streaming && out.as_ptr() as usize % 64 == 0;
         let done = match kind {
             Stream::Bf16 { f32_in } => {
-                let k = crate::simd::Bf16Add {
+                let k = crate::simd::Bf16Reduce {
                     op,
                     f32_in,
                     sr_run_key: p.sr_key.map(|key| run_key(key, (g >> 32) as u32)),
@@ -359,7 +359,7 @@ fn run_stream_add<'a, C: Caps>(
                     keep_sign: p.keep_sign,
                     streaming,
                 };
-                C::add_to_bf16(&k, views, out, g as u32)
+                C::reduce_to_bf16(&k, views, out, g as u32)
             }
             Stream::F16 => {
                 let k = crate::simd::F16Add { saturate: p.saturate, keep_sign: p.keep_sign, streaming };

@@ -404,7 +404,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (ar8(&["--arch", "7"]), "rank 0 step 0: unsupported arch 7", 2),
         (ar8(&["--fail-rank", "5", "--fail-step", "0"]), "--fail-rank 5 --fail-step 0: ranks 0..2, steps 0..", 2),
         (ar8(&["--fail-rank", "1", "--fail-step", "0"]), "rank 1 failed at step 0: injected failure", 1),
-        // --compress gce (docs/MODEL.md G7).
+        // --compress gce (docs/MODEL.md G6).
         (ar8(&["--compress", "zstd"]), "--compress 'zstd': expected gce or none", 2),
         (
             with(

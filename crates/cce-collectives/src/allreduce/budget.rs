@@ -98,7 +98,7 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     Ok(())
 }
 
-/// What `--compress gce` runs (docs/MODEL.md G7): the ring all-reduce of float buffers over
+/// What `--compress gce` runs (docs/MODEL.md G6): the ring all-reduce of float buffers over
 /// at least two nodes, on an arch with the EXT combo packet.
 fn check_gce(cfg: &Config) -> Result<(), CollectiveError> {
     let bad = |m: String| Err(CollectiveError::Config(m));

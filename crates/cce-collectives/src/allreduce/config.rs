@@ -112,7 +112,7 @@ pub enum Collective {
     AllGather,
 }
 
-/// What crosses a node boundary (docs/MODEL.md G7).
+/// What crosses a node boundary (docs/MODEL.md G6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Compress {
     /// The buffers as they are.

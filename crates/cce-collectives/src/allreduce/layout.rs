@@ -3,7 +3,7 @@
 //! rank and 2^36 per chunk. Every address of a schedule comes from here, and
 //! [`Layout::rank_of`] gives an address's owner.
 //!
-//! A compressed buffer (`--compress gce`, docs/MODEL.md G7) holds a chunk's GCE headers (one
+//! A compressed buffer (`--compress gce`, docs/MODEL.md G6) holds a chunk's GCE headers (one
 //! [`cce_host::gradient::header_stride`] per packet) and then its fp8 payload; it starts on a
 //! chunk slot, so headers and payload share one 4 GiB window (W3 holds 32 bits).
 

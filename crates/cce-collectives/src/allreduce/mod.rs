@@ -39,7 +39,7 @@
 //!   every x with bit d clear, rounded after each `+`; the result is v_0. Rank r ends with
 //!   chunk r. All-gather round j, d = R >> (j+1): rank r copies the chunks its partner r ^ d
 //!   holds (those ≡ r ^ d mod 2d), so the largest copies go to the nearest partner last.
-//! - `ring` with `--compress gce` (docs/MODEL.md G7; nodes of [`TimeModel::ranks_per_node`]
+//! - `ring` with `--compress gce` (docs/MODEL.md G6–G7; nodes of [`TimeModel::ranks_per_node`]
 //!   ranks): the ring's order, but a value crossing into the next node is quantized on the way,
 //!   `v ↦ dt(expand(compress(v)))` (the sender's reduce rounded to the buffer dtype, then
 //!   compressed, in one EXT combo; at step 0 the sender compresses its input), and every final

@@ -292,7 +292,7 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
     }
 }
 
-/// The ring all-reduce with GCE over the node boundaries (docs/MODEL.md G7). Step 0: a rank
+/// The ring all-reduce with GCE over the node boundaries (docs/MODEL.md G6, G7). Step 0: a rank
 /// whose successor is in the next node compresses the chunk that successor starts from
 /// (`IN(q)[q] → C(q, q)`); the other ranks' step 0 is empty. Reduce-scatter step s (index
 /// s + 1), chunk c = q − s − 1: a rank whose predecessor is in another node first expands

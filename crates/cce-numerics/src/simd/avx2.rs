@@ -1,8 +1,8 @@
 //! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
-//! calls once the CPU has every feature, and the level's register-resident ADD into bf16.
+//! calls once the CPU has every feature, and the level's register-resident reduces into bf16.
 //! Compiled only for x86-64 with `std`.
 
-use super::{Bf16Add, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Caps, F16Add, Kernel, StreamOp};
 
 /// Runs `k` with the AVX2 helpers.
 ///
@@ -19,7 +19,7 @@ struct Avx2Caps;
 
 impl Caps for Avx2Caps {
     const LEVEL: &'static str = "avx2";
-    const BF16_ADD: bool = true;
+    const BF16_REDUCE: bool = true;
     const F16_ADD: bool = true;
     #[inline(always)]
     fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
@@ -29,11 +29,11 @@ impl Caps for Avx2Caps {
         unsafe { add_to_f16_checked(k, srcs, out) }
     }
     #[inline(always)]
-    fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+    fn reduce_to_bf16(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
         // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
-        // and fma (the features `add_to_bf16_avx2` needs). `add_to_bf16_checked` checks every
+        // and fma (the features `reduce_to_bf16_avx2` needs). `reduce_to_bf16_checked` checks every
         // length before it touches memory.
-        unsafe { add_to_bf16_checked(k, srcs, out, lo) }
+        unsafe { reduce_to_bf16_checked(k, srcs, out, lo) }
     }
 }
 
@@ -43,13 +43,13 @@ const BF16_BLOCK: usize = 16;
 /// How far ahead (bytes) of each source block the kernel asks for the cache line.
 const PF_BF16: usize = 2048;
 
-/// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx2`] on its whole blocks;
+/// Checks an [`Caps::reduce_to_bf16`] call and runs [`reduce_to_bf16_avx2`] on its whole blocks;
 /// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx2 and fma.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
     let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
@@ -64,7 +64,7 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
                 // `blocks · 16 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 32` writable bytes (`out.len() >= 2 · blocks · 16`), aligned to 64
                 // bytes when streaming (checked by `stream_call`); the slices outlive the call.
-                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx2::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
+                $(($f, $s, $t, $n) => unsafe { reduce_to_bf16_avx2::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
     }
@@ -75,7 +75,8 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
     blocks * BF16_BLOCK
 }
 
-/// The register-resident AVX2 ADD into bf16: the AVX-512 kernel's steps on 256-bit vectors
+/// The register-resident AVX2 reduce into bf16 ([`StreamOp`]: ADD, FMA, MIN / MAX): the
+/// AVX-512 kernel's steps on 256-bit vectors
 /// (16 elements per block: one 32-byte load per bf16 source or two per fp32 source, even and
 /// odd elements as fp32, IEEE fp32 additions in source order, integer RNE / SR rounding,
 /// saturation as a minimum on the magnitude), with NaN found by a signed compare of the
@@ -86,7 +87,7 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
 /// The CPU must have avx2 and fma; `srcs` is non-empty and each pointer reads `blocks · 16` elements
 /// (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 32` bytes, aligned to 32 when `NT`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn add_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
     op: &StreamOp,
     srcs: &[*const u8],
     out: *mut u8,

@@ -1,7 +1,7 @@
 //! The AVX-512 level (F/BW/DQ/VL, and VBMI for the fp8 byte tables): the entry points that
 //! [`super::dispatch`] calls once the CPU has every feature, and the level's hand-written
-//! kernels — the fp8 table decoders and encoder, the fused fp8 ADD, and the register-resident
-//! ADD into bf16. Compiled only for x86-64 with `std` and a compiler that accepts the
+//! kernels — the fp8 table decoders and encoder, the fused fp8 ADD, the register-resident
+//! ADD / FMA / MIN / MAX into bf16 and ADD into fp16. Compiled only for x86-64 with `std` and a compiler that accepts the
 //! `avx512*` target features (`cfg(cce_avx512)`, set by build.rs for rustc >= 1.89: hence the
 //! module-wide `incompatible_msrv` allowance).
 #![allow(
@@ -9,7 +9,7 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Add, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Caps, F16Add, Kernel, StreamOp};
 use crate::float::Fp8Enc;
 
 /// Runs `k` with the AVX-512 helpers.
@@ -30,11 +30,11 @@ pub(super) unsafe fn run_vbmi<K: Kernel>(k: &mut K) {
     k.run::<Avx512VbmiCaps>();
 }
 
-/// The helpers both AVX-512 levels share: the fp8 encoder and the register-resident bf16 and
-/// fp16 ADDs. Expanded inside the `Caps` impls of [`Avx512Caps`] and [`Avx512VbmiCaps`] only.
+/// The helpers both AVX-512 levels share: the fp8 encoder, the register-resident reduce into
+/// bf16 and ADD into fp16. Expanded inside the `Caps` impls of [`Avx512Caps`] and [`Avx512VbmiCaps`] only.
 macro_rules! shared_avx512_helpers {
     () => {
-        const BF16_ADD: bool = true;
+        const BF16_REDUCE: bool = true;
         const F16_ADD: bool = true;
         #[inline(always)]
         fn fp8_encode(p: &Fp8Enc, acc: &[f32; 64], out: &mut [u8; 64]) -> bool {
@@ -46,11 +46,11 @@ macro_rules! shared_avx512_helpers {
             true
         }
         #[inline(always)]
-        fn add_to_bf16(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+        fn reduce_to_bf16(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
             // SAFETY: as for `fp8_encode`: avx512f, avx512bw, avx512dq and fma (the features
-            // `add_to_bf16_checked` needs; `run` and `run_vbmi` require fma too) were
+            // `reduce_to_bf16_checked` needs; `run` and `run_vbmi` require fma too) were
             // confirmed; it checks every length before it touches memory.
-            unsafe { add_to_bf16_checked(k, srcs, out, lo) }
+            unsafe { reduce_to_bf16_checked(k, srcs, out, lo) }
         }
         #[inline(always)]
         fn add_to_f16(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
@@ -460,13 +460,13 @@ const BF16_BLOCK: usize = 32;
 /// cache line.
 pub(super) const PF_BF16: usize = 2048;
 
-/// Checks an [`Caps::add_to_bf16`] call and runs [`add_to_bf16_avx512`] on its whole blocks;
+/// Checks an [`Caps::reduce_to_bf16`] call and runs [`reduce_to_bf16_avx512`] on its whole blocks;
 /// returns the elements done (0 when the call does not qualify, see `super::stream_call`).
 ///
 /// # Safety
 /// The CPU must have avx512f, avx512bw, avx512dq and fma.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,fma")]
-unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
+unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
     let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
@@ -481,7 +481,7 @@ unsafe fn add_to_bf16_checked(k: &Bf16Add, srcs: &[&[u8]], out: &mut [u8], lo: u
                 // `blocks · 32 · in_w` readable bytes (checked by `stream_call`), `o` points to
                 // `blocks · 64` writable bytes (`out.len() >= 2 · blocks · 32`), aligned to 64
                 // bytes when streaming (checked by `stream_call`); the slices outlive the call.
-                $(($f, $s, $t, $n) => unsafe { add_to_bf16_avx512::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
+                $(($f, $s, $t, $n) => unsafe { reduce_to_bf16_avx512::<$f, $s, $t, $n>(&k.op, ptrs, o, blocks, lo, rk, keep) },)*
             }
         };
     }
@@ -503,10 +503,12 @@ const ODD_WORDS: [u16; 32] = {
     idx
 };
 
-/// The register-resident AVX-512 ADD into bf16. Per block of 32 elements: each source is one
-/// 64-byte load of bf16 (split into even and odd elements as fp32: `w << 16` and
-/// `w & 0xffff0000`) or two of fp32, added in source order with IEEE fp32 additions into two
-/// accumulators that never leave registers; the sums are rounded in the integer domain
+/// The register-resident AVX-512 reduce into bf16. Per block of 32 elements: each source is
+/// one 64-byte load of bf16 (split into even and odd elements as fp32: `w << 16` and
+/// `w & 0xffff0000`) or two of fp32, combined in source order by the [`StreamOp`] — IEEE fp32
+/// additions, fused multiply-adds (`vfmadd`, from +0) or the model's MIN / MAX (`vmaxps` /
+/// `vminps`, equal values' AND / OR, NaN by an unordered compare) — into two accumulators that
+/// never leave registers; the sums are rounded in the integer domain
 /// exactly as `narrow_bf16_rne` (`x + 0x7fff + lsb`) or `narrow_bf16_sr` (`x + (r >> 16)`, `r`
 /// the counter generator's bits for the element index), the carry never reaching the sign of
 /// a non-NaN; saturation is a minimum on the magnitude; NaN (found by `vfpclassps`) becomes
@@ -519,7 +521,7 @@ const ODD_WORDS: [u16; 32] = {
 /// reads `blocks · 32` elements (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 64`
 /// bytes, aligned to 64 when `NT`.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,fma")]
-unsafe fn add_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
+unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: bool, const NT: bool>(
     op: &StreamOp,
     srcs: &[*const u8],
     out: *mut u8,

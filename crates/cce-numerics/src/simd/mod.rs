@@ -9,7 +9,7 @@
 //! operations, so they give identical bits (tested). Everywhere else the portable copy runs.
 //!
 //! Each level also brings its hand-written kernels ([`Caps`]): the fp8 table decoder and
-//! encoder, the fused fp8 ADD, and the register-resident ADD into bf16 and fp16. Each one computes
+//! encoder, the fused fp8 ADD, the register-resident ADD / FMA / MIN / MAX into bf16 and ADD into fp16. Each one computes
 //! exactly the portable loop's operations in the same order (IEEE fp32 additions in source
 //! order, the same integer rounding), so its bits are the portable bits (tested on every
 //! pattern class, ragged tails, 1–32 sources and several first indices).
@@ -57,11 +57,11 @@ pub(crate) enum StreamOp {
     },
 }
 
-/// What the register-resident kernel into bf16 ([`Caps::add_to_bf16`]) computes: the sources
+/// What the register-resident kernel into bf16 ([`Caps::reduce_to_bf16`]) computes: the sources
 /// combined by [`StreamOp`] in fp32, in source order, rounded to bf16 exactly as
 /// [`crate::float::narrow_bf16_rne`] / [`crate::float::narrow_bf16_sr`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Bf16Add {
+pub(crate) struct Bf16Reduce {
     /// The element operation.
     pub(crate) op: StreamOp,
     /// The sources hold fp32 elements (else bf16).
@@ -121,14 +121,14 @@ pub(crate) trait Caps {
     fn fp8_add_encode(_table: &[u16; 128], _p: &Fp8Enc, _srcs: &[&[u8]], _out: &mut [u8]) -> bool {
         false
     }
-    /// Whether [`Caps::add_to_bf16`] is there.
-    const BF16_ADD: bool = false;
-    /// The register-resident ADD into bf16 (see [`Bf16Add`]) of the longest prefix of whole
+    /// Whether [`Caps::reduce_to_bf16`] is there.
+    const BF16_REDUCE: bool = false;
+    /// The register-resident reduce into bf16 (see [`Bf16Reduce`]) of the longest prefix of whole
     /// blocks of `out` (bf16 elements; every source holds at least as many elements), where
     /// element `j` has index low half `lo + j` (no wrap: the caller splits). Returns the
     /// elements done; the caller runs the rest portably.
     #[inline(always)]
-    fn add_to_bf16(_k: &Bf16Add, _srcs: &[&[u8]], _out: &mut [u8], _lo: u32) -> usize {
+    fn reduce_to_bf16(_k: &Bf16Reduce, _srcs: &[&[u8]], _out: &mut [u8], _lo: u32) -> usize {
         0
     }
     /// Whether [`Caps::add_to_f16`] is there.
@@ -142,7 +142,7 @@ pub(crate) trait Caps {
     }
 }
 
-/// The source pointers of a register-resident kernel call ([`Caps::add_to_bf16`],
+/// The source pointers of a register-resident kernel call ([`Caps::reduce_to_bf16`],
 /// [`Caps::add_to_f16`]) and its whole blocks of `block` elements (`in_w` bytes each in the
 /// sources, 2 in `out`), or `None` when the call does not qualify: no whole block, no sources
 /// or more than [`crate::spec::MAX_SOURCES`], a source shorter than the blocks, or a streaming
