@@ -125,6 +125,9 @@ impl AllreduceParams {
     /// algorithm of least model time ([`allreduce::choose`]).
     pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
         let cfg = self.config_for(elems)?;
+        if self.is_auto() && cfg.compress == Compress::Gce {
+            return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
+        }
         if self.is_auto() {
             let (algo, _) = allreduce::choose(&cfg)?;
             return Ok(Config { algo, ..cfg });

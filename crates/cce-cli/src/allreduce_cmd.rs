@@ -103,9 +103,6 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             return Err(input("--compress does not run under MPI yet: run it in one process"));
         }
     }
-    if a.compress.is_some() && params(a).is_auto() {
-        return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
-    }
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, sweep);
     }
