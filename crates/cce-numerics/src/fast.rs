@@ -215,13 +215,16 @@ pub(crate) fn run<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut 
     }
 }
 
-/// A register-resident kernel ([`Caps::reduce_to_bf16`], [`Caps::add_to_f16`]).
+/// A register-resident kernel ([`Caps::reduce_to_bf16`], [`Caps::add_to_f16`],
+/// [`Caps::widen_bf16`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stream {
     /// ADD into bf16 of bf16 sources, or of fp32 ones when `f32_in`.
     Bf16 { f32_in: bool },
     /// ADD of fp16 sources into fp16 with RNE.
     F16,
+    /// One bf16 source into fp32 (a widening convert).
+    Widen,
 }
 
 impl F32AccPlan<'_> {
@@ -259,6 +262,9 @@ impl F32AccPlan<'_> {
         match (self.in_fmt, self.out_fmt) {
             (FloatFormat::BF16, FloatFormat::BF16) if C::BF16_REDUCE => Some(Stream::Bf16 { f32_in: false }),
             (FloatFormat::F32, FloatFormat::BF16) if C::BF16_REDUCE => Some(Stream::Bf16 { f32_in: true }),
+            (FloatFormat::BF16, FloatFormat::F32) if C::BF16_WIDEN && n == 1 && op == crate::simd::StreamOp::Add => {
+                Some(Stream::Widen)
+            }
             (FloatFormat::F16, FloatFormat::F16)
                 if C::F16_ADD && self.sr_key.is_none() && op == crate::simd::StreamOp::Add =>
             {
@@ -293,6 +299,8 @@ impl F32AccPlan<'_> {
             },
             (Some(Stream::F16), true) => "f16-add-nt",
             (Some(Stream::F16), false) => "f16-add",
+            (Some(Stream::Widen), true) => "bf16-widen-nt",
+            (Some(Stream::Widen), false) => "bf16-widen",
             _ if C::FUSED_FP8
                 && matches!(self.op, F32AccOp::Add)
                 && one_byte(self.in_fmt)
@@ -306,8 +314,8 @@ impl F32AccPlan<'_> {
     }
 }
 
-/// A reduce into bf16 (`op`) or an ADD into fp16 through the level's register-resident
-/// kernel: a head of up to 31 elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
+/// A reduce into bf16 (`op`), an ADD into fp16 or a widening of bf16 into fp32 through the
+/// level's register-resident kernel: a head of up to 31 elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
 /// boundary), then the kernel runs each stretch of indices that share their high half
 /// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
 /// Output 0 is computed; the others are copies.
@@ -322,10 +330,11 @@ fn run_stream<'a, C: Caps>(
 ) {
     let Some((out0, rest)) = outs.split_first_mut() else { return };
     let in_w = if kind == (Stream::Bf16 { f32_in: true }) { 4 } else { 2 };
-    let n = out0.len() / 2;
+    let out_w = if kind == Stream::Widen { 4 } else { 2 };
+    let n = out0.len() / out_w;
     let addr = out0.as_ptr() as usize;
-    let streaming = p.streaming && addr % 2 == 0;
-    let head = if streaming { ((64 - addr % 64) % 64 / 2).min(n) } else { 0 };
+    let streaming = p.streaming && addr % out_w == 0;
+    let head = if streaming { ((64 - addr % 64) % 64 / out_w).min(n) } else { 0 };
     let mut views: [&'a [u8]; crate::spec::MAX_SOURCES] = [&[]; crate::spec::MAX_SOURCES];
     let views = &mut views[..srcs.len()];
     let tiles = |views: &mut [&'a [u8]], out0: &mut [u8], a: usize, b: usize| {
@@ -333,21 +342,24 @@ fn run_stream<'a, C: Caps>(
             for (v, s) in views.iter_mut().zip(srcs) {
                 *v = &s[a * in_w..b * in_w];
             }
-            run_tiles::<C>(p, views, &mut [&mut out0[2 * a..2 * b]], first.wrapping_add(a as u64));
+            run_tiles::<C>(p, views, &mut [&mut out0[out_w * a..out_w * b]], first.wrapping_add(a as u64));
         }
     };
     tiles(views, out0, 0, head);
     let mut s = head;
     while s < n {
         let g = first.wrapping_add(s as u64);
+        // Rounding into fp32 is never stochastic, so a widening needs no split.
         let seg = match p.sr_key {
-            Some(_) => (n - s).min(usize::try_from((1u64 << 32) - (g & 0xffff_ffff)).unwrap_or(usize::MAX)),
-            None => n - s,
+            Some(_) if kind != Stream::Widen => {
+                (n - s).min(usize::try_from((1u64 << 32) - (g & 0xffff_ffff)).unwrap_or(usize::MAX))
+            }
+            _ => n - s,
         };
         for (v, src) in views.iter_mut().zip(srcs) {
             *v = &src[s * in_w..(s + seg) * in_w];
         }
-        let out = &mut out0[2 * s..2 * (s + seg)];
+        let out = &mut out0[out_w * s..out_w * (s + seg)];
         let streaming = streaming && out.as_ptr() as usize % 64 == 0;
         let done = match kind {
             Stream::Bf16 { f32_in } => {
@@ -364,6 +376,10 @@ fn run_stream<'a, C: Caps>(
             Stream::F16 => {
                 let k = crate::simd::F16Add { saturate: p.saturate, keep_sign: p.keep_sign, streaming };
                 C::add_to_f16(&k, views, out)
+            }
+            Stream::Widen => {
+                let k = crate::simd::Bf16Widen { saturate: p.saturate, keep_sign: p.keep_sign, streaming };
+                views.first().map_or(0, |src| C::widen_bf16(&k, src, out))
             }
         };
         tiles(views, out0, s + done, s + seg);

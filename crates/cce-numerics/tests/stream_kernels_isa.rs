@@ -6,7 +6,8 @@
 //! non-temporal stores. fp16 into fp16 (RNE): every fp16 pattern in every source position, 1
 //! to 32 sources, both overflow modes, ragged tails, odd and unaligned outputs. The same
 //! kernels' FMA (the runtime's default selectors, one scale per source) and MIN / MAX (with
-//! and without clamps: ±0, a finite value, NaN) over the same patterns. On a CPU
+//! and without clamps: ±0, a finite value, NaN) over the same patterns. The widening of bf16
+//! into fp32: every bf16 pattern, both overflow modes, odd, unaligned and streaming outputs. On a CPU
 //! without a level, that level's run is the portable copy and the test still checks the rest.
 
 use cce_numerics::{Exec, FmaSource, Isa, NumType, Op, Operand, ReduceSpec, Rounding, Scalar, reduce_with};
@@ -266,4 +267,67 @@ fn kernel_name_reports_the_op_routes() {
     let stored_first = FmaSource { scale: 0.5, a: Operand::Stored, b: Operand::Scale, c: Operand::Input };
     assert_eq!(name(Op::Fma(vec![stored_first; 2]), 2), format!("{level}:tiles"));
     assert_eq!(name(Op::Fma(vec![FmaSource::scaled(0.5); 1]), 2), format!("{level}:tiles"));
+}
+
+/// Widens `src` (bf16) into fp32 with the output `offset` bytes into its buffer.
+fn run_widen(saturate: bool, src: &[u8], isa: Isa, offset: usize) -> Vec<u8> {
+    let spec = cce_numerics::convert_spec(NumType::Bf16, NumType::F32, Rounding::Rne, saturate);
+    let mut buf = vec![0u8; src.len() * 2 + offset];
+    let exec = Exec { max_isa: isa, ..Exec::default() };
+    reduce_with(&spec, &[src], &mut [&mut buf[offset..]], 0, &exec).unwrap();
+    buf.split_off(offset)
+}
+
+/// The widening rule written out here: the bf16 bits in the high half; NaN → 0x7fc0_0000 with
+/// its sign; with saturation an infinity → the largest finite fp32 of its sign.
+fn widened(b: u16, saturate: bool) -> u32 {
+    let x = u32::from(b) << 16;
+    let (mag, sign) = (x & 0x7fff_ffff, x & 0x8000_0000);
+    if mag > 0x7f80_0000 {
+        0x7fc0_0000 | sign
+    } else if saturate && mag == 0x7f80_0000 {
+        0x7f7f_ffff | sign
+    } else {
+        x
+    }
+}
+
+#[test]
+fn bf16_widening_agrees_on_every_isa() {
+    // Every pattern twice over with a ragged tail, then a call large enough for non-temporal
+    // stores.
+    for n in [2 * 65_536 + 23, (1usize << 20) + 45] {
+        let src: Vec<u8> = (0..n).flat_map(|j| (((j * 40_503) & 0xffff) as u16).to_le_bytes()).collect();
+        for saturate in [false, true] {
+            let want: Vec<u8> = src
+                .chunks_exact(2)
+                .flat_map(|c| widened(u16::from_le_bytes([c[0], c[1]]), saturate).to_le_bytes())
+                .collect();
+            assert!(run_widen(saturate, &src, Isa::Portable, 0) == want, "portable, saturate {saturate}");
+            for isa in ISAS {
+                for offset in [0usize, 1, 4, 60] {
+                    assert!(
+                        run_widen(saturate, &src, isa, offset) == want,
+                        "{isa:?} n {n} saturate {saturate} offset {offset}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kernel_name_reports_the_widening_route() {
+    let spec = cce_numerics::convert_spec(NumType::Bf16, NumType::F32, Rounding::Rne, false);
+    let exec = Exec::default();
+    let (small, large) =
+        (cce_numerics::kernel_name(&spec, 1, 1 << 10, &exec), cce_numerics::kernel_name(&spec, 1, 64 << 20, &exec));
+    match cce_numerics::detected_isa() {
+        Isa::Avx512 => assert_eq!((small.as_str(), large.as_str()), ("avx512:bf16-widen", "avx512:bf16-widen-nt")),
+        Isa::Avx2 => assert_eq!((small.as_str(), large.as_str()), ("avx2:bf16-widen", "avx2:bf16-widen-nt")),
+        Isa::Portable => assert_eq!(small, "portable:tiles"),
+    }
+    // Two sources into fp32 are a sum, not a widening: the tile loop.
+    let sum = ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::F32);
+    assert!(cce_numerics::kernel_name(&sum, 2, 1 << 10, &exec).ends_with(":tiles"));
 }

@@ -1,8 +1,9 @@
 //! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
-//! calls once the CPU has every feature, and the level's register-resident reduces into bf16.
+//! calls once the CPU has every feature, and the level's register-resident reduces into bf16, ADD into fp16 and widening of bf16 into
+//! fp32.
 //! Compiled only for x86-64 with `std`.
 
-use super::{Bf16Reduce, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, Kernel, StreamOp};
 
 /// Runs `k` with the AVX2 helpers.
 ///
@@ -35,6 +36,14 @@ impl Caps for Avx2Caps {
         // length before it touches memory.
         unsafe { reduce_to_bf16_checked(k, srcs, out, lo) }
     }
+    const BF16_WIDEN: bool = true;
+    #[inline(always)]
+    fn widen_bf16(k: &Bf16Widen, src: &[u8], out: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // (the feature `widen_bf16_avx2` needs). `widen_bf16_checked` checks every length
+        // before it touches memory.
+        unsafe { widen_bf16_checked(k, src, out) }
+    }
 }
 
 /// Elements per block of the register-resident bf16 kernel: one 32-byte output store.
@@ -51,7 +60,7 @@ const PF_BF16: usize = 2048;
 #[target_feature(enable = "avx2,fma")]
 unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
-    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     let rk = k.sr_run_key.unwrap_or(0);
@@ -248,7 +257,7 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
 /// The CPU must have avx2 and f16c.
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, k.streaming) else { return 0 };
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
@@ -321,6 +330,84 @@ unsafe fn add_to_f16_avx2<const SAT: bool, const NT: bool>(
         unsafe {
             let dst = out.add(off);
             if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
+        }
+    }
+    if NT {
+        _mm_sfence();
+    }
+}
+
+/// Checks a [`Caps::widen_bf16`] call and runs [`widen_bf16_avx2`] on its whole blocks of 16
+/// elements; returns the elements done (0 when the call does not qualify, see
+/// `super::stream_call`).
+///
+/// # Safety
+/// The CPU must have avx2.
+#[target_feature(enable = "avx2")]
+unsafe fn widen_bf16_checked(k: &Bf16Widen, src: &[u8], out: &mut [u8]) -> usize {
+    let Some((blocks, _)) = super::stream_call(&[src], out, BF16_BLOCK, 2, 4, k.streaming) else { return 0 };
+    let (s, o) = (src.as_ptr(), out.as_mut_ptr());
+    // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `s`
+    // reads at least `blocks · 32` bytes and `o` writes `blocks · 64` (checked by
+    // `stream_call`), 64-byte aligned when streaming; the slices outlive the call.
+    unsafe {
+        match (k.saturate, k.streaming) {
+            (false, false) => widen_bf16_avx2::<false, false>(s, o, blocks, k.keep_sign),
+            (false, true) => widen_bf16_avx2::<false, true>(s, o, blocks, k.keep_sign),
+            (true, false) => widen_bf16_avx2::<true, false>(s, o, blocks, k.keep_sign),
+            (true, true) => widen_bf16_avx2::<true, true>(s, o, blocks, k.keep_sign),
+        }
+    }
+    blocks * BF16_BLOCK
+}
+
+/// The register-resident AVX2 widening of bf16 into fp32: the AVX-512 kernel's steps on 256-bit
+/// vectors (16 elements per block: one 32-byte load, each half zero-extended in element order
+/// and shifted into the high half; NaN and infinity found by compares of the magnitude).
+///
+/// # Safety
+/// The CPU must have avx2; `src` reads `blocks · 32` bytes; `out` writes `blocks · 64` bytes,
+/// aligned to 32 when `NT`.
+#[target_feature(enable = "avx2")]
+unsafe fn widen_bf16_avx2<const SAT: bool, const NT: bool>(
+    src: *const u8,
+    out: *mut u8,
+    blocks: usize,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    let inf = _mm256_set1_epi32(0x7f80_0000);
+    let qnan = _mm256_set1_epi32(0x7fc0_0000);
+    let nan_sign = _mm256_set1_epi32(if keep_sign { 0x8000_0000u32 as i32 } else { 0 });
+    let to_max = _mm256_set1_epi32(0x00ff_ffff);
+    let canon = |x: __m256i| {
+        let mag = _mm256_and_si256(x, abs);
+        // The magnitude is below 2^31, so the signed compare is the unsigned one.
+        let is_nan = _mm256_cmpgt_epi32(mag, inf);
+        let x = if SAT { _mm256_xor_si256(x, _mm256_and_si256(_mm256_cmpeq_epi32(mag, inf), to_max)) } else { x };
+        let nan = _mm256_or_si256(_mm256_and_si256(x, nan_sign), qnan);
+        _mm256_blendv_epi8(x, nan, is_nan)
+    };
+    for b in 0..blocks {
+        // A hint only: prefetching never faults, and the address is not dereferenced.
+        _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(b * 32 + PF_BF16).cast());
+        // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made readable.
+        let (w0, w1) =
+            unsafe { (_mm_loadu_si128(src.add(b * 32).cast()), _mm_loadu_si128(src.add(b * 32 + 16).cast())) };
+        let lo = canon(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(w0)));
+        let hi = canon(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(w1)));
+        // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made writable, 64-byte aligned
+        // when streaming.
+        unsafe {
+            let dst = out.add(b * 64);
+            if NT {
+                _mm256_stream_si256(dst.cast(), lo);
+                _mm256_stream_si256(dst.add(32).cast(), hi);
+            } else {
+                _mm256_storeu_si256(dst.cast(), lo);
+                _mm256_storeu_si256(dst.add(32).cast(), hi);
+            }
         }
     }
     if NT {

@@ -1,7 +1,7 @@
 //! The AVX-512 level (F/BW/DQ/VL, and VBMI for the fp8 byte tables): the entry points that
 //! [`super::dispatch`] calls once the CPU has every feature, and the level's hand-written
 //! kernels — the fp8 table decoders and encoder, the fused fp8 ADD, the register-resident
-//! ADD / FMA / MIN / MAX into bf16 and ADD into fp16. Compiled only for x86-64 with `std` and a compiler that accepts the
+//! ADD / FMA / MIN / MAX into bf16, ADD into fp16 and widening of bf16 into fp32. Compiled only for x86-64 with `std` and a compiler that accepts the
 //! `avx512*` target features (`cfg(cce_avx512)`, set by build.rs for rustc >= 1.89: hence the
 //! module-wide `incompatible_msrv` allowance).
 #![allow(
@@ -9,7 +9,7 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Reduce, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, Kernel, StreamOp};
 use crate::float::Fp8Enc;
 
 /// Runs `k` with the AVX-512 helpers.
@@ -58,6 +58,14 @@ macro_rules! shared_avx512_helpers {
             // `add_to_f16_checked` needs) were confirmed; it checks every length before it
             // touches memory.
             unsafe { add_to_f16_checked(k, srcs, out) }
+        }
+        const BF16_WIDEN: bool = true;
+        #[inline(always)]
+        fn widen_bf16(k: &Bf16Widen, src: &[u8], out: &mut [u8]) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f and avx512dq (the features
+            // `widen_bf16_checked` needs) were confirmed; it checks every length before it
+            // touches memory.
+            unsafe { widen_bf16_checked(k, src, out) }
         }
     };
 }
@@ -468,7 +476,7 @@ pub(super) const PF_BF16: usize = 2048;
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,fma")]
 unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8], lo: u32) -> usize {
     let in_w = if k.f32_in { 4 } else { 2 };
-    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, k.streaming) else { return 0 };
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, in_w, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     let rk = k.sr_run_key.unwrap_or(0);
@@ -690,7 +698,7 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
 /// The CPU must have avx512f and avx512bw.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usize {
-    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, k.streaming) else { return 0 };
+    let Some((blocks, ptrs)) = super::stream_call(srcs, out, BF16_BLOCK, 2, 2, k.streaming) else { return 0 };
     let ptrs = &ptrs[..srcs.len()];
     let o = out.as_mut_ptr();
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
@@ -771,6 +779,84 @@ unsafe fn add_to_f16_avx512<const SAT: bool, const NT: bool>(
         unsafe {
             let dst = out.add(off);
             if NT { _mm512_stream_si512(dst.cast(), v) } else { _mm512_storeu_si512(dst.cast(), v) }
+        }
+    }
+    if NT {
+        _mm_sfence();
+    }
+}
+
+/// Checks a [`Caps::widen_bf16`] call and runs [`widen_bf16_avx512`] on its whole blocks of 32
+/// elements; returns the elements done (0 when the call does not qualify, see
+/// `super::stream_call`).
+///
+/// # Safety
+/// The CPU must have avx512f and avx512dq.
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn widen_bf16_checked(k: &Bf16Widen, src: &[u8], out: &mut [u8]) -> usize {
+    let Some((blocks, _)) = super::stream_call(&[src], out, BF16_BLOCK, 2, 4, k.streaming) else { return 0 };
+    let (s, o) = (src.as_ptr(), out.as_mut_ptr());
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract). `s`
+    // reads at least `blocks · 64` bytes and `o` writes `blocks · 128` (checked by
+    // `stream_call`), 64-byte aligned when streaming; the slices outlive the call.
+    unsafe {
+        match (k.saturate, k.streaming) {
+            (false, false) => widen_bf16_avx512::<false, false>(s, o, blocks, k.keep_sign),
+            (false, true) => widen_bf16_avx512::<false, true>(s, o, blocks, k.keep_sign),
+            (true, false) => widen_bf16_avx512::<true, false>(s, o, blocks, k.keep_sign),
+            (true, true) => widen_bf16_avx512::<true, true>(s, o, blocks, k.keep_sign),
+        }
+    }
+    blocks * BF16_BLOCK
+}
+
+/// The register-resident AVX-512 widening of bf16 into fp32. Per block of 32 elements: one
+/// 64-byte load, each half zero-extended to 32-bit lanes in element order (`vpmovzxwd`) and
+/// shifted into the high half (the exact fp32 value); NaN (`vfpclassps`) becomes 0x7fc0_0000
+/// with the sign when `keep_sign`, and with `SAT` an infinity becomes the largest finite fp32
+/// of its sign (`x ^ 0x00ff_ffff`). Two 64-byte stores per block (non-temporal when `NT`, then
+/// one `sfence`); the source is prefetched [`PF_BF16`] bytes ahead.
+///
+/// # Safety
+/// The CPU must have avx512f and avx512dq; `src` reads `blocks · 64` bytes; `out` writes
+/// `blocks · 128` bytes, aligned to 64 when `NT`.
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn widen_bf16_avx512<const SAT: bool, const NT: bool>(
+    src: *const u8,
+    out: *mut u8,
+    blocks: usize,
+    keep_sign: bool,
+) {
+    use core::arch::x86_64::*;
+    let qnan = _mm512_set1_epi32(0x7fc0_0000);
+    let nan_sign = _mm512_set1_epi32(if keep_sign { 0x8000_0000u32 as i32 } else { 0 });
+    let to_max = _mm512_set1_epi32(0x00ff_ffff);
+    let canon = |x: __m512i| {
+        let xf = _mm512_castsi512_ps(x);
+        // 0x81: quiet or signalling NaN; 0x18: +inf or -inf.
+        let is_nan = _mm512_fpclass_ps_mask::<0x81>(xf);
+        let x = if SAT { _mm512_mask_xor_epi32(x, _mm512_fpclass_ps_mask::<0x18>(xf), x, to_max) } else { x };
+        // The NaN is 0x7fc0_0000 | (sign & nan_sign) (0xea: (A & B) | C).
+        _mm512_mask_mov_epi32(x, is_nan, _mm512_ternarylogic_epi32::<0xea>(x, nan_sign, qnan))
+    };
+    for b in 0..blocks {
+        // A hint only: prefetching never faults, and the address is not dereferenced.
+        _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(b * 64 + PF_BF16).cast());
+        // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made readable.
+        let w = unsafe { _mm512_loadu_si512(src.add(b * 64).cast()) };
+        let lo = canon(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(w))));
+        let hi = canon(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(w))));
+        // SAFETY: `b · 128 + 128 <= blocks · 128` bytes the caller made writable, 64-byte
+        // aligned when streaming.
+        unsafe {
+            let dst = out.add(b * 128);
+            if NT {
+                _mm512_stream_si512(dst.cast(), lo);
+                _mm512_stream_si512(dst.add(64).cast(), hi);
+            } else {
+                _mm512_storeu_si512(dst.cast(), lo);
+                _mm512_storeu_si512(dst.add(64).cast(), hi);
+            }
         }
     }
     if NT {

@@ -92,6 +92,20 @@ pub(crate) struct F16Add {
     pub(crate) streaming: bool,
 }
 
+/// What the register-resident widening of bf16 into fp32 ([`Caps::widen_bf16`]) computes: each
+/// element's fp32 value exactly (the bf16 bits in the high half), then the fp32 output rules of
+/// [`crate::float::canon_f32`]: NaN → 0x7fc0_0000 (with its sign when `keep_sign`), ±inf → the
+/// largest finite fp32 of that sign when `saturate`, everything else unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bf16Widen {
+    /// Infinities saturate to the largest finite fp32.
+    pub(crate) saturate: bool,
+    /// A NaN keeps its sign.
+    pub(crate) keep_sign: bool,
+    /// Non-temporal stores; the caller gives an output that starts on a 64-byte boundary.
+    pub(crate) streaming: bool,
+}
+
 /// Explicit-SIMD helpers available at a feature level. Each defaults to "not here" (`false`,
 /// or 0 elements done), and the caller then runs its portable loop (same bits).
 pub(crate) trait Caps {
@@ -140,11 +154,20 @@ pub(crate) trait Caps {
     fn add_to_f16(_k: &F16Add, _srcs: &[&[u8]], _out: &mut [u8]) -> usize {
         0
     }
+    /// Whether [`Caps::widen_bf16`] is there.
+    const BF16_WIDEN: bool = false;
+    /// The register-resident widening of one bf16 source into fp32 (see [`Bf16Widen`]) of the
+    /// longest prefix of whole blocks of `out` (fp32 elements; the source holds at least as
+    /// many). Returns the elements done; the caller runs the rest portably.
+    #[inline(always)]
+    fn widen_bf16(_k: &Bf16Widen, _src: &[u8], _out: &mut [u8]) -> usize {
+        0
+    }
 }
 
 /// The source pointers of a register-resident kernel call ([`Caps::reduce_to_bf16`],
-/// [`Caps::add_to_f16`]) and its whole blocks of `block` elements (`in_w` bytes each in the
-/// sources, 2 in `out`), or `None` when the call does not qualify: no whole block, no sources
+/// [`Caps::add_to_f16`], [`Caps::widen_bf16`]) and its whole blocks of `block` elements (`in_w`
+/// bytes each in the sources, `out_w` in `out`), or `None` when the call does not qualify: no whole block, no sources
 /// or more than [`crate::spec::MAX_SOURCES`], a source shorter than the blocks, or a streaming
 /// output not on a 64-byte boundary. The first `srcs.len()` pointers are the sources'.
 fn stream_call(
@@ -152,9 +175,10 @@ fn stream_call(
     out: &[u8],
     block: usize,
     in_w: usize,
+    out_w: usize,
     streaming: bool,
 ) -> Option<(usize, [*const u8; crate::spec::MAX_SOURCES])> {
-    let blocks = out.len() / 2 / block;
+    let blocks = out.len() / out_w / block;
     if blocks == 0
         || srcs.is_empty()
         || srcs.len() > crate::spec::MAX_SOURCES
