@@ -1,6 +1,6 @@
 //! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
-//! calls once the CPU has every feature, and the level's register-resident reduces into bf16, ADD into fp16 and widening of bf16 into
-//! fp32.
+//! calls once the CPU has every feature, and the level's register-resident kernels: reduces into
+//! bf16, ADD into fp16 and widening of bf16 into fp32.
 //! Compiled only for x86-64 with `std`.
 
 use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, Kernel, StreamOp};
