@@ -7,7 +7,10 @@
 //! (T0 2 KiB ahead, or T2 8 KiB ahead) — and cce's add4-bf16-rne (`reduce_with`, one thread).
 //! GB/s count bytes read + written, as `cce bench numerics` does. Where the floor loop's ratio
 //! to memcpy is below a goal, no kernel meets that goal on this machine.
-#![allow(unsafe_code, reason = "the floor loop is written with the intrinsics a kernel uses; each unsafe block says why it is sound")]
+#![allow(
+    unsafe_code,
+    reason = "the floor loop is written with the intrinsics a kernel uses; each unsafe block says why it is sound"
+)]
 
 use std::time::Instant;
 

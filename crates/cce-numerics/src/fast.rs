@@ -315,8 +315,8 @@ impl F32AccPlan<'_> {
 }
 
 /// A reduce into bf16 (`op`), an ADD into fp16 or a widening of bf16 into fp32 through the
-/// level's register-resident kernel: a head of up to 31 elements runs the tile loop when streaming (so the kernel's stores start on a 64-byte
-/// boundary), then the kernel runs each stretch of indices that share their high half
+/// level's register-resident kernel: a head of up to 63 bytes of output runs the tile loop when
+/// streaming (so the kernel's stores start on a 64-byte boundary), then the kernel runs each stretch of indices that share their high half
 /// (stochastic rounding keys on it), and the tile loop finishes each stretch's ragged end.
 /// Output 0 is computed; the others are copies.
 #[inline(always)]

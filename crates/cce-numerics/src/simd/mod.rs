@@ -167,9 +167,9 @@ pub(crate) trait Caps {
 
 /// The source pointers of a register-resident kernel call ([`Caps::reduce_to_bf16`],
 /// [`Caps::add_to_f16`], [`Caps::widen_bf16`]) and its whole blocks of `block` elements (`in_w`
-/// bytes each in the sources, `out_w` in `out`), or `None` when the call does not qualify: no whole block, no sources
-/// or more than [`crate::spec::MAX_SOURCES`], a source shorter than the blocks, or a streaming
-/// output not on a 64-byte boundary. The first `srcs.len()` pointers are the sources'.
+/// bytes each in the sources, `out_w` in `out`), or `None` when the call does not qualify: no
+/// whole block, no sources or more than [`crate::spec::MAX_SOURCES`], a source shorter than the
+/// blocks, or a streaming output not on a 64-byte boundary. The first `srcs.len()` pointers are the sources'.
 fn stream_call(
     srcs: &[&[u8]],
     out: &[u8],
