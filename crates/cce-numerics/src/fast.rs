@@ -349,12 +349,10 @@ fn run_stream<'a, C: Caps>(
     let mut s = head;
     while s < n {
         let g = first.wrapping_add(s as u64);
-        // Rounding into fp32 is never stochastic, so a widening needs no split.
+        // (A widening has no run key: rounding into fp32 is never stochastic, see `fast_plan`.)
         let seg = match p.sr_key {
-            Some(_) if kind != Stream::Widen => {
-                (n - s).min(usize::try_from((1u64 << 32) - (g & 0xffff_ffff)).unwrap_or(usize::MAX))
-            }
-            _ => n - s,
+            Some(_) => (n - s).min(usize::try_from((1u64 << 32) - (g & 0xffff_ffff)).unwrap_or(usize::MAX)),
+            None => n - s,
         };
         for (v, src) in views.iter_mut().zip(srcs) {
             *v = &src[s * in_w..(s + seg) * in_w];

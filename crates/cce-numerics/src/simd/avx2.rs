@@ -264,14 +264,7 @@ unsafe fn add_to_f16_checked(k: &F16Add, srcs: &[&[u8]], out: &mut [u8]) -> usiz
     // `ptrs` holds one pointer per source, each to at least `blocks · 32` readable bytes
     // (checked by `stream_call`), `o` points to `blocks · 32` writable bytes, aligned to 64 bytes when
     // streaming (checked by `stream_call`); the slices outlive the call.
-    unsafe {
-        match (k.saturate, k.streaming) {
-            (false, false) => add_to_f16_avx2::<false, false>(ptrs, o, blocks, k.keep_sign),
-            (false, true) => add_to_f16_avx2::<false, true>(ptrs, o, blocks, k.keep_sign),
-            (true, false) => add_to_f16_avx2::<true, false>(ptrs, o, blocks, k.keep_sign),
-            (true, true) => add_to_f16_avx2::<true, true>(ptrs, o, blocks, k.keep_sign),
-        }
-    }
+    unsafe { by_sat_nt!(k.saturate, k.streaming, add_to_f16_avx2(ptrs, o, blocks, k.keep_sign)) }
     blocks * BF16_BLOCK
 }
 
@@ -350,14 +343,7 @@ unsafe fn widen_bf16_checked(k: &Bf16Widen, src: &[u8], out: &mut [u8]) -> usize
     // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `s`
     // reads at least `blocks · 32` bytes and `o` writes `blocks · 64` (checked by
     // `stream_call`), 64-byte aligned when streaming; the slices outlive the call.
-    unsafe {
-        match (k.saturate, k.streaming) {
-            (false, false) => widen_bf16_avx2::<false, false>(s, o, blocks, k.keep_sign),
-            (false, true) => widen_bf16_avx2::<false, true>(s, o, blocks, k.keep_sign),
-            (true, false) => widen_bf16_avx2::<true, false>(s, o, blocks, k.keep_sign),
-            (true, true) => widen_bf16_avx2::<true, true>(s, o, blocks, k.keep_sign),
-        }
-    }
+    unsafe { by_sat_nt!(k.saturate, k.streaming, widen_bf16_avx2(s, o, blocks, k.keep_sign)) }
     blocks * BF16_BLOCK
 }
 

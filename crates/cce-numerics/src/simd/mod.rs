@@ -17,6 +17,20 @@
 //! One file per ISA family; each file's `cfg` is written once, on its `mod` line here.
 #![allow(unsafe_code)]
 
+/// Calls `$f::<SAT, NT>(args…)` with a kernel's saturate and streaming flags as its
+/// compile-time parameters (the kernels' checked entry points share this dispatch).
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+macro_rules! by_sat_nt {
+    ($sat:expr, $nt:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match ($sat, $nt) {
+            (false, false) => $f::<false, false>($($arg),*),
+            (false, true) => $f::<false, true>($($arg),*),
+            (true, false) => $f::<true, false>($($arg),*),
+            (true, true) => $f::<true, true>($($arg),*),
+        }
+    };
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod avx2;
 #[cfg(all(feature = "std", target_arch = "x86_64", cce_avx512))]
