@@ -60,6 +60,10 @@ trait Dec {
     fn fp8_table(&self) -> Option<&[u16; 128]> {
         None
     }
+    /// For one-byte formats: the format (for [`Caps::fp8_add_encode`]).
+    fn fp8_format(&self) -> Option<FloatFormat> {
+        None
+    }
 }
 
 struct DecF32;
@@ -113,6 +117,10 @@ impl Dec for DecFp8 {
     #[inline(always)]
     fn fp8_table(&self) -> Option<&[u16; 128]> {
         Some(&self.table)
+    }
+    #[inline(always)]
+    fn fp8_format(&self) -> Option<FloatFormat> {
+        Some(self.fmt)
     }
 }
 
@@ -301,11 +309,11 @@ impl F32AccPlan<'_> {
             (Some(Stream::F16), false) => "f16-add",
             (Some(Stream::Widen), true) => "bf16-widen-nt",
             (Some(Stream::Widen), false) => "bf16-widen",
-            _ if C::FUSED_FP8
-                && matches!(self.op, F32AccOp::Add)
+            _ if matches!(self.op, F32AccOp::Add)
                 && one_byte(self.in_fmt)
-                && Fp8Enc::new(self.out_fmt, self.saturate, self.keep_sign).is_some()
-                && self.sr_key.is_none() =>
+                && self.sr_key.is_none()
+                && Fp8Enc::new(self.out_fmt, self.saturate, self.keep_sign)
+                    .is_some_and(|p| C::FUSED_FP8.takes(self.in_fmt, &p)) =>
             {
                 "fp8-fused"
             }
@@ -643,14 +651,20 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: F32AccOp<'_>, d: &D, e: &E, srcs: &[&[u8]
     let fp8 = fp8.as_ref();
     let full = n / TILE * TILE;
     let mut base = 0;
-    if let (F32AccOp::Add, Some(table), Some(p)) = (op, d.fp8_table(), fp8) {
-        // One-byte in and out (`fp8_table` and `fp8_enc` are only given for those, so an
-        // element is a byte): the whole tiles through the fused kernel, if the level has one.
-        if full > 0 && C::fp8_add_encode(table, p, srcs, &mut out0[..full]) {
-            base = full;
-        }
-    }
+    // One-byte in and out (`fp8_table` and `fp8_enc` are only given for those, so an element
+    // is a byte): the whole tiles through the fused kernel, if the level has one that takes
+    // the formats; a tile it declines runs the tile loop, and the kernel goes on after it.
+    let fused = match (op, d.fp8_table(), d.fp8_format(), fp8) {
+        (F32AccOp::Add, Some(table), Some(f), Some(p)) if C::FUSED_FP8.takes(f, p) => Some((table, f, p)),
+        _ => None,
+    };
     while base < full {
+        if let Some((table, f, p)) = fused {
+            base = C::fp8_add_encode(table, f, p, srcs, &mut out0[..full], base);
+            if base >= full {
+                break;
+            }
+        }
         tile::<C, D, E>(op, d, e, fp8, srcs, out0, base, &mut acc, first);
         base += TILE;
     }

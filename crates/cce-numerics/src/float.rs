@@ -279,6 +279,12 @@ impl Fp8Enc {
             nan_sign_mask: if keep_sign { 0x80 } else { 0 },
         })
     }
+
+    /// Whether these constants encode into `fmt`'s grid: the same mantissa width and exponent
+    /// bias (what a one-byte value's position in fp32 depends on).
+    pub(crate) fn is_format(&self, fmt: FloatFormat) -> bool {
+        fmt.mbits < 23 && fmt.bias < 127 && self.s0 == 23 - fmt.mbits && self.rebias == ((127 - fmt.bias) as u32) << 23
+    }
 }
 
 /// f32 → f32: NaN → the canonical quiet NaN (sign kept when `keep_sign`), ±inf → ±max when

@@ -96,7 +96,75 @@ fn fp8_sums_with_low_sticky_bits_agree_on_every_isa() {
         for tout in fp8 {
             let spec = ReduceSpec::add(tin, NumType::F32, tout);
             let p = run(&spec, &srcs, Isa::Portable);
-            assert!(run(&spec, &srcs, Isa::Avx512) == p, "{spec:?}");
+            for isa in [Isa::Avx2, Isa::Avx512] {
+                assert!(run(&spec, &srcs, isa) == p, "{spec:?} {isa:?}");
+            }
         }
     }
+}
+
+/// The smallest magnitude of `t` that is an infinity or a NaN (every larger one is one too).
+fn first_special(t: NumType) -> u8 {
+    match t {
+        NumType::F8E3M4 => 0x70,
+        NumType::F8E4M3 => 0x78,
+        NumType::F8E5M2 => 0x7c,
+        _ => 0x7f,
+    }
+}
+
+/// One-byte float in and out of the same format, in tiles free of infinities and NaNs (where
+/// the AVX2 level's fused kernel computes in the format's scaled domain; see `fp8_add_scaled_avx2`):
+/// every finite byte against every finite byte, plus 1 to 32 sources walking the finite bytes
+/// (sums up to 32 times the largest finite, so overflow and saturation), both overflow modes,
+/// now and then a tile with one infinity or NaN byte in one source (declined to the tile loop,
+/// the kernel going on after it), whole tiles and a ragged tail, each against the portable bits.
+#[test]
+fn fp8_same_format_add_agrees_on_every_isa_in_finite_tiles() {
+    for t in [NumType::F8E3M4, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn] {
+        let lim = first_special(t);
+        let finite: Vec<u8> = (0..=255u8).filter(|b| b & 0x7f < lim).collect();
+        let f = finite.len();
+        let mut cases: Vec<Vec<Vec<u8>>> =
+            vec![vec![(0..f * f).map(|j| finite[j / f]).collect(), (0..f * f).map(|j| finite[j % f]).collect()]];
+        for nsrc in [1usize, 3, 4, 5, 8, 17, 32] {
+            let n = 64 * 53 + 23;
+            cases.push((0..nsrc).map(|k| (0..n).map(|j| finite[(j * (2 * k + 1) + 37 * k) % f]).collect()).collect());
+        }
+        for mut srcs in cases {
+            let (nsrc, n) = (srcs.len(), srcs[0].len());
+            // One special byte in every seventh tile, in a source and at a place that move.
+            for (i, tile) in (0..n / 64).step_by(7).enumerate() {
+                let (mag, sign) = (if i % 2 == 0 { lim } else { 0x7f }, ((i / 2) % 2) as u8);
+                srcs[i % nsrc][64 * tile + (i * 13) % 64] = mag | (sign << 7);
+            }
+            for saturate in [false, true] {
+                let spec = ReduceSpec { saturate, ..ReduceSpec::add(t, NumType::F32, t) };
+                let p = run(&spec, &srcs, Isa::Portable);
+                for isa in [Isa::Avx2, Isa::Avx512] {
+                    assert!(run(&spec, &srcs, isa) == p, "{spec:?} {isa:?} nsrc {nsrc}");
+                }
+            }
+        }
+    }
+}
+
+/// The AVX2 level takes one-byte ADDs of one format into the same format through its fused
+/// kernel, and leaves format changes and stochastic rounding to the tile loop.
+#[test]
+fn kernel_name_reports_the_avx2_fused_route() {
+    let exec = Exec { max_isa: Isa::Avx2, ..Exec::default() };
+    if !cce_numerics::kernel_name(&ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16), 2, 4096, &exec)
+        .starts_with("avx2:")
+    {
+        return; // not an AVX2 machine
+    }
+    let name = |tin, tout| cce_numerics::kernel_name(&ReduceSpec::add(tin, NumType::F32, tout), 4, 1 << 20, &exec);
+    for t in [NumType::F8E3M4, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn] {
+        assert_eq!(name(t, t), "avx2:fp8-fused", "{t:?}");
+    }
+    assert_eq!(name(NumType::F8E4M3, NumType::F8E5M2), "avx2:tiles");
+    let sr = ReduceSpec::add(NumType::F8E4M3, NumType::F32, NumType::F8E4M3)
+        .with_rounding(cce_numerics::Rounding::Stochastic { seed: 1, stream: 0 });
+    assert_eq!(cce_numerics::kernel_name(&sr, 4, 1 << 20, &exec), "avx2:tiles");
 }

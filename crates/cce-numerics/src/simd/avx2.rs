@@ -1,9 +1,11 @@
 //! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
 //! calls once the CPU has every feature, and the level's register-resident kernels: reduces into
-//! bf16, ADD into fp16 and widening of bf16 into fp32.
+//! bf16, ADD into fp16, widening of bf16 into fp32 and the fused ADD of one-byte floats.
 //! Compiled only for x86-64 with `std`.
 
-use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, FusedFp8, Kernel, StreamOp};
+use crate::float::Fp8Enc;
+use crate::types::FloatFormat;
 
 /// Runs `k` with the AVX2 helpers.
 ///
@@ -35,6 +37,21 @@ impl Caps for Avx2Caps {
         // and fma (the features `reduce_to_bf16_avx2` needs). `reduce_to_bf16_checked` checks every
         // length before it touches memory.
         unsafe { reduce_to_bf16_checked(k, srcs, out, lo) }
+    }
+    const FUSED_FP8: FusedFp8 = FusedFp8::SameFormat;
+    #[inline(always)]
+    fn fp8_add_encode(
+        _table: &[u16; 128],
+        in_fmt: FloatFormat,
+        p: &Fp8Enc,
+        srcs: &[&[u8]],
+        out: &mut [u8],
+        start: usize,
+    ) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // (the feature `fp8_add_scaled_avx2` needs). `fp8_add_scaled_checked` checks every
+        // length before it touches memory.
+        unsafe { fp8_add_scaled_checked(in_fmt, p, srcs, out, start) }
     }
     const BF16_WIDEN: bool = true;
     #[inline(always)]
@@ -399,4 +416,163 @@ unsafe fn widen_bf16_avx2<const SAT: bool, const NT: bool>(
     if NT {
         _mm_sfence();
     }
+}
+
+/// How far ahead (bytes) of each source tile the fused fp8 kernel asks for the cache line.
+const PF_FP8: usize = 2048;
+
+/// Checks a [`Caps::fp8_add_encode`] call and runs [`fp8_add_scaled_avx2`] from `start`; returns
+/// where it stopped (`start` when the call does not qualify: no sources or more than
+/// [`crate::spec::MAX_SOURCES`], a source shorter than `out`, `out.len()` or `start` not a
+/// multiple of 64, or an encoding that is not `in_fmt`'s own, see [`FusedFp8::SameFormat`]).
+///
+/// # Safety
+/// The CPU must have avx2.
+#[target_feature(enable = "avx2")]
+unsafe fn fp8_add_scaled_checked(
+    in_fmt: FloatFormat,
+    p: &Fp8Enc,
+    srcs: &[&[u8]],
+    out: &mut [u8],
+    start: usize,
+) -> usize {
+    if out.len() % 64 != 0 || start % 64 != 0 || start >= out.len() || !FusedFp8::SameFormat.takes(in_fmt, p) {
+        return start;
+    }
+    let Some((tiles, ptrs)) = super::stream_call(srcs, out, 64, 1, 1, false) else { return start };
+    let ptrs = &ptrs[..srcs.len()];
+    // The smallest magnitude that is an infinity or a NaN; every larger one is one too.
+    let special = if in_fmt.has_inf { in_fmt.exp_mask() } else { in_fmt.exp_mask() | in_fmt.mant_mask() };
+    let o = out.as_mut_ptr();
+    // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `ptrs`
+    // holds one pointer per source, each to at least `tiles · 64` readable bytes, and `o`
+    // points to `tiles · 64 = out.len()` writable bytes (checked by `stream_call`); `start` is
+    // a tile boundary below `out.len()`; the slices outlive the call.
+    unsafe {
+        match in_fmt.mbits {
+            2 => fp8_add_scaled_avx2::<3, 21>(ptrs, o, start, tiles * 64, special, p),
+            3 => fp8_add_scaled_avx2::<4, 20>(ptrs, o, start, tiles * 64, special, p),
+            4 => fp8_add_scaled_avx2::<5, 19>(ptrs, o, start, tiles * 64, special, p),
+            // No one-byte format here keeps another mantissa width: the caller's tile loop.
+            _ => start,
+        }
+    }
+}
+
+/// The fused AVX2 ADD of one-byte float sources into the same format (see
+/// [`Caps::fp8_add_encode`] and [`FusedFp8::SameFormat`]), computed in the format's **scaled
+/// domain**: each finite byte `s·m` (sign `s`, magnitude bits `m`) read as the fp32 bits
+/// `s << 31 | m << (23 - mbits)`, which is the value times 2^(bias − 127) (normal bytes get the
+/// exponent field of their own format, subnormal bytes become fp32 subnormals of the same
+/// ratio). Why that gives the portable bits:
+/// - Every one-byte value is a multiple of its format's quantum q = 2^(1 − bias − mbits), so
+///   every fp32 sum of them in source order is too (an exact sum is; a rounded one has an ulp
+///   of at least q). Scaled, q becomes 2^(−126 − mbits), a multiple of fp32's smallest
+///   subnormal: a scaled sum below 2^−126 is exact, one above rounds at the same relative
+///   place as the unscaled sum. So each scaled sum is exactly the portable fp32 sum times
+///   2^(bias − 127), and no sum overflows.
+/// - In the scaled domain the format's own encoding is the fp32 bits shifted right by
+///   `S0 = 23 − mbits` (the exponent fields coincide, and subnormals continue the same integer
+///   grid), so RNE is the integer `(a + half − 1 + lsb) >> S0` for normal and subnormal results
+///   alike, and overflow is the minimum against `p.over` (as in the portable encoder).
+///
+/// A tile whose sources hold an infinity or a NaN (a magnitude of at least `special`) has no
+/// scaled value: the kernel returns its start, unstored, for the caller's tile loop.
+///
+/// Per 32 elements of a source: one 32-byte load, two byte → word unpacks (byte in the high
+/// half), an arithmetic shift by `SH = 1 + mbits` and a mask (sign bit and magnitude, i.e. the
+/// high half of the scaled fp32), then the even and odd words as fp32 (shift / mask, as the
+/// bf16 kernel). The order is the unpacks' (in 128-bit lanes), the same for every source;
+/// the encoder's word combine and `vpackusdw` put the 32 encodings back in element order.
+///
+/// # Safety
+/// The CPU must have avx2; `srcs` is non-empty and each pointer reads `end` bytes; `out` writes
+/// `end` bytes; `start` and `end` are multiples of 64.
+#[target_feature(enable = "avx2")]
+unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
+    srcs: &[*const u8],
+    out: *mut u8,
+    start: usize,
+    end: usize,
+    special: u32,
+    p: &Fp8Enc,
+) -> usize {
+    use core::arch::x86_64::*;
+    let Some((&head, rest)) = srcs.split_first() else { return start };
+    let zero = _mm256_setzero_si256();
+    // The scaled fp32's high half: the sign and the magnitude bits, `m << (7 - mbits)`.
+    let word_mask = _mm256_set1_epi16((0x8000 | (0x7f << (8 - SH))) as u16 as i16);
+    let high_half = _mm256_set1_epi32(0xffff_0000u32 as i32);
+    let abs = _mm256_set1_epi32(0x7fff_ffff);
+    let one = _mm256_set1_epi32(1);
+    let half_m1 = _mm256_set1_epi32(p.half_m1 as i32);
+    let over = _mm256_set1_epi32(p.over as i32);
+    let sign8 = _mm256_set1_epi32(0x80);
+    // Magnitudes doubled (the sign shifted out) against the special limit doubled.
+    let special2 = _mm256_set1_epi8((special << 1) as u8 as i8);
+    macro_rules! decode {
+        ($p:expr, $off:expr, $seen:ident) => {{
+            let p: *const u8 = $p;
+            // SAFETY: `$off + 32 <= end` bytes the caller made readable.
+            let b = unsafe { _mm256_loadu_si256(p.add($off).cast()) };
+            $seen = _mm256_max_epu8($seen, _mm256_add_epi8(b, b));
+            let lo = _mm256_and_si256(_mm256_srai_epi16::<SH>(_mm256_unpacklo_epi8(zero, b)), word_mask);
+            let hi = _mm256_and_si256(_mm256_srai_epi16::<SH>(_mm256_unpackhi_epi8(zero, b)), word_mask);
+            [
+                _mm256_castsi256_ps(_mm256_slli_epi32::<16>(lo)),
+                _mm256_castsi256_ps(_mm256_and_si256(lo, high_half)),
+                _mm256_castsi256_ps(_mm256_slli_epi32::<16>(hi)),
+                _mm256_castsi256_ps(_mm256_and_si256(hi, high_half)),
+            ]
+        }};
+    }
+    // One scaled sum vector → eight encodings, one per dword (at most 0xff).
+    macro_rules! encode {
+        ($x:expr) => {{
+            let x = _mm256_castps_si256($x);
+            let a = _mm256_and_si256(x, abs);
+            let lsb = _mm256_and_si256(_mm256_srli_epi32::<S0>(a), one);
+            let t = _mm256_srli_epi32::<S0>(_mm256_add_epi32(_mm256_add_epi32(a, half_m1), lsb));
+            let sign = _mm256_and_si256(_mm256_srli_epi32::<24>(x), sign8);
+            _mm256_or_si256(_mm256_min_epu32(t, over), sign)
+        }};
+    }
+    // 32 elements at `$off`: the sums of every source, encoded in element order.
+    macro_rules! block {
+        ($off:expr, $seen:ident) => {{
+            let off: usize = $off;
+            let mut acc = decode!(head, off, $seen);
+            for &s in rest {
+                let x = decode!(s, off, $seen);
+                for (a, x) in acc.iter_mut().zip(x) {
+                    *a = _mm256_add_ps(*a, x);
+                }
+            }
+            let [e0, o0, e1, o1] = acc;
+            let w0 = _mm256_or_si256(encode!(e0), _mm256_slli_epi32::<8>(encode!(o0)));
+            let w1 = _mm256_or_si256(encode!(e1), _mm256_slli_epi32::<8>(encode!(o1)));
+            _mm256_packus_epi32(w0, w1)
+        }};
+    }
+    let mut off = start;
+    while off < end {
+        for &s in srcs {
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            _mm_prefetch::<_MM_HINT_T0>(s.wrapping_add(off + PF_FP8).cast());
+        }
+        let mut seen = zero;
+        let r0 = block!(off, seen);
+        let r1 = block!(off + 32, seen);
+        // Any doubled magnitude at or above the limit: an infinity or a NaN in some source.
+        if _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(seen, special2), seen)) != 0 {
+            return off;
+        }
+        // SAFETY: `off + 64 <= end` bytes the caller made writable; unaligned stores.
+        unsafe {
+            _mm256_storeu_si256(out.add(off).cast(), r0);
+            _mm256_storeu_si256(out.add(off + 32).cast(), r1);
+        }
+        off += 64;
+    }
+    end
 }

@@ -9,8 +9,9 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, Kernel, StreamOp};
+use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, FusedFp8, Kernel, StreamOp};
 use crate::float::Fp8Enc;
+use crate::types::FloatFormat;
 
 /// Runs `k` with the AVX-512 helpers.
 ///
@@ -144,7 +145,7 @@ struct Avx512VbmiCaps;
 
 impl Caps for Avx512VbmiCaps {
     const LEVEL: &'static str = "avx512-vbmi";
-    const FUSED_FP8: bool = true;
+    const FUSED_FP8: FusedFp8 = FusedFp8::AnyFormats;
     shared_avx512_helpers!();
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
@@ -157,9 +158,21 @@ impl Caps for Avx512VbmiCaps {
         true
     }
     #[inline(always)]
-    fn fp8_add_encode(table: &[u16; 128], p: &Fp8Enc, srcs: &[&[u8]], out: &mut [u8]) -> bool {
-        if srcs.is_empty() || out.len() % 64 != 0 || srcs.iter().any(|s| s.len() < out.len()) {
-            return false;
+    fn fp8_add_encode(
+        table: &[u16; 128],
+        _in_fmt: FloatFormat,
+        p: &Fp8Enc,
+        srcs: &[&[u8]],
+        out: &mut [u8],
+        start: usize,
+    ) -> usize {
+        if srcs.is_empty()
+            || out.len() % 64 != 0
+            || start % 64 != 0
+            || start > out.len()
+            || srcs.iter().any(|s| s.len() < out.len())
+        {
+            return start;
         }
         // SAFETY: as for `fp8_tile` above: avx512f, avx512bw and avx512vbmi (the features
         // `fp8_add_encode_vbmi` needs) were confirmed before `run_vbmi` ran. The
@@ -167,17 +180,17 @@ impl Caps for Avx512VbmiCaps {
         unsafe {
             // The const is the shift in 16-bit lanes, `p.s0 - 16`.
             match (p.s0, p.nan_sign_mask != 0) {
-                (19, false) => fp8_add_encode_vbmi::<3, false>(table, p, srcs, out),
-                (19, true) => fp8_add_encode_vbmi::<3, true>(table, p, srcs, out),
-                (20, false) => fp8_add_encode_vbmi::<4, false>(table, p, srcs, out),
-                (20, true) => fp8_add_encode_vbmi::<4, true>(table, p, srcs, out),
-                (21, false) => fp8_add_encode_vbmi::<5, false>(table, p, srcs, out),
-                (21, true) => fp8_add_encode_vbmi::<5, true>(table, p, srcs, out),
+                (19, false) => fp8_add_encode_vbmi::<3, false>(table, p, srcs, out, start),
+                (19, true) => fp8_add_encode_vbmi::<3, true>(table, p, srcs, out, start),
+                (20, false) => fp8_add_encode_vbmi::<4, false>(table, p, srcs, out, start),
+                (20, true) => fp8_add_encode_vbmi::<4, true>(table, p, srcs, out, start),
+                (21, false) => fp8_add_encode_vbmi::<5, false>(table, p, srcs, out, start),
+                (21, true) => fp8_add_encode_vbmi::<5, true>(table, p, srcs, out, start),
                 // No one-byte format keeps another mantissa width: the caller's portable loop.
-                _ => return false,
+                _ => return start,
             }
         }
-        true
+        out.len()
     }
 }
 
@@ -260,6 +273,7 @@ unsafe fn fp8_add_encode_vbmi<const SW: u32, const KEEP: bool>(
     p: &Fp8Enc,
     srcs: &[&[u8]],
     out: &mut [u8],
+    start: usize,
 ) {
     use core::arch::x86_64::*;
     let Some((head, rest)) = srcs.split_first() else { return };
@@ -341,8 +355,8 @@ unsafe fn fp8_add_encode_vbmi<const SW: u32, const KEEP: bool>(
             }
         }};
     }
-    for (t, o) in out.chunks_exact_mut(64).enumerate() {
-        let b = 64 * t;
+    for (t, o) in out[start..].chunks_exact_mut(64).enumerate() {
+        let b = start + 64 * t;
         let mut acc = decode!(load(head, b));
         for s in rest {
             let x = decode!(load(s, b));

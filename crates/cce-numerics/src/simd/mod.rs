@@ -37,6 +37,31 @@ mod avx2;
 mod avx512;
 
 use crate::float::Fp8Enc;
+use crate::types::FloatFormat;
+
+/// Which one-byte float ADDs a level's fused kernel ([`Caps::fp8_add_encode`]) takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FusedFp8 {
+    /// The level has no fused kernel.
+    None,
+    /// Any one-byte input format into any one-byte output format, every tile.
+    AnyFormats,
+    /// An output of the input's own format (the same exponent bias and mantissa width), and only
+    /// tiles whose sources hold no infinity or NaN: the kernel declines the others, one tile at
+    /// a time, to the caller's tile loop.
+    SameFormat,
+}
+
+impl FusedFp8 {
+    /// Whether the fused kernel takes an ADD of `in_fmt` sources encoded with `p`.
+    pub(crate) fn takes(self, in_fmt: FloatFormat, p: &Fp8Enc) -> bool {
+        match self {
+            FusedFp8::None => false,
+            FusedFp8::AnyFormats => true,
+            FusedFp8::SameFormat => p.is_format(in_fmt),
+        }
+    }
+}
 
 /// A block of work whose body is compiled per CPU feature level.
 pub(crate) trait Kernel {
@@ -138,16 +163,26 @@ pub(crate) trait Caps {
     fn fp8_encode(_p: &Fp8Enc, _acc: &[f32; 64], _out: &mut [u8; 64]) -> bool {
         false
     }
-    /// Whether [`Caps::fp8_add_encode`] is there.
-    const FUSED_FP8: bool = false;
-    /// The whole ADD of one-byte float sources into a one-byte float output, fused: for each
-    /// tile of 64 elements of `out` (`out.len()` is a multiple of 64, and every source is at
-    /// least as long), decodes every source through `table`, adds them in fp32 in
-    /// source order (IEEE addition, as the portable loop) and encodes the sums exactly as
-    /// [`Caps::fp8_encode`] does. The sums never leave registers.
+    /// Which one-byte ADDs [`Caps::fp8_add_encode`] takes, if the level has it.
+    const FUSED_FP8: FusedFp8 = FusedFp8::None;
+    /// The whole ADD of one-byte float sources into a one-byte float output, fused, from
+    /// element `start` on: for each tile of 64 elements of `out` (`out.len()` and `start` are
+    /// multiples of 64, and every source is at least as long as `out`), decodes every source
+    /// (format `in_fmt`, magnitudes `table`), adds them in fp32 in source order (IEEE addition,
+    /// as the portable loop) and encodes the sums exactly as [`Caps::fp8_encode`] does, with
+    /// `p`. The sums never leave registers. Returns where it stopped: `out.len()`, or the start
+    /// of a tile it leaves to the caller's tile loop (a level may decline tiles it cannot do,
+    /// see [`FusedFp8`]); `start` when it does nothing.
     #[inline(always)]
-    fn fp8_add_encode(_table: &[u16; 128], _p: &Fp8Enc, _srcs: &[&[u8]], _out: &mut [u8]) -> bool {
-        false
+    fn fp8_add_encode(
+        _table: &[u16; 128],
+        _in_fmt: FloatFormat,
+        _p: &Fp8Enc,
+        _srcs: &[&[u8]],
+        _out: &mut [u8],
+        start: usize,
+    ) -> usize {
+        start
     }
     /// Whether [`Caps::reduce_to_bf16`] is there.
     const BF16_REDUCE: bool = false;
