@@ -139,13 +139,12 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
     let (c1, c2) = (splat(0x85eb_ca6b), splat(0xc2b2_ae35));
     let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let base = splat(lo);
-    let (mut idx0, mut idx1) = if F32_IN {
+    let (idx0_at0, idx1_at0) = if F32_IN {
         (_mm256_add_epi32(base, lanes), _mm256_add_epi32(base, _mm256_add_epi32(lanes, splat(8))))
     } else {
         let even = _mm256_add_epi32(base, _mm256_slli_epi32::<1>(lanes));
         (even, _mm256_add_epi32(even, one))
     };
-    let step = splat(BF16_BLOCK as u32);
     let in_bytes = if F32_IN { 64 } else { 32 };
     macro_rules! load {
         ($p:expr, $off:expr) => {{
@@ -205,8 +204,12 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             _mm256_blendv_ps(_mm256_blendv_ps(pick, both, eq), qnan_f, nan)
         }};
     }
-    for b in 0..blocks {
+    let streams = super::READ_STREAMS / srcs.len();
+    for_blocks!(blocks, streams, super::STRETCH_GROUP_ELEMS / BF16_BLOCK, |b| {
         let off = b * in_bytes;
+        // The element indices of the block's even and odd halves (used by SR only).
+        let at = splat((b * BF16_BLOCK) as u32);
+        let (idx0, idx1) = (_mm256_add_epi32(idx0_at0, at), _mm256_add_epi32(idx1_at0, at));
         let (a0, a1) = match op {
             StreamOp::Add => {
                 let (mut a0, mut a1) = load!(head, off);
@@ -256,11 +259,7 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             let dst = out.add(b * 32);
             if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
         }
-        if SR {
-            idx0 = _mm256_add_epi32(idx0, step);
-            idx1 = _mm256_add_epi32(idx1, step);
-        }
-    }
+    });
     if NT {
         _mm_sfence();
     }
@@ -318,7 +317,8 @@ unsafe fn add_to_f16_avx2<const SAT: bool, const NT: bool>(
             (_mm256_cvtph_ps(_mm256_castsi256_si128(w)), _mm256_cvtph_ps(_mm256_extracti128_si256::<1>(w)))
         }};
     }
-    for b in 0..blocks {
+    let streams = super::READ_STREAMS / srcs.len();
+    for_blocks!(blocks, streams, super::STRETCH_GROUP_ELEMS / BF16_BLOCK, |b| {
         let off = b * 32;
         let (mut a0, mut a1) = load!(head, off);
         for &p in rest {
@@ -341,7 +341,7 @@ unsafe fn add_to_f16_avx2<const SAT: bool, const NT: bool>(
             let dst = out.add(off);
             if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
         }
-    }
+    });
     if NT {
         _mm_sfence();
     }
@@ -392,7 +392,7 @@ unsafe fn widen_bf16_avx2<const SAT: bool, const NT: bool>(
         let nan = _mm256_or_si256(_mm256_and_si256(x, nan_sign), qnan);
         _mm256_blendv_epi8(x, nan, is_nan)
     };
-    for b in 0..blocks {
+    for_blocks!(blocks, super::READ_STREAMS, super::STRETCH_GROUP_ELEMS / BF16_BLOCK, |b| {
         // A hint only: prefetching never faults, and the address is not dereferenced.
         _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(b * 32 + PF_BF16).cast());
         // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made readable.
@@ -412,7 +412,7 @@ unsafe fn widen_bf16_avx2<const SAT: bool, const NT: bool>(
                 _mm256_storeu_si256(dst.add(32).cast(), hi);
             }
         }
-    }
+    });
     if NT {
         _mm_sfence();
     }
