@@ -106,8 +106,9 @@ unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8],
 /// (16 elements per block: one 32-byte load per bf16 source or two per fp32 source, even and
 /// odd elements as fp32, IEEE fp32 additions in source order, integer RNE / SR rounding,
 /// saturation as a minimum on the magnitude), with NaN found by a signed compare of the
-/// magnitude against infinity, and the halves merged by a word blend (bf16 sources) or a
-/// pack and a 64-bit permute (fp32 sources).
+/// magnitude against infinity — only in a block that one unordered compare of its two halves
+/// shows to hold a NaN, the rare path — and the halves merged by a word blend (bf16 sources) or
+/// a pack and a 64-bit permute (fp32 sources). Each source line is prefetched once.
 ///
 /// # Safety
 /// The CPU must have avx2 and fma; `srcs` is non-empty and each pointer reads `blocks · 16` elements
@@ -149,8 +150,11 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
     macro_rules! load {
         ($p:expr, $off:expr) => {{
             let p: *const u8 = $p;
-            // A hint only: prefetching never faults, and the address is not dereferenced.
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            // A hint only: prefetching never faults, and the address is not dereferenced. Once
+            // per 64-byte line (a bf16 block is half of one).
+            if F32_IN || $off % 64 == 0 {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            }
             if F32_IN {
                 // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
                 unsafe { (_mm256_loadu_ps(p.add($off).cast()), _mm256_loadu_ps(p.add($off + 32).cast())) }
@@ -161,17 +165,19 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             }
         }};
     }
+    // `$nan`: whether the block holds a NaN sum (a literal: the NaN selects are compiled only
+    // into the block's rare path).
     macro_rules! round {
-        ($x:expr, $idx:expr) => {{
+        ($x:expr, $idx:expr, $nan:literal) => {{
             let xi = _mm256_castps_si256($x);
             let t = if SR {
-                // `fmix32(lo ^ rk)`, as `crate::rng::fmix32`.
+                // The high 16 bits of `fmix32(lo ^ rk)`, as `crate::rng::fmix32`. Its last step,
+                // `h ^= h >> 16`, leaves the high 16 bits as they are, so they are taken before it.
                 let mut h = _mm256_xor_si256($idx, rkv);
                 h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
                 h = _mm256_mullo_epi32(h, c1);
                 h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
                 h = _mm256_mullo_epi32(h, c2);
-                h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
                 _mm256_add_epi32(xi, _mm256_srli_epi32::<16>(h))
             } else {
                 let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(xi), one);
@@ -183,10 +189,14 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             } else {
                 t
             };
-            // The magnitude is below 2^31, so the signed compare is the unsigned one.
-            let is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(xi, abs), inf);
-            let nan = _mm256_or_si256(_mm256_and_si256(xi, nan_sign), qnan);
-            _mm256_blendv_epi8(t, nan, is_nan)
+            if $nan {
+                // The magnitude is below 2^31, so the signed compare is the unsigned one.
+                let is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(xi, abs), inf);
+                let nan = _mm256_or_si256(_mm256_and_si256(xi, nan_sign), qnan);
+                _mm256_blendv_epi8(t, nan, is_nan)
+            } else {
+                t
+            }
         }};
     }
     let qnan_f = _mm256_castsi256_ps(splat(f32::NAN.to_bits()));
@@ -245,7 +255,12 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
                 (a0, a1)
             }
         };
-        let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
+        // One unordered compare finds a NaN in either half; the NaN selects run only then.
+        let (r0, r1) = if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(a0, a1)) != 0 {
+            (round!(a0, idx0, true), round!(a1, idx1, true))
+        } else {
+            (round!(a0, idx0, false), round!(a1, idx1, false))
+        };
         let v = if F32_IN {
             // Per 128-bit lane: 4 results of r0, then 4 of r1; the permute puts them in order.
             let packed = _mm256_packus_epi32(_mm256_srli_epi32::<16>(r0), _mm256_srli_epi32::<16>(r1));
@@ -421,6 +436,20 @@ unsafe fn widen_bf16_avx2<const SAT: bool, const NT: bool>(
 /// How far ahead (bytes) of each source tile the fused fp8 kernel asks for the cache line.
 const PF_FP8: usize = 2048;
 
+/// `vpshufb` indices that put the fused fp8 kernel's packed encodings back in element order:
+/// per 128-bit lane the packs leave element `j` (0..16) at `(j & 8) + 4 (j & 1) + (j & 7) / 2`
+/// (the even elements of a half before its odd ones).
+const FP8_PACK_ORDER: [u8; 32] = {
+    let mut idx = [0u8; 32];
+    let mut j = 0;
+    while j < 32 {
+        let e = j % 16;
+        idx[j] = ((e & 8) + 4 * (e & 1) + (e & 7) / 2) as u8;
+        j += 1;
+    }
+    idx
+};
+
 /// Checks a [`Caps::fp8_add_encode`] call and runs [`fp8_add_scaled_avx2`] from `start`; returns
 /// where it stopped (`start` when the call does not qualify: no sources or more than
 /// [`crate::spec::MAX_SOURCES`], a source shorter than `out`, `out.len()` or `start` not a
@@ -482,8 +511,11 @@ unsafe fn fp8_add_scaled_checked(
 /// Per 32 elements of a source: one 32-byte load, two byte → word unpacks (byte in the high
 /// half), an arithmetic shift by `SH = 1 + mbits` and a mask (sign bit and magnitude, i.e. the
 /// high half of the scaled fp32), then the even and odd words as fp32 (shift / mask, as the
-/// bf16 kernel). The order is the unpacks' (in 128-bit lanes), the same for every source;
-/// the encoder's word combine and `vpackusdw` put the 32 encodings back in element order.
+/// bf16 kernel). The order is the unpacks' (in 128-bit lanes), the same for every source.
+/// The encoder rounds each sum's magnitude in its dword, packs the magnitudes to bytes with
+/// unsigned saturation and the sums themselves with signed saturation (which keeps each sign
+/// down to the byte), ORs the sign bits in and puts the 32 bytes back in element order with
+/// one `vpshufb` ([`FP8_PACK_ORDER`]).
 ///
 /// # Safety
 /// The CPU must have avx2; `srcs` is non-empty and each pointer reads `end` bytes; `out` writes
@@ -507,7 +539,9 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
     let one = _mm256_set1_epi32(1);
     let half_m1 = _mm256_set1_epi32(p.half_m1 as i32);
     let over = _mm256_set1_epi32(p.over as i32);
-    let sign8 = _mm256_set1_epi32(0x80);
+    let sign_byte = _mm256_set1_epi8(0x80u8 as i8);
+    // SAFETY: the table holds 32 bytes; unaligned load.
+    let in_order = unsafe { _mm256_loadu_si256(FP8_PACK_ORDER.as_ptr().cast()) };
     // Magnitudes doubled (the sign shifted out) against the special limit doubled.
     let special2 = _mm256_set1_epi8((special << 1) as u8 as i8);
     macro_rules! decode {
@@ -526,15 +560,13 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
             ]
         }};
     }
-    // One scaled sum vector → eight encodings, one per dword (at most 0xff).
-    macro_rules! encode {
+    // One scaled sum vector → eight magnitude encodings, one per dword (at most `p.over`, which
+    // is below 0x80).
+    macro_rules! magnitude {
         ($x:expr) => {{
-            let x = _mm256_castps_si256($x);
-            let a = _mm256_and_si256(x, abs);
+            let a = _mm256_and_si256($x, abs);
             let lsb = _mm256_and_si256(_mm256_srli_epi32::<S0>(a), one);
-            let t = _mm256_srli_epi32::<S0>(_mm256_add_epi32(_mm256_add_epi32(a, half_m1), lsb));
-            let sign = _mm256_and_si256(_mm256_srli_epi32::<24>(x), sign8);
-            _mm256_or_si256(_mm256_min_epu32(t, over), sign)
+            _mm256_min_epu32(_mm256_srli_epi32::<S0>(_mm256_add_epi32(_mm256_add_epi32(a, half_m1), lsb)), over)
         }};
     }
     // 32 elements at `$off`: the sums of every source, encoded in element order.
@@ -549,9 +581,17 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
                 }
             }
             let [e0, o0, e1, o1] = acc;
-            let w0 = _mm256_or_si256(encode!(e0), _mm256_slli_epi32::<8>(encode!(o0)));
-            let w1 = _mm256_or_si256(encode!(e1), _mm256_slli_epi32::<8>(encode!(o1)));
-            _mm256_packus_epi32(w0, w1)
+            let (e0, o0) = (_mm256_castps_si256(e0), _mm256_castps_si256(o0));
+            let (e1, o1) = (_mm256_castps_si256(e1), _mm256_castps_si256(o1));
+            // The magnitudes, and the sums' signs through signed saturating packs (a negative
+            // dword stays negative down to a byte), in the packs' order: per 128-bit lane the
+            // elements 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15 of the lane's sixteen.
+            let mags = _mm256_packus_epi16(
+                _mm256_packus_epi32(magnitude!(e0), magnitude!(o0)),
+                _mm256_packus_epi32(magnitude!(e1), magnitude!(o1)),
+            );
+            let signs = _mm256_packs_epi16(_mm256_packs_epi32(e0, o0), _mm256_packs_epi32(e1, o1));
+            _mm256_shuffle_epi8(_mm256_or_si256(mags, _mm256_and_si256(signs, sign_byte)), in_order)
         }};
     }
     let mut off = start;
