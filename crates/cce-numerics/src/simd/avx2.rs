@@ -215,66 +215,85 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
         }};
     }
     let streams = super::READ_STREAMS / srcs.len();
-    for_blocks!(blocks, streams, super::STRETCH_GROUP_ELEMS / BF16_BLOCK, |b| {
-        let off = b * in_bytes;
-        // The element indices of the block's even and odd halves (used by SR only).
-        let at = splat((b * BF16_BLOCK) as u32);
-        let (idx0, idx1) = (_mm256_add_epi32(idx0_at0, at), _mm256_add_epi32(idx1_at0, at));
-        let (a0, a1) = match op {
-            StreamOp::Add => {
+    let group = super::STRETCH_GROUP_ELEMS / BF16_BLOCK;
+    // Rounds block `$b`'s sums, merges the halves and stores them.
+    macro_rules! finish {
+        ($b:expr, $a0:expr, $a1:expr) => {{
+            let b: usize = $b;
+            let (a0, a1): (__m256, __m256) = ($a0, $a1);
+            // The element indices of the block's even and odd halves (used by SR only).
+            let at = splat((b * BF16_BLOCK) as u32);
+            let (idx0, idx1) = (_mm256_add_epi32(idx0_at0, at), _mm256_add_epi32(idx1_at0, at));
+            // One unordered compare finds a NaN in either half; the NaN selects run only then.
+            let (r0, r1) = if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(a0, a1)) != 0 {
+                (round!(a0, idx0, true), round!(a1, idx1, true))
+            } else {
+                (round!(a0, idx0, false), round!(a1, idx1, false))
+            };
+            let v = if F32_IN {
+                // Per 128-bit lane: 4 results of r0, then 4 of r1; the permute puts them in order.
+                let packed = _mm256_packus_epi32(_mm256_srli_epi32::<16>(r0), _mm256_srli_epi32::<16>(r1));
+                _mm256_permute4x64_epi64::<0xd8>(packed)
+            } else {
+                _mm256_blend_epi16::<0xaa>(_mm256_srli_epi32::<16>(r0), r1)
+            };
+            // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made writable, 32-byte
+            // aligned when streaming.
+            unsafe {
+                let dst = out.add(b * 32);
+                if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
+            }
+        }};
+    }
+    // The running MIN or MAX over the sources, then the clamp; `$max` a literal, so that each
+    // loop keeps only its own operation.
+    macro_rules! minmax_blocks {
+        ($max:literal, $clamp:expr) => {{
+            let clamp: Option<f32> = $clamp;
+            for_blocks!(blocks, streams, group, |b| {
+                let off = b * in_bytes;
                 let (mut a0, mut a1) = load!(head, off);
                 for &p in rest {
                     let (x0, x1) = load!(p, off);
-                    a0 = _mm256_add_ps(a0, x0);
-                    a1 = _mm256_add_ps(a1, x1);
-                }
-                (a0, a1)
-            }
-            StreamOp::Fma(scales) => {
-                let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-                for (&p, &sc) in srcs.iter().zip(scales) {
-                    let (x0, x1) = load!(p, off);
-                    let s = _mm256_set1_ps(sc);
-                    a0 = _mm256_fmadd_ps(x0, s, a0);
-                    a1 = _mm256_fmadd_ps(x1, s, a1);
-                }
-                (a0, a1)
-            }
-            &StreamOp::MinMax { max, clamp } => {
-                let (mut a0, mut a1) = load!(head, off);
-                for &p in rest {
-                    let (x0, x1) = load!(p, off);
-                    a0 = minmax!(a0, x0, max);
-                    a1 = minmax!(a1, x1, max);
+                    a0 = minmax!(a0, x0, $max);
+                    a1 = minmax!(a1, x1, $max);
                 }
                 if let Some(c) = clamp {
                     let c = _mm256_set1_ps(c);
-                    a0 = minmax!(a0, c, max);
-                    a1 = minmax!(a1, c, max);
+                    a0 = minmax!(a0, c, $max);
+                    a1 = minmax!(a1, c, $max);
                 }
-                (a0, a1)
+                finish!(b, a0, a1);
+            })
+        }};
+    }
+    // One loop per operation (the operation is decided once per call, and a loop holds only
+    // the constants its operation uses).
+    match *op {
+        StreamOp::Add => for_blocks!(blocks, streams, group, |b| {
+            let off = b * in_bytes;
+            let (mut a0, mut a1) = load!(head, off);
+            for &p in rest {
+                let (x0, x1) = load!(p, off);
+                a0 = _mm256_add_ps(a0, x0);
+                a1 = _mm256_add_ps(a1, x1);
             }
-        };
-        // One unordered compare finds a NaN in either half; the NaN selects run only then.
-        let (r0, r1) = if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(a0, a1)) != 0 {
-            (round!(a0, idx0, true), round!(a1, idx1, true))
-        } else {
-            (round!(a0, idx0, false), round!(a1, idx1, false))
-        };
-        let v = if F32_IN {
-            // Per 128-bit lane: 4 results of r0, then 4 of r1; the permute puts them in order.
-            let packed = _mm256_packus_epi32(_mm256_srli_epi32::<16>(r0), _mm256_srli_epi32::<16>(r1));
-            _mm256_permute4x64_epi64::<0xd8>(packed)
-        } else {
-            _mm256_blend_epi16::<0xaa>(_mm256_srli_epi32::<16>(r0), r1)
-        };
-        // SAFETY: `b · 32 + 32 <= blocks · 32` bytes the caller made writable, 32-byte aligned
-        // when streaming.
-        unsafe {
-            let dst = out.add(b * 32);
-            if NT { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) }
-        }
-    });
+            finish!(b, a0, a1);
+        }),
+        StreamOp::Fma(scales) => for_blocks!(blocks, streams, group, |b| {
+            let off = b * in_bytes;
+            let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            for (&p, &sc) in srcs.iter().zip(&scales) {
+                let (x0, x1) = load!(p, off);
+                let s = _mm256_set1_ps(sc);
+                a0 = _mm256_fmadd_ps(x0, s, a0);
+                a1 = _mm256_fmadd_ps(x1, s, a1);
+            }
+            finish!(b, a0, a1);
+        }),
+        StreamOp::MinMax { max: true, clamp } => minmax_blocks!(true, clamp),
+        StreamOp::MinMax { max: false, clamp } => minmax_blocks!(false, clamp),
+    }
     if NT {
         _mm_sfence();
     }
