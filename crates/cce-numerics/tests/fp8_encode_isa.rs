@@ -113,14 +113,15 @@ fn first_special(t: NumType) -> u8 {
     }
 }
 
-/// One-byte float in and out of the same format, in tiles free of infinities and NaNs (where
-/// the AVX2 level's fused kernel computes in the format's scaled domain; see `fp8_add_scaled_avx2`):
+/// One-byte float in and out, in tiles free of infinities and NaNs (where the AVX2 level's
+/// fused kernel computes in the input format's scaled domain when the output shares its grid;
+/// see `fp8_add_scaled_avx2`), into every output format:
 /// every finite byte against every finite byte, plus 1 to 32 sources walking the finite bytes
 /// (sums up to 32 times the largest finite, so overflow and saturation), both overflow modes,
 /// now and then a tile with one infinity or NaN byte in one source (declined to the tile loop,
 /// the kernel going on after it), whole tiles and a ragged tail, each against the portable bits.
 #[test]
-fn fp8_same_format_add_agrees_on_every_isa_in_finite_tiles() {
+fn fp8_add_agrees_on_every_isa_in_finite_tiles() {
     for t in [NumType::F8E3M4, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn] {
         let lim = first_special(t);
         let finite: Vec<u8> = (0..=255u8).filter(|b| b & 0x7f < lim).collect();
@@ -138,19 +139,24 @@ fn fp8_same_format_add_agrees_on_every_isa_in_finite_tiles() {
                 let (mag, sign) = (if i % 2 == 0 { lim } else { 0x7f }, ((i / 2) % 2) as u8);
                 srcs[i % nsrc][64 * tile + (i * 13) % 64] = mag | (sign << 7);
             }
-            for saturate in [false, true] {
-                let spec = ReduceSpec { saturate, ..ReduceSpec::add(t, NumType::F32, t) };
-                let p = run(&spec, &srcs, Isa::Portable);
-                for isa in [Isa::Avx2, Isa::Avx512] {
-                    assert!(run(&spec, &srcs, isa) == p, "{spec:?} {isa:?} nsrc {nsrc}");
+            // Every output format: the kernel takes e4m3 <-> e4m3fn too (one grid, different
+            // specials); the others run the tile loop.
+            for tout in [NumType::F8E3M4, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn] {
+                for saturate in [false, true] {
+                    let spec = ReduceSpec { saturate, ..ReduceSpec::add(t, NumType::F32, tout) };
+                    let p = run(&spec, &srcs, Isa::Portable);
+                    for isa in [Isa::Avx2, Isa::Avx512] {
+                        assert!(run(&spec, &srcs, isa) == p, "{spec:?} {isa:?} nsrc {nsrc}");
+                    }
                 }
             }
         }
     }
 }
 
-/// The AVX2 level takes one-byte ADDs of one format into the same format through its fused
-/// kernel, and leaves format changes and stochastic rounding to the tile loop.
+/// The AVX2 level takes one-byte ADDs into the input's own grid (the same format, or e4m3 <->
+/// e4m3fn) through its fused kernel, and leaves other format changes and stochastic rounding
+/// to the tile loop.
 #[test]
 fn kernel_name_reports_the_avx2_fused_route() {
     let exec = Exec { max_isa: Isa::Avx2, ..Exec::default() };
@@ -163,6 +169,8 @@ fn kernel_name_reports_the_avx2_fused_route() {
     for t in [NumType::F8E3M4, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E4M3Fn] {
         assert_eq!(name(t, t), "avx2:fp8-fused", "{t:?}");
     }
+    assert_eq!(name(NumType::F8E4M3, NumType::F8E4M3Fn), "avx2:fp8-fused");
+    assert_eq!(name(NumType::F8E4M3Fn, NumType::F8E4M3), "avx2:fp8-fused");
     assert_eq!(name(NumType::F8E4M3, NumType::F8E5M2), "avx2:tiles");
     let sr = ReduceSpec::add(NumType::F8E4M3, NumType::F32, NumType::F8E4M3)
         .with_rounding(cce_numerics::Rounding::Stochastic { seed: 1, stream: 0 });
