@@ -267,6 +267,54 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             })
         }};
     }
+    // MIN / MAX of two or more bf16 sources without a clamp, on 16 elements per vector: each
+    // bf16 `w` mapped to the 16-bit integer key `w ^ ((w >> 15) & 0x7fff)` (a negative value's
+    // magnitude bits flipped), whose signed order is the values' order with −0 below +0 — so
+    // the keys' MAX / MIN is the model's MAX / MIN of non-NaN values, equal values giving their
+    // AND / OR (the same bits, or +0 / −0 for a pair of zeros). The map is its own inverse. A
+    // NaN in any source (largest magnitude above 0x7f80) gives the canonical NaN, as the model
+    // does once two values meet. The result, exact in bf16, then takes `finish!`'s output
+    // rules.
+    macro_rules! minmax_key_blocks {
+        ($max:literal) => {{
+            let low15 = _mm256_set1_epi16(0x7fff);
+            let nan_lim = _mm256_set1_epi16(0x7f80);
+            let qnan16 = _mm256_set1_epi16(0x7fc0);
+            macro_rules! raw {
+                ($p:expr, $off:expr) => {{
+                    let p: *const u8 = $p;
+                    // A hint only: prefetching never faults, and the address is not
+                    // dereferenced. Once per 64-byte line.
+                    if $off % 64 == 0 {
+                        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+                    }
+                    // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
+                    unsafe { _mm256_loadu_si256(p.add($off).cast()) }
+                }};
+            }
+            macro_rules! key {
+                ($w:expr) => {{
+                    let w: __m256i = $w;
+                    _mm256_xor_si256(w, _mm256_and_si256(_mm256_srai_epi16::<15>(w), low15))
+                }};
+            }
+            for_blocks!(blocks, streams, group, |b| {
+                let off = b * in_bytes;
+                let w = raw!(head, off);
+                let (mut k, mut mag) = (key!(w), _mm256_and_si256(w, low15));
+                for &p in rest {
+                    let w = raw!(p, off);
+                    k = if $max { _mm256_max_epi16(k, key!(w)) } else { _mm256_min_epi16(k, key!(w)) };
+                    mag = _mm256_max_epi16(mag, _mm256_and_si256(w, low15));
+                }
+                // Magnitudes are below 2^15, so the signed compare is the unsigned one.
+                let r = _mm256_blendv_epi8(key!(k), qnan16, _mm256_cmpgt_epi16(mag, nan_lim));
+                let a0 = _mm256_castsi256_ps(_mm256_slli_epi32::<16>(r));
+                let a1 = _mm256_castsi256_ps(_mm256_and_si256(r, high_half));
+                finish!(b, a0, a1);
+            })
+        }};
+    }
     // One loop per operation (the operation is decided once per call, and a loop holds only
     // the constants its operation uses).
     match *op {
@@ -291,6 +339,8 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             }
             finish!(b, a0, a1);
         }),
+        StreamOp::MinMax { max: true, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(true),
+        StreamOp::MinMax { max: false, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(false),
         StreamOp::MinMax { max: true, clamp } => minmax_blocks!(true, clamp),
         StreamOp::MinMax { max: false, clamp } => minmax_blocks!(false, clamp),
     }
