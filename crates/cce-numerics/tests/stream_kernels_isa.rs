@@ -344,7 +344,7 @@ fn min_max_of_every_pair_of_edge_values_agree_on_every_isa() {
     let m = edge.len();
     // Every triple, so that two-source runs see every pair and three-source runs every triple;
     // repeated to whole and ragged blocks.
-    let mut srcs = vec![Vec::new(), Vec::new(), Vec::new()];
+    let mut srcs = [Vec::new(), Vec::new(), Vec::new()];
     for i in 0..m * m * m {
         for (k, s) in srcs.iter_mut().enumerate() {
             let v = edge[(i / m.pow(k as u32)) % m];
