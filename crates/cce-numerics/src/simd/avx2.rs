@@ -108,7 +108,10 @@ unsafe fn reduce_to_bf16_checked(k: &Bf16Reduce, srcs: &[&[u8]], out: &mut [u8],
 /// saturation as a minimum on the magnitude), with NaN found by a signed compare of the
 /// magnitude against infinity — only in a block that one unordered compare of its two halves
 /// shows to hold a NaN, the rare path — and the halves merged by a word blend (bf16 sources) or
-/// a pack and a 64-bit permute (fp32 sources). Each source line is prefetched once.
+/// a pack and a 64-bit permute (fp32 sources). Each source line is prefetched once. The
+/// operation is decided once per call, one loop each; MIN / MAX of two or more bf16 sources
+/// without a clamp run in 16-bit integer keys (`minmax_key_blocks!`). Calls with fewer than
+/// [`super::READ_STREAMS`] sources read their blocks as interleaved stretches (`for_blocks!`).
 ///
 /// # Safety
 /// The CPU must have avx2 and fma; `srcs` is non-empty and each pointer reads `blocks · 16` elements
