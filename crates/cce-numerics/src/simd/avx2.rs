@@ -560,8 +560,9 @@ unsafe fn fp8_add_scaled_checked(
     }
 }
 
-/// The fused AVX2 ADD of one-byte float sources into the same format (see
-/// [`Caps::fp8_add_encode`] and [`FusedFp8::SameFormat`]), computed in the format's **scaled
+/// The fused AVX2 ADD of one-byte float sources into a format of their own grid — the same
+/// exponent bias and mantissa width, so the same format or e4m3 ↔ e4m3fn (see
+/// [`Caps::fp8_add_encode`] and [`FusedFp8::SameFormat`]) — computed in the format's **scaled
 /// domain**: each finite byte `s·m` (sign `s`, magnitude bits `m`) read as the fp32 bits
 /// `s << 31 | m << (23 - mbits)`, which is the value times 2^(bias − 127) (normal bytes get the
 /// exponent field of their own format, subnormal bytes become fp32 subnormals of the same
