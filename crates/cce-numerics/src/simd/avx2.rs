@@ -150,20 +150,30 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
         (even, _mm256_add_epi32(even, one))
     };
     let in_bytes = if F32_IN { 64 } else { 32 };
-    macro_rules! load {
+    // One bf16 block's 32 raw bytes of a source, its line prefetched once (a block is half a
+    // line).
+    macro_rules! raw {
         ($p:expr, $off:expr) => {{
             let p: *const u8 = $p;
-            // A hint only: prefetching never faults, and the address is not dereferenced. Once
-            // per 64-byte line (a bf16 block is half of one).
-            if F32_IN || $off % 64 == 0 {
+            // A hint only: prefetching never faults, and the address is not dereferenced.
+            if $off % 64 == 0 {
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
             }
+            // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
+            unsafe { _mm256_loadu_si256(p.add($off).cast()) }
+        }};
+    }
+    // One block of a source as fp32: even and odd halves (bf16), or two loads (fp32).
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
             if F32_IN {
+                let p: *const u8 = $p;
+                // A hint only: prefetching never faults, and the address is not dereferenced.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
                 // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
                 unsafe { (_mm256_loadu_ps(p.add($off).cast()), _mm256_loadu_ps(p.add($off + 32).cast())) }
             } else {
-                // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
-                let w = unsafe { _mm256_loadu_si256(p.add($off).cast()) };
+                let w = raw!($p, $off);
                 (_mm256_castsi256_ps(_mm256_slli_epi32::<16>(w)), _mm256_castsi256_ps(_mm256_and_si256(w, high_half)))
             }
         }};
@@ -283,18 +293,6 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
             let low15 = _mm256_set1_epi16(0x7fff);
             let nan_lim = _mm256_set1_epi16(0x7f80);
             let qnan16 = _mm256_set1_epi16(0x7fc0);
-            macro_rules! raw {
-                ($p:expr, $off:expr) => {{
-                    let p: *const u8 = $p;
-                    // A hint only: prefetching never faults, and the address is not
-                    // dereferenced. Once per 64-byte line.
-                    if $off % 64 == 0 {
-                        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
-                    }
-                    // SAFETY: `$off + 32 <= blocks · 32` bytes the caller made readable.
-                    unsafe { _mm256_loadu_si256(p.add($off).cast()) }
-                }};
-            }
             macro_rules! key {
                 ($w:expr) => {{
                     let w: __m256i = $w;
@@ -523,9 +521,9 @@ const FP8_PACK_ORDER: [u8; 32] = {
 };
 
 /// Checks a [`Caps::fp8_add_encode`] call and runs [`fp8_add_scaled_avx2`] from `start`; returns
-/// where it stopped (`start` when the call does not qualify: no sources or more than
-/// [`crate::spec::MAX_SOURCES`], a source shorter than `out`, `out.len()` or `start` not a
-/// multiple of 64, or an encoding that is not `in_fmt`'s own, see [`FusedFp8::SameFormat`]).
+/// where it stopped (`start` when the call does not qualify: see `super::fused_fp8_call`,
+/// more than [`crate::spec::MAX_SOURCES`] sources, or an encoding that is not `in_fmt`'s own,
+/// see [`FusedFp8::SameFormat`]).
 ///
 /// # Safety
 /// The CPU must have avx2.
@@ -537,7 +535,7 @@ unsafe fn fp8_add_scaled_checked(
     out: &mut [u8],
     start: usize,
 ) -> usize {
-    if out.len() % 64 != 0 || start % 64 != 0 || start >= out.len() || !FusedFp8::SameFormat.takes(in_fmt, p) {
+    if !super::fused_fp8_call(srcs, out, start) || !FusedFp8::SameFormat.takes(in_fmt, p) {
         return start;
     }
     let Some((tiles, ptrs)) = super::stream_call(srcs, out, 64, 1, 1, false) else { return start };

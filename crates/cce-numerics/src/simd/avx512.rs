@@ -166,12 +166,7 @@ impl Caps for Avx512VbmiCaps {
         out: &mut [u8],
         start: usize,
     ) -> usize {
-        if srcs.is_empty()
-            || out.len() % 64 != 0
-            || start % 64 != 0
-            || start > out.len()
-            || srcs.iter().any(|s| s.len() < out.len())
-        {
+        if !super::fused_fp8_call(srcs, out, start) {
             return start;
         }
         // SAFETY: as for `fp8_tile` above: avx512f, avx512bw and avx512vbmi (the features

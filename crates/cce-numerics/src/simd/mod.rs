@@ -279,6 +279,18 @@ fn stream_call(
     Some((blocks, ptrs))
 }
 
+/// Whether a [`Caps::fp8_add_encode`] call is one a fused kernel can run from `start`: some
+/// sources, `out` and `start` on tile (64-element) boundaries with `start` inside `out`, and
+/// every source at least as long as `out`. Every level's fused kernel checks it first.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn fused_fp8_call(srcs: &[&[u8]], out: &[u8], start: usize) -> bool {
+    !srcs.is_empty()
+        && out.len() % 64 == 0
+        && start % 64 == 0
+        && start < out.len()
+        && srcs.iter().all(|s| s.len() >= out.len())
+}
+
 /// No helpers: the portable level.
 struct NoCaps;
 
