@@ -533,6 +533,11 @@ const ODD_WORDS: [u16; 32] = {
 /// store (non-temporal when `NT`, then one `sfence`). Each source is prefetched [`PF_BF16`]
 /// bytes ahead.
 ///
+/// As at the AVX2 level: one loop per operation, decided once per call; the NaN selects run
+/// only in blocks where one unordered compare finds a NaN; MIN / MAX of two or more bf16
+/// sources without a clamp works on 16-bit integer keys; calls with fewer than
+/// [`super::READ_STREAMS`] sources read interleaved stretches ([`for_blocks`]).
+///
 /// # Safety
 /// The CPU must have avx512f, avx512bw, avx512dq and fma; `srcs` is non-empty and each pointer
 /// reads `blocks · 32` elements (2 bytes each, 4 when `F32_IN`); `out` writes `blocks · 64`
@@ -561,48 +566,59 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
     let nan_sign = splat(if keep_sign { 0x8000_0000 } else { 0 });
     let rkv = splat(rk);
     let (c1, c2) = (splat(0x85eb_ca6b), splat(0xc2b2_ae35));
-    // The element index (low half) of every lane of the two accumulators: elements 0..16 and
-    // 16..32 for fp32 sources, even and odd elements for bf16 ones.
+    // The element index (low half) of every lane of the two accumulators at block 0: elements
+    // 0..16 and 16..32 for fp32 sources, even and odd elements for bf16 ones.
     let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let base = splat(lo);
-    let (mut idx0, mut idx1) = if F32_IN {
+    let (idx0_at0, idx1_at0) = if F32_IN {
         (_mm512_add_epi32(base, lanes), _mm512_add_epi32(base, _mm512_add_epi32(lanes, splat(16))))
     } else {
         let even = _mm512_add_epi32(base, _mm512_slli_epi32::<1>(lanes));
         (even, _mm512_add_epi32(even, one))
     };
-    let step = splat(BF16_BLOCK as u32);
     // SAFETY: `ODD_WORDS` holds 64 bytes; unaligned load.
     let odd_words = unsafe { _mm512_loadu_si512(ODD_WORDS.as_ptr().cast()) };
     let in_bytes = if F32_IN { 128 } else { 64 };
-    macro_rules! load {
+    // One bf16 block's 64 raw bytes (one line) of a source, prefetched [`PF_BF16`] ahead.
+    macro_rules! raw {
         ($p:expr, $off:expr) => {{
             let p: *const u8 = $p;
             // A hint only: prefetching never faults, and the address is not dereferenced.
             _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
+            // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
+            unsafe { _mm512_loadu_si512(p.add($off).cast()) }
+        }};
+    }
+    // One block of a source as fp32: even and odd halves (bf16), or two loads (fp32).
+    macro_rules! load {
+        ($p:expr, $off:expr) => {{
             if F32_IN {
+                let p: *const u8 = $p;
+                // A hint only: prefetching never faults, and the address is not dereferenced.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + PF_BF16).cast());
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add($off + 64 + PF_BF16).cast());
                 // SAFETY: `$off + 128 <= blocks · 128` bytes the caller made readable.
                 unsafe { (_mm512_loadu_ps(p.add($off).cast()), _mm512_loadu_ps(p.add($off + 64).cast())) }
             } else {
-                // SAFETY: `$off + 64 <= blocks · 64` bytes the caller made readable.
-                let w = unsafe { _mm512_loadu_si512(p.add($off).cast()) };
+                let w = raw!($p, $off);
                 (_mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)), _mm512_castsi512_ps(_mm512_and_si512(w, high_half)))
             }
         }};
     }
+    // `$nan`: whether the block holds a NaN sum (a literal: the NaN selects are compiled only
+    // into the block's rare path).
     macro_rules! round {
-        ($x:expr, $idx:expr) => {{
+        ($x:expr, $idx:expr, $nan:literal) => {{
             let x: __m512 = $x;
             let xi = _mm512_castps_si512(x);
             let t = if SR {
-                // `fmix32(lo ^ rk)`, as `crate::rng::fmix32`.
+                // The high 16 bits of `fmix32(lo ^ rk)`, as `crate::rng::fmix32`. Its last step,
+                // `h ^= h >> 16`, leaves the high 16 bits as they are, so they are taken before it.
                 let mut h = _mm512_xor_si512($idx, rkv);
                 h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
                 h = _mm512_mullo_epi32(h, c1);
                 h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
                 h = _mm512_mullo_epi32(h, c2);
-                h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
                 _mm512_add_epi32(xi, _mm512_srli_epi32::<16>(h))
             } else {
                 let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(xi), one);
@@ -615,9 +631,13 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
             } else {
                 t
             };
-            // QNaN | SNaN; the NaN is 0x7fc0 | (sign & nan_sign) (0xea: (A & B) | C).
-            let is_nan = _mm512_fpclass_ps_mask::<0x81>(x);
-            _mm512_mask_mov_epi32(t, is_nan, _mm512_ternarylogic_epi32::<0xea>(xi, nan_sign, qnan))
+            if $nan {
+                // QNaN | SNaN; the NaN is 0x7fc0 | (sign & nan_sign) (0xea: (A & B) | C).
+                let is_nan = _mm512_fpclass_ps_mask::<0x81>(x);
+                _mm512_mask_mov_epi32(t, is_nan, _mm512_ternarylogic_epi32::<0xea>(xi, nan_sign, qnan))
+            } else {
+                t
+            }
         }};
     }
     let qnan_f = _mm512_castsi512_ps(qnan_f32);
@@ -640,59 +660,120 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
             )
         }};
     }
-    for b in 0..blocks {
-        let off = b * in_bytes;
-        let (a0, a1) = match op {
-            StreamOp::Add => {
+    let streams = super::READ_STREAMS / srcs.len();
+    let group = super::STRETCH_GROUP_ELEMS / BF16_BLOCK;
+    // Rounds block `$b`'s sums, merges the halves and stores them.
+    macro_rules! finish {
+        ($b:expr, $a0:expr, $a1:expr) => {{
+            let b: usize = $b;
+            let (a0, a1): (__m512, __m512) = ($a0, $a1);
+            // The element indices of the block's two halves (used by SR only).
+            let at = splat((b * BF16_BLOCK) as u32);
+            let (idx0, idx1) = (_mm512_add_epi32(idx0_at0, at), _mm512_add_epi32(idx1_at0, at));
+            // One unordered compare finds a NaN in either half; the NaN selects run only then.
+            let (r0, r1) = if _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a0, a1) != 0 {
+                (round!(a0, idx0, true), round!(a1, idx1, true))
+            } else {
+                (round!(a0, idx0, false), round!(a1, idx1, false))
+            };
+            let v = if F32_IN {
+                _mm512_permutex2var_epi16(r0, odd_words, r1)
+            } else {
+                _mm512_mask_blend_epi16(0xaaaa_aaaa, _mm512_srli_epi32::<16>(r0), r1)
+            };
+            // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made writable, 64-byte
+            // aligned when streaming.
+            unsafe {
+                let dst = out.add(b * 64);
+                if NT { _mm512_stream_si512(dst.cast(), v) } else { _mm512_storeu_si512(dst.cast(), v) }
+            }
+        }};
+    }
+    // The running MIN or MAX over the sources, then the clamp; `$max` a literal, so that each
+    // loop keeps only its own operation.
+    macro_rules! minmax_blocks {
+        ($max:literal, $clamp:expr) => {{
+            let clamp: Option<f32> = $clamp;
+            for_blocks!(blocks, streams, group, |b| {
+                let off = b * in_bytes;
                 let (mut a0, mut a1) = load!(head, off);
                 for &p in rest {
                     let (x0, x1) = load!(p, off);
-                    a0 = _mm512_add_ps(a0, x0);
-                    a1 = _mm512_add_ps(a1, x1);
-                }
-                (a0, a1)
-            }
-            StreamOp::Fma(scales) => {
-                let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-                for (&p, &sc) in srcs.iter().zip(scales) {
-                    let (x0, x1) = load!(p, off);
-                    let s = _mm512_set1_ps(sc);
-                    a0 = _mm512_fmadd_ps(x0, s, a0);
-                    a1 = _mm512_fmadd_ps(x1, s, a1);
-                }
-                (a0, a1)
-            }
-            &StreamOp::MinMax { max, clamp } => {
-                let (mut a0, mut a1) = load!(head, off);
-                for &p in rest {
-                    let (x0, x1) = load!(p, off);
-                    a0 = minmax!(a0, x0, max);
-                    a1 = minmax!(a1, x1, max);
+                    a0 = minmax!(a0, x0, $max);
+                    a1 = minmax!(a1, x1, $max);
                 }
                 if let Some(c) = clamp {
                     let c = _mm512_set1_ps(c);
-                    a0 = minmax!(a0, c, max);
-                    a1 = minmax!(a1, c, max);
+                    a0 = minmax!(a0, c, $max);
+                    a1 = minmax!(a1, c, $max);
                 }
-                (a0, a1)
+                finish!(b, a0, a1);
+            })
+        }};
+    }
+    // MIN / MAX of two or more bf16 sources without a clamp, on 32 elements per vector: each
+    // bf16 `w` mapped to the 16-bit integer key `w ^ ((w >> 15) & 0x7fff)` (a negative value's
+    // magnitude bits flipped), whose signed order is the values' order with −0 below +0 — so
+    // the keys' MAX / MIN is the model's MAX / MIN of non-NaN values, equal values giving their
+    // AND / OR (the same bits, or +0 / −0 for a pair of zeros). The map is its own inverse. A
+    // NaN in any source (largest magnitude above 0x7f80) gives the canonical NaN, as the model
+    // does once two values meet. The result, exact in bf16, then takes `finish!`'s output
+    // rules.
+    macro_rules! minmax_key_blocks {
+        ($max:literal) => {{
+            let low15 = _mm512_set1_epi16(0x7fff);
+            let nan_lim = _mm512_set1_epi16(0x7f80);
+            let qnan16 = _mm512_set1_epi16(0x7fc0);
+            macro_rules! key {
+                ($w:expr) => {{
+                    let w: __m512i = $w;
+                    _mm512_xor_si512(w, _mm512_and_si512(_mm512_srai_epi16::<15>(w), low15))
+                }};
             }
-        };
-        let (r0, r1) = (round!(a0, idx0), round!(a1, idx1));
-        let v = if F32_IN {
-            _mm512_permutex2var_epi16(r0, odd_words, r1)
-        } else {
-            _mm512_mask_blend_epi16(0xaaaa_aaaa, _mm512_srli_epi32::<16>(r0), r1)
-        };
-        // SAFETY: `b · 64 + 64 <= blocks · 64` bytes the caller made writable, 64-byte aligned
-        // when streaming.
-        unsafe {
-            let dst = out.add(b * 64);
-            if NT { _mm512_stream_si512(dst.cast(), v) } else { _mm512_storeu_si512(dst.cast(), v) }
-        }
-        if SR {
-            idx0 = _mm512_add_epi32(idx0, step);
-            idx1 = _mm512_add_epi32(idx1, step);
-        }
+            for_blocks!(blocks, streams, group, |b| {
+                let off = b * in_bytes;
+                let w = raw!(head, off);
+                let (mut k, mut mag) = (key!(w), _mm512_and_si512(w, low15));
+                for &p in rest {
+                    let w = raw!(p, off);
+                    k = if $max { _mm512_max_epi16(k, key!(w)) } else { _mm512_min_epi16(k, key!(w)) };
+                    mag = _mm512_max_epu16(mag, _mm512_and_si512(w, low15));
+                }
+                let r = _mm512_mask_mov_epi16(key!(k), _mm512_cmpgt_epu16_mask(mag, nan_lim), qnan16);
+                let a0 = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(r));
+                let a1 = _mm512_castsi512_ps(_mm512_and_si512(r, high_half));
+                finish!(b, a0, a1);
+            })
+        }};
+    }
+    // One loop per operation (the operation is decided once per call, and a loop holds only
+    // the constants its operation uses).
+    match *op {
+        StreamOp::Add => for_blocks!(blocks, streams, group, |b| {
+            let off = b * in_bytes;
+            let (mut a0, mut a1) = load!(head, off);
+            for &p in rest {
+                let (x0, x1) = load!(p, off);
+                a0 = _mm512_add_ps(a0, x0);
+                a1 = _mm512_add_ps(a1, x1);
+            }
+            finish!(b, a0, a1);
+        }),
+        StreamOp::Fma(scales) => for_blocks!(blocks, streams, group, |b| {
+            let off = b * in_bytes;
+            let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+            for (&p, &sc) in srcs.iter().zip(&scales) {
+                let (x0, x1) = load!(p, off);
+                let s = _mm512_set1_ps(sc);
+                a0 = _mm512_fmadd_ps(x0, s, a0);
+                a1 = _mm512_fmadd_ps(x1, s, a1);
+            }
+            finish!(b, a0, a1);
+        }),
+        StreamOp::MinMax { max: true, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(true),
+        StreamOp::MinMax { max: false, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(false),
+        StreamOp::MinMax { max: true, clamp } => minmax_blocks!(true, clamp),
+        StreamOp::MinMax { max: false, clamp } => minmax_blocks!(false, clamp),
     }
     if NT {
         _mm_sfence();
