@@ -727,14 +727,9 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
             })
         }};
     }
-    // MIN / MAX of two or more bf16 sources without a clamp, on 32 elements per vector: each
-    // bf16 `w` mapped to the 16-bit integer key `w ^ ((w >> 15) & 0x7fff)` (a negative value's
-    // magnitude bits flipped), whose signed order is the values' order with −0 below +0 — so
-    // the keys' MAX / MIN is the model's MAX / MIN of non-NaN values, equal values giving their
-    // AND / OR (the same bits, or +0 / −0 for a pair of zeros). The map is its own inverse. A
-    // NaN in any source (largest magnitude above 0x7f80) gives the canonical NaN, as the model
-    // does once two values meet. The result, exact in bf16, then takes `finish!`'s output
-    // rules.
+    // MIN / MAX of two or more bf16 sources without a clamp, on 32 elements per vector, in the
+    // 16-bit integer keys `w ^ ((w >> 15) & 0x7fff)` — why they give the model's MIN / MAX is
+    // written once, at the AVX2 kernel's key loop (`avx2.rs`).
     macro_rules! minmax_key_blocks {
         ($max:literal) => {{
             let low15 = _mm512_set1_epi16(0x7fff);
