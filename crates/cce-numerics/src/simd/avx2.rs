@@ -580,11 +580,10 @@ unsafe fn fp8_add_scaled_checked(
 /// scaled value: the kernel returns its start, unstored, for the caller's tile loop.
 ///
 /// The price on Intel cores: one-byte subnormals are fp32 subnormals here, and fp32 additions
-/// among them take microcode assists there (a stand-alone loop of four-source sums of random
-/// scaled e4m3 bytes ran 2.5× slower than on normal values, on an Intel Xeon). On that Xeon
-/// this kernel ran 6.6 GB/s in cache, where it ran 15.8 GB/s in L2 on the AMD Zen 3 it was
-/// written on — still twice the tile loop; the AVX-512 levels keep the unscaled table domain
-/// (see `avx512.rs`).
+/// among them take microcode assists there (measured, and why the AVX-512 levels keep the
+/// unscaled table domain: `fp8_add_encode_vbmi` in `avx512.rs`). On that Xeon this kernel ran
+/// 6.6 GB/s in cache, where it ran 15.8 GB/s in L2 on the AMD Zen 3 it was written on — still
+/// twice the tile loop.
 ///
 /// Per 32 elements of a source: one 32-byte load, two byte → word unpacks (byte in the high
 /// half), an arithmetic shift by `SH = 1 + mbits` and a mask (sign bit and magnitude, i.e. the
