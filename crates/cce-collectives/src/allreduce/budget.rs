@@ -4,27 +4,29 @@
 use cce_format::SdmaDtype;
 
 use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
-use super::layout::{CHUNK_STRIDE, Layout, P_OFF};
+use super::layout::{CHUNK_STRIDE, P_OFF};
 use super::lifetimes::{add_backpressure, lifetimes};
+use super::lowered::Lowered;
 use super::program::{plan_work, ring_size};
-use super::schedule::{Step, schedule};
+use super::schedule::Step;
+use super::user::Geometry;
 
-/// A schedule with its back pressure, and the scratch bytes that can be mapped at once.
+/// A run's steps with their back pressure, and the scratch bytes that can be mapped at once.
 pub(super) struct Scheduled {
-    pub(super) steps: Vec<Vec<Step>>,
+    pub(super) lowered: Lowered,
     pub(super) scratch: u64,
 }
 
-/// The schedule [`run`](super::run) executes, and each rank's final chunk.
-pub(super) fn scheduled(cfg: &Config, l: &Layout) -> (Scheduled, Vec<usize>) {
-    let (mut steps, owner) = schedule(cfg, l);
-    let life = lifetimes(l, &steps);
-    let scratch = if add_backpressure(&mut steps, &life) {
+/// What [`run`](super::run) executes in one memory: the steps with back pressure added.
+pub(super) fn scheduled(cfg: &Config) -> Scheduled {
+    let mut lowered = Lowered::new(cfg);
+    let life = lifetimes(&lowered, &lowered.steps);
+    let scratch = if add_backpressure(&mut lowered.steps, &life) {
         life.two_steps.saturating_mul(cfg.ranks as u64)
     } else {
         life.allocs.iter().flatten().flatten().map(|(_, b)| b).sum()
     };
-    (Scheduled { steps, scratch }, owner)
+    Scheduled { lowered, scratch }
 }
 
 /// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.
@@ -80,6 +82,9 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     if let Some(why) = cfg.algo.refusal(cfg.ranks, cfg.arch) {
         return bad(why);
     }
+    if cfg.algo == Algo::File || cfg.user.is_some() {
+        check_user(cfg)?;
+    }
     if cfg.op == RedOp::Avg && !cfg.accum.is_float() {
         return bad(format!(
             "avg is an FMA with scale 1/R: it needs a float accumulate dtype, not {}",
@@ -96,6 +101,42 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
         check_gce(cfg)?;
     }
     Ok(())
+}
+
+/// What a user's schedule runs (docs/MODEL.md X3, X9): its ranks and collective, add, min or
+/// max, no compression, an element count its chunks divide.
+fn check_user(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    let (Algo::File, Some(u)) = (cfg.algo, &cfg.user) else {
+        return bad("a user's schedule runs with algo file and its file (Config::from_user)".into());
+    };
+    if cfg.ranks != u.ranks() {
+        return bad(format!("{}: the schedule is for {} ranks (ngpus), not {}", u.file, u.ranks(), cfg.ranks));
+    }
+    if cfg.collective != u.collective() {
+        return bad(format!(
+            "{}: the schedule's coll is {}, not the {} asked for",
+            u.file,
+            u.schedule.program.coll.name(),
+            match cfg.collective {
+                Collective::AllReduce => "allreduce",
+                Collective::ReduceScatter => "reduce-scatter",
+                Collective::AllGather => "all-gather",
+            }
+        ));
+    }
+    if cfg.op == RedOp::Avg {
+        return bad(format!(
+            "{}: avg is not an MSCCL reduction (the executor runs no pre- or post-op): use add, min or max",
+            u.file
+        ));
+    }
+    if cfg.compress != Compress::None {
+        return bad(format!("{}: --compress runs with cce's ring, not a user's schedule", u.file));
+    }
+    u.schedule
+        .check_size(cfg.elems, cfg.dtype.bytes() as u64)
+        .map_err(|e| CollectiveError::Config(format!("{}: {e}", u.file)))
 }
 
 /// What `--compress gce` runs (docs/MODEL.md G6): the ring all-reduce of float buffers over
@@ -141,7 +182,10 @@ pub(super) fn check_model(cfg: &Config) -> Result<(), CollectiveError> {
 /// schedule is representable).
 pub(super) fn fits_slots(cfg: &Config) -> bool {
     let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
-    bytes / cfg.ranks as u64 + 64 <= CHUNK_STRIDE && bytes <= P_OFF
+    match &cfg.user {
+        Some(u) if cfg.algo == Algo::File => Geometry::new(cfg, &u.schedule).fits(bytes),
+        _ => bytes / cfg.ranks as u64 + 64 <= CHUNK_STRIDE && bytes <= P_OFF,
+    }
 }
 
 /// The ring bytes of every rank: its programs (planned, not built) and its two ring regions.
@@ -169,6 +213,11 @@ fn data_need(cfg: &Config) -> MemoryNeed {
     let r = cfg.ranks as u64;
     let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
     let all = bytes.saturating_mul(r);
+    if let (Algo::File, Some(u)) = (cfg.algo, &cfg.user) {
+        // O and S chunk by chunk, and the input's copy when the run works on one (X12).
+        let g = Geometry::new(cfg, &u.schedule);
+        return MemoryNeed { inputs: all, buffers: g.buffer_bytes(), rings: None, outputs: bytes };
+    }
     // Chunks of one element or none when elems < R: each empty chunk still maps one byte.
     let empty = r.saturating_sub(cfg.elems);
     // W only: the scratch buffers are counted with the schedule (memory_need).
@@ -183,10 +232,9 @@ pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     check_shape(cfg)?;
     let mut need = data_need(cfg);
     if fits_slots(cfg) {
-        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
-        let (steps, _) = scheduled(cfg, &l);
-        need.buffers = need.buffers.saturating_add(steps.scratch);
-        need.rings = Some(ring_need(cfg, &steps.steps)?);
+        let s = scheduled(cfg);
+        need.buffers = need.buffers.saturating_add(s.scratch);
+        need.rings = Some(ring_need(cfg, &s.lowered.steps)?);
     }
     Ok(need)
 }
@@ -222,8 +270,7 @@ pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
         return bad(format!("{bytes} bytes per rank exceed the model's buffer slots"));
     }
     if let Some((k, s)) = cfg.fail {
-        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
-        let nsteps = schedule(cfg, &l).0[0].len();
+        let nsteps = Lowered::new(cfg).nsteps();
         if k >= cfg.ranks || s >= nsteps {
             return Err(CollectiveError::Config(format!(
                 "--fail-rank {k} --fail-step {s}: ranks 0..{}, steps 0..{nsteps}",

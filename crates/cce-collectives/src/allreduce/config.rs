@@ -30,10 +30,12 @@ pub enum Algo {
     Mesh,
     /// Recursive halving reduce-scatter, then recursive doubling all-gather (power-of-two R).
     Rdh,
+    /// A user's schedule from an MSCCL XML file ([`Config::user`], docs/MODEL.md X1–X13).
+    File,
 }
 
 impl Algo {
-    /// Every algorithm.
+    /// Every built-in algorithm (what `--algo auto` chooses among).
     pub const ALL: [Algo; 5] = [Algo::Ring, Algo::Ring2r2w, Algo::KangaRing, Algo::Mesh, Algo::Rdh];
     /// CLI name.
     pub fn name(self) -> &'static str {
@@ -43,13 +45,15 @@ impl Algo {
             Algo::KangaRing => "kangaring",
             Algo::Mesh => "mesh",
             Algo::Rdh => "rdh",
+            Algo::File => "file",
         }
     }
     /// By CLI name.
     pub fn from_name(s: &str) -> Option<Algo> {
         Self::ALL.into_iter().find(|a| a.name() == s)
     }
-    /// Why this algorithm cannot run `ranks` ranks on `arch`, or `None` when it can.
+    /// Why this algorithm cannot run `ranks` ranks on `arch`, or `None` when it can (a user's
+    /// schedule is checked with its file).
     pub fn refusal(self, ranks: usize, arch: u32) -> Option<String> {
         match self {
             Algo::Mesh if ranks > MESH_MAX_RANKS => Some(format!(
@@ -139,6 +143,38 @@ impl Compress {
     }
 }
 
+/// A user's algorithm: an MSCCL XML file, read and checked ([`cce_msccl::Schedule`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserAlgo {
+    /// The file as the user named it (for reports).
+    pub file: String,
+    /// The checked schedule and its lowering plan.
+    pub schedule: cce_msccl::Schedule,
+}
+
+impl UserAlgo {
+    /// Reads and checks an MSCCL XML file's text; `file` names it in reports.
+    pub fn from_xml(file: &str, text: &str) -> Result<UserAlgo, CollectiveError> {
+        let schedule =
+            cce_msccl::Schedule::from_xml(text).map_err(|e| CollectiveError::Config(format!("{file}: {e}")))?;
+        Ok(UserAlgo { file: file.to_string(), schedule })
+    }
+
+    /// The collective its `coll` names.
+    pub fn collective(&self) -> Collective {
+        match self.schedule.program.coll {
+            cce_msccl::Coll::AllReduce => Collective::AllReduce,
+            cce_msccl::Coll::ReduceScatter => Collective::ReduceScatter,
+            cce_msccl::Coll::AllGather => Collective::AllGather,
+        }
+    }
+
+    /// Its ranks (`ngpus`).
+    pub fn ranks(&self) -> usize {
+        self.schedule.program.ranks
+    }
+}
+
 /// One collective.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -171,6 +207,8 @@ pub struct Config {
     pub budget: u64,
     /// Compression over the node boundaries.
     pub compress: Compress,
+    /// The user's schedule when `algo` is [`Algo::File`] (else `None`).
+    pub user: Option<std::sync::Arc<UserAlgo>>,
 }
 
 impl Config {
@@ -203,6 +241,16 @@ impl Config {
             model: TimeModel::defaults(3),
             budget: default_budget(),
             compress: Compress::None,
+            user: None,
+        }
+    }
+
+    /// A run of a user's schedule: its ranks, its collective, defaults as [`Config::new`].
+    pub fn from_user(user: std::sync::Arc<UserAlgo>, op: RedOp, dtype: SdmaDtype, elems: u64) -> Self {
+        Config {
+            collective: user.collective(),
+            user: Some(user.clone()),
+            ..Config::new(user.ranks(), Algo::File, op, dtype, elems)
         }
     }
 }

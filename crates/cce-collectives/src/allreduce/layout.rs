@@ -17,6 +17,7 @@ pub(super) const CW_OFF: u64 = 5 << 42;
 pub(super) const RING_OFF: u64 = RANK_STRIDE - (1 << 30);
 pub(super) const RING_SIZE: u32 = 4096;
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Layout {
     pub(super) r: usize,
     pub(super) n: u64,

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::layout::Layout;
+use super::lowered::Lowered;
 use super::schedule::Step;
 
 /// The scratch buffers' births and deaths, per rank and step.
@@ -25,8 +25,8 @@ pub(super) struct Lifetimes {
     pub(super) two_steps: u64,
 }
 
-/// The lifetimes of every scratch buffer of `steps`.
-pub(super) fn lifetimes(l: &Layout, steps: &[Vec<Step>]) -> Lifetimes {
+/// The lifetimes of every scratch buffer of `steps` (`low`'s, perhaps with back pressure).
+pub(super) fn lifetimes(low: &Lowered, steps: &[Vec<Step>]) -> Lifetimes {
     let shape = |f: fn() -> Vec<u64>| -> Vec<Vec<Vec<u64>>> {
         steps.iter().map(|st| st.iter().map(|_| f()).collect()).collect()
     };
@@ -38,12 +38,12 @@ pub(super) fn lifetimes(l: &Layout, steps: &[Vec<Step>]) -> Lifetimes {
             for w in &step.work {
                 for a in w.writes() {
                     // A scratch buffer holds what its one writer writes (an empty one maps a byte).
-                    if l.is_scratch(a) && writer.insert(a, (q, s)).is_none() {
-                        allocs[q][s].push((a, w.write_len(l.size).max(1)));
+                    if low.is_scratch(a) && writer.insert(a, (q, s)).is_none() {
+                        allocs[q][s].push((a, w.write_len(low.l.size).max(1)));
                     }
                 }
                 for a in w.reads() {
-                    if l.is_scratch(a) {
+                    if low.is_scratch(a) {
                         let r = readers.entry(a).or_default();
                         if !r.contains(&(q, s)) {
                             r.push((q, s));
@@ -144,7 +144,6 @@ mod tests {
 
     use super::*;
     use crate::allreduce::config::{Algo, Collective, Config, RedOp};
-    use crate::allreduce::schedule::schedule;
 
     /// Under back pressure, whatever order the ranks run in (within the dependencies), a rank
     /// starting step s holds no scratch buffer it allocated before step s − 1 that a user has
@@ -156,9 +155,9 @@ mod tests {
             for ranks in (3..=12).filter(|&r| algo.refusal(r, 3).is_none()) {
                 for collective in [Collective::AllReduce, Collective::ReduceScatter] {
                     let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 4096) };
-                    let l = Layout { r: ranks, n: cfg.elems, size: 2 };
-                    let (mut steps, _) = schedule(&cfg, &l);
-                    let life = lifetimes(&l, &steps);
+                    let low = Lowered::new(&cfg);
+                    let mut steps = low.steps.clone();
+                    let life = lifetimes(&low, &steps);
                     assert!(add_backpressure(&mut steps, &life), "{algo:?} R={ranks}: a cycle");
                     for (q, st) in steps.iter().enumerate() {
                         for s in 0..st.len() {

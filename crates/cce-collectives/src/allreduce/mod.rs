@@ -75,6 +75,7 @@ mod config;
 mod hops;
 mod layout;
 mod lifetimes;
+mod lowered;
 mod model;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -84,12 +85,13 @@ mod rank;
 mod schedule;
 mod timeline;
 mod transport;
+mod user;
 
 pub use budget::{Bytes, MemoryNeed, check, memory_need};
 pub use choose::{Candidate, choose};
 pub use config::{
     Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS,
-    Outcome, RankCounts, RedOp, default_budget,
+    Outcome, RankCounts, RedOp, UserAlgo, default_budget,
 };
 pub use hops::{HopBytes, hop_bytes, hop_report};
 pub use model::{Instance, Parameter, TimeModel};
@@ -106,9 +108,8 @@ use transport::InProcess;
 /// configuration too large for this machine can still be modelled.
 pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
     budget::check_model(cfg)?;
-    let l = layout::Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
-    let (steps, _) = schedule::schedule(cfg, &l);
-    timeline::timeline(cfg, &l, &steps, detail)
+    let low = lowered::Lowered::new(cfg);
+    timeline::timeline(cfg, &low.l, &low.steps, detail)
 }
 
 /// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an

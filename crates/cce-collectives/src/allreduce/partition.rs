@@ -18,12 +18,13 @@ use cce_engine::memory::SharedMemory;
 use cce_engine::{Memory, RunReport};
 
 use super::budget::{check, scheduled};
-use super::config::{Collective, CollectiveError, Config, Outcome, RankCounts};
+use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::layout::{Layout, RING_OFF};
 use super::lifetimes::{Lifetimes, lifetimes};
+use super::lowered::Lowered;
 use super::program::build;
 use super::rank::{RANK_STACK, RankEnd, rank_main};
-use super::schedule::{Step, Work, schedule};
+use super::schedule::{Step, Work};
 use super::timeline::timeline;
 use super::transport::{InProcess, Stop, Transport, wait_until};
 
@@ -80,25 +81,38 @@ fn ranges(w: &Work, size: u64) -> (Ranges, Ranges) {
     (keep(w.reads(), w.read_len(size)), keep(w.writes(), w.write_len(size)))
 }
 
-fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
-    let mut writer: BTreeMap<u64, (usize, usize)> = BTreeMap::new();
+/// Every message of a run of `low`'s steps `steps` over the blocks `group`.
+fn plan(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Plan {
+    // Every write of each range, in step order: a range may be written more than once (a
+    // user's schedule rewrites its buffers, X13); a read gets the last write of a lower step,
+    // which is the one it reads in one memory (every read waits for its writer, and steps
+    // only wait for lower ones).
+    let mut writes: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
     for (q, st) in steps.iter().enumerate() {
         for (s, step) in st.iter().enumerate() {
             for w in &step.work {
-                for (a, _) in ranges(w, l.size).1 {
-                    writer.insert(a, (q, s));
+                for (a, _) in ranges(w, low.l.size).1 {
+                    writes.entry(a).or_default().push((s, q));
                 }
             }
         }
     }
+    for v in writes.values_mut() {
+        v.sort_unstable();
+    }
+    let writer = |a: u64, s: usize| -> Option<(usize, usize)> {
+        let v = writes.get(&a)?;
+        let i = v.partition_point(|&(t, _)| t < s);
+        i.checked_sub(1).map(|i| (v[i].1, v[i].0))
+    };
     let mut by: BTreeMap<(usize, Option<usize>, usize, Key), Ranges> = BTreeMap::new();
     let mut remote_writes = vec![Vec::new(); steps.len()];
     for (q, st) in steps.iter().enumerate() {
         for (s, step) in st.iter().enumerate() {
             for w in &step.work {
-                let (reads, writes) = ranges(w, l.size);
+                let (reads, writes) = ranges(w, low.l.size);
                 for (a, b) in reads {
-                    let (from, after) = writer.get(&a).map_or((Layout::rank_of(a), None), |&(w, ws)| (w, Some(ws)));
+                    let (from, after) = writer(a, s).map_or((Layout::rank_of(a), None), |(w, ws)| (w, Some(ws)));
                     if group[from] != group[q] {
                         by.entry((from, after, group[q], Key::Step(q, s))).or_default().push((a, b));
                     }
@@ -108,7 +122,7 @@ fn plan(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Plan {
                     // An output of another block's rank: mapped here for the step to write, and
                     // sent to its owner, who must hold the bytes at the end. (Scratch buffers
                     // are mapped by their writer's step, `block_lifetimes`.)
-                    if group[owner] != group[q] && !l.is_scratch(a) {
+                    if group[owner] != group[q] && !low.is_scratch(a) {
                         remote_writes[q].push((a, b));
                         by.entry((q, Some(s), group[owner], Key::Final)).or_default().push((a, b));
                     }
@@ -266,21 +280,23 @@ impl Transport for Blocks<'_> {
         Ok(())
     }
     fn after_step(&self, rank: usize, step: usize) -> Result<(), String> {
-        self.send(rank, Some(step))?;
-        // Unmap the messages this step read once no other step of the block needs them.
+        // Unmap the messages this step read once no other step of the block needs them —
+        // before anything is sent, so whatever the sends set off (a later version of a range
+        // this block read, X13) finds the range unmapped.
         let g = self.group[rank];
-        let Some(read) = self.plan.reads_of.get(&(rank, step)) else { return Ok(()) };
-        let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
-        for &a in read {
-            if let Some(n) = shadows.get_mut(&a) {
-                *n -= 1;
-                if *n == 0 {
-                    shadows.remove(&a);
-                    self.mems[g].release_region(a);
+        if let Some(read) = self.plan.reads_of.get(&(rank, step)) {
+            let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
+            for &a in read {
+                if let Some(n) = shadows.get_mut(&a) {
+                    *n -= 1;
+                    if *n == 0 {
+                        shadows.remove(&a);
+                        self.mems[g].release_region(a);
+                    }
                 }
             }
         }
-        Ok(())
+        self.send(rank, Some(step))
     }
 }
 
@@ -288,8 +304,8 @@ impl Transport for Blocks<'_> {
 /// before the writing step and unmapped when the readers in that block are done — at once,
 /// after its messages are sent, when every reader is in another block (those get their own
 /// copy, unmapped after they read it).
-fn block_lifetimes(l: &Layout, steps: &[Vec<Step>], group: &[usize]) -> Lifetimes {
-    let mut life = lifetimes(l, steps);
+fn block_lifetimes(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Lifetimes {
+    let mut life = lifetimes(low, steps);
     let mut writer = BTreeMap::new();
     for (q, st) in life.allocs.iter().enumerate() {
         for (s, allocs) in st.iter().enumerate() {
@@ -360,10 +376,9 @@ pub(super) fn block_of(q: usize, ranks: usize, groups: usize) -> usize {
 /// The messages block `g` receives from other blocks in a run of `cfg` over `groups` blocks.
 #[cfg(feature = "mpi")]
 pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
-    let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
-    let (steps, _) = schedule(cfg, &l);
+    let low = Lowered::new(cfg);
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
-    plan(&l, &steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
+    plan(&low, &low.steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
 }
 
 /// Runs the blocks `local` says are this process's (their ranks' inputs given, the others
@@ -382,38 +397,47 @@ pub(super) fn run_blocks(
 ) -> Result<BlocksRun, CollectiveError> {
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
-    let l = Layout { r: cfg.ranks, n: cfg.elems, size };
     // One memory: back pressure keeps two steps of scratch per rank (what memory_need
     // counts); several: the blocks' own memories bound it.
-    let (steps, owner) = if groups == 1 {
-        let (s, owner) = scheduled(cfg, &l);
-        (s.steps, owner)
-    } else {
-        schedule(cfg, &l)
-    };
-    let nsteps = steps[0].len();
+    let low = if groups == 1 { scheduled(cfg).lowered } else { Lowered::new(cfg) };
+    let steps = &low.steps;
+    let nsteps = low.nsteps();
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     let here = |q: usize| local(group[q]);
-    let plan = plan(&l, &steps, &group);
+    let plan = plan(&low, steps, &group);
     // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     let mems: Vec<SharedMemory> = (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
+    // The inputs a run works on a copy of, kept as they are to be handed back.
+    let mut kept: Vec<Option<Vec<u8>>> = vec![None; cfg.ranks];
     for (q, input) in inputs.into_iter().enumerate() {
         let Some(input) = input.filter(|_| here(q)) else { continue };
         let mem = &mems[group[q]];
-        mem.add_region_from(l.input(q, 0), input)?;
-        for c in 0..cfg.ranks {
-            mem.add_region(l.w(q, c), l.chunk_bytes(c))?;
+        match low.input_copy(q) {
+            None => mem.add_region_from(Layout::base(q), input)?,
+            Some(pieces) => {
+                for (a, from, len) in pieces {
+                    let piece = input.get(from as usize..(from + len) as usize).unwrap_or_default();
+                    mem.add_region_from(a, piece.to_vec())?;
+                }
+                // The preload reads the input where a moved one would be.
+                if !low.preload(cfg, q).is_empty() {
+                    mem.add_region_from(Layout::base(q), input.clone())?;
+                }
+                kept[q] = Some(input);
+            }
+        }
+        for (a, len) in low.buffers(q) {
+            mem.add_region(a, len)?;
         }
         let rb = programs[q].rings.ring_size as u64 * 16;
         mem.add_region(Layout::base(q) + RING_OFF, rb)?;
         mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
-        if cfg.collective == Collective::AllGather {
-            let c = owner[q];
-            let mut own = vec![0u8; (l.len(c) * size) as usize];
-            mem.read(l.input(q, c), &mut own)?;
+        for (from, to, len) in low.preload(cfg, q) {
+            let mut own = vec![0u8; len as usize];
+            mem.read(from, &mut own)?;
             let mut m = mem.clone();
-            m.write(l.w(q, c), &own)?;
+            m.write(to, &own)?;
         }
     }
     for (q, writes) in plan.remote_writes.iter().enumerate().filter(|(q, _)| here(*q)) {
@@ -421,7 +445,7 @@ pub(super) fn run_blocks(
             mems[group[q]].add_region(a, b)?;
         }
     }
-    let life = block_lifetimes(&l, &steps, &group);
+    let life = block_lifetimes(&low, steps, &group);
     // The first step's scratch (which every rank maps at once as it starts) made resident now,
     // so the ranks reuse warm buffers instead of page-faulting inside the run; later steps
     // reuse what earlier ones release.
@@ -451,8 +475,7 @@ pub(super) fn run_blocks(
         let handles: Vec<_> = (0..cfg.ranks)
             .filter(|&q| here(q))
             .map(|q| {
-                let (mem, programs, steps, net, life, left) =
-                    (mems[group[q]].clone(), &programs, &steps, &blocks, &life, &users_left);
+                let (mem, programs, net, life, left) = (mems[group[q]].clone(), &programs, &blocks, &life, &users_left);
                 std::thread::Builder::new()
                     .name(format!("rank{q}"))
                     .stack_size(RANK_STACK)
@@ -491,25 +514,26 @@ pub(super) fn run_blocks(
             continue;
         }
         let mem = &mems[group[q]];
-        let chunks: Vec<usize> = match cfg.collective {
-            Collective::ReduceScatter => vec![owner[q]],
-            _ => (0..cfg.ranks).collect(),
-        };
-        // Each chunk's buffer unmapped once copied out: the outputs take the W buffers' place.
+        // Each buffer unmapped once copied out: the outputs take the buffers' place.
         let mut out = Vec::with_capacity(bytes as usize);
-        for c in 0..cfg.ranks {
-            let chunk = mem.take_region(l.w(q, c)).unwrap_or_default();
-            if chunks.contains(&c) {
-                out.extend_from_slice(&chunk[..(l.len(c) * size) as usize]);
-            }
+        for (a, keep) in low.outputs(cfg, q) {
+            let chunk = mem.take_region(a).unwrap_or_default();
+            out.extend_from_slice(&chunk[..(keep as usize).min(chunk.len())]);
         }
         outputs.push(out);
     }
     let inputs = (0..cfg.ranks)
-        .map(|q| if here(q) { mems[group[q]].take_region(l.input(q, 0)).unwrap_or_default() } else { Vec::new() })
+        .map(|q| match kept[q].take() {
+            _ if !here(q) => Vec::new(),
+            Some(input) => {
+                mems[group[q]].release_region(Layout::base(q));
+                input
+            }
+            None => mems[group[q]].take_region(Layout::base(q)).unwrap_or_default(),
+        })
         .collect();
     // The model times the algorithm's own schedule (without the run's back pressure).
-    let model = timeline(cfg, &l, &schedule(cfg, &l).0, false)?;
+    let model = timeline(cfg, &low.l, &Lowered::new(cfg).steps, false)?;
     let (links, model_seconds) = (model.links, model.seconds);
     let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
     let outcome = Outcome {

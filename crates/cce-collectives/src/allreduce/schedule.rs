@@ -202,6 +202,8 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
                     steps[q].push(Step { work, deps });
                 }
             }
+            // A user's schedule is lowered from its plan (`user`), not scheduled here.
+            Algo::File => {}
             Algo::Mesh => {
                 let srcs = (0..r).map(|p| l.input(p, q)).collect();
                 let scales = if avg { vec![inv; r] } else { Vec::new() };
@@ -282,6 +284,7 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
                     steps[q].push(Step { work, deps });
                 }
             }
+            Algo::File => {}
             Algo::Mesh => {
                 let work =
                     (0..r).filter(|&p| p != q).map(|p| copy(l.w(p, owner[p]), l.w(q, owner[p]), owner[p])).collect();
