@@ -9,6 +9,8 @@ Errors: :class:`CceError` (a ``ValueError``) for bad input, with the CLI's one-l
 :class:`EngineFault` (``queue``, ``descriptor``, ``reason``) when the engine stops on a packet;
 :class:`RankFailed` (``rank``, ``step``) when a rank of a collective fails.
 """
+import os
+
 import numpy as np
 
 from . import _cce, nki
@@ -278,22 +280,38 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
     ``algo``: ring, ring-2r2w, kangaring, mesh, rdh (a power-of-two rank count) or auto (the
-    least model time; the report then holds ``candidates``); ``op``: add, min, max or avg (FMA
-    with scale fl32(1/R)); ``accum``: default fp32 for floats, the dtype for integers. Returns
+    least model time; the report then holds ``candidates``) — or a user's MSCCL XML schedule:
+    a path ending in ``.xml`` (a ``str`` or ``os.PathLike``), as ``cce allreduce --algo-file``
+    (its ``ngpus`` must be the number of arrays; its ``coll`` decides the collective: a
+    reduce-scatter returns each rank's share, flat; the report adds ``algorithm_file``,
+    ``algorithm_name``, ``coll``, ``proto``, ``nchannels``, ``nchunksperloop``, ``in_place``,
+    ``algorithm_steps``; docs/MODEL.md X1–X13); ``op``: add, min, max or avg (FMA
+    with scale fl32(1/R); not for a file); ``accum``: default fp32 for floats, the dtype for integers. Returns
     ``(outputs, report)``: every rank's result array and ``cce allreduce --json``'s object
     (``algo``, ``ranks_identical``, ``max_ulp_err``, ``wrong``, counts, times, ``per_rank``,
     ``per_link``). ``compress="gce"`` compresses what crosses a node boundary of the ring
     (``algo="ring"``; bf16, float16, float32; nodes of ``ranks_per_node`` ranks, default two
     nodes), as ``cce allreduce --compress gce``: the report adds ``hop_bytes``,
     ``hop_bytes_uncompressed`` and ``hop_bytes_ratio`` (docs/MODEL.md G6–G9, all MODEL).
-    Raises CceError for bad input, RankFailed when a rank fails."""
+    Raises CceError for bad input (a schedule the checks refuse included: the message names
+    rank, thread block, step and line), RankFailed when a rank fails."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
+    algo_file = None
+    if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
+        path = os.fspath(algo)
+        try:
+            with open(path, encoding="utf-8") as f:
+                algo_file = (path, f.read())
+        except (OSError, UnicodeDecodeError) as e:
+            raise CceError(f"algo: {path}: {e}") from None
+        algo = "file"
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
-        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64),
+        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
     )
-    return [from_raw(o, dt, ranks[0].shape) for o in outs], report
+    shape = ranks[0].shape
+    return [from_raw(o, dt, shape if len(o) == ranks[0].nbytes else None) for o in outs], report
 
 
 # --- GCE gradient compression (the project's MODEL codec) ----------------------------------

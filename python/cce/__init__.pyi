@@ -1,3 +1,4 @@
+import os
 from typing import Any, Callable, Sequence, Union, overload
 
 import numpy as np
@@ -64,6 +65,6 @@ def build(
 ) -> Ring: ...
 def run(ring: Ring | bytes, load: dict[int, ArrayLike] | None = ..., dump: Sequence[tuple[int, int]] = ..., *, threads: int = ...) -> dict[str, Any]: ...
 def allreduce(
-    arrays: Sequence[ArrayLike], *, algo: str = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
+    arrays: Sequence[ArrayLike], *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
     seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...

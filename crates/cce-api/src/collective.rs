@@ -11,8 +11,10 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use cce_collectives::allreduce::{
-    self, Algo, Candidate, Collective, Compress, Config, HopBytes, Instance, Outcome, RedOp, TimeModel,
+    self, Algo, Candidate, Collective, Compress, Config, HopBytes, Instance, Outcome, RedOp, TimeModel, UserAlgo,
 };
 use cce_collectives::demo::{Example, Row};
 use cce_collectives::metrics::{self, Metrics};
@@ -48,8 +50,9 @@ pub struct AllreduceParams {
     pub arch: u64,
     /// `rne` or `sr` (seeded by `seed`).
     pub rounding: String,
-    /// `allreduce`, `reduce-scatter` or `all-gather`.
-    pub collective: String,
+    /// `allreduce`, `reduce-scatter` or `all-gather` (also spelled `reducescatter` and
+    /// `allgather`, as MSCCL files do); `None`: all-reduce, or the user's schedule's `coll`.
+    pub collective: Option<String>,
     /// Inject a failure: this rank stops before this step.
     pub fail: Option<(u64, u64)>,
     /// Seconds a rank waits for a semaphore before failing (at least 1).
@@ -85,6 +88,16 @@ pub struct AllreduceParams {
     /// `--compress`: `gce` compresses what crosses a node boundary (the ring all-reduce only;
     /// without `ranks_per_node`, the ranks form two nodes); `None` or `none`: nothing.
     pub compress: Option<String>,
+    /// `--algo-file`: a user's MSCCL XML schedule ([`load_algorithm`]) instead of `algo`; its
+    /// `ngpus` must equal `ranks` and its `coll` the `collective` when one is given.
+    pub algo_file: Option<Arc<UserAlgo>>,
+}
+
+/// Reads and checks a user's MSCCL XML schedule (`text`; `file` names it in messages and
+/// reports): every rule of docs/MODEL.md X1–X7, refused as bad input naming rank, thread
+/// block, step and line.
+pub fn load_algorithm(file: &str, text: &str) -> Result<Arc<UserAlgo>, ApiError> {
+    UserAlgo::from_xml(file, text).map(Arc::new).map_err(|e| input(e.to_string()))
 }
 
 impl AllreduceParams {
@@ -100,7 +113,7 @@ impl AllreduceParams {
             seed: 1,
             arch: 3,
             rounding: "rne".into(),
-            collective: "allreduce".into(),
+            collective: None,
             fail: None,
             timeout_secs: 60,
             instance: None,
@@ -117,6 +130,7 @@ impl AllreduceParams {
             cores_per_chip: None,
             budget: None,
             compress: None,
+            algo_file: None,
         }
     }
 
@@ -125,6 +139,9 @@ impl AllreduceParams {
     /// algorithm of least model time ([`allreduce::choose`]).
     pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
         let cfg = self.config_for(elems)?;
+        if cfg.algo == Algo::File {
+            return Ok(cfg);
+        }
         if self.is_auto() && cfg.compress == Compress::Gce {
             return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
         }
@@ -137,26 +154,51 @@ impl AllreduceParams {
 
     /// Whether the algorithm is chosen by the model.
     pub fn is_auto(&self) -> bool {
-        self.algo == "auto"
+        self.algo == "auto" && self.algo_file.is_none()
     }
 
     /// Every algorithm's model for `elems` elements per rank, the choice, and the model's
-    /// parameters: what `cce allreduce --explain` prints.
+    /// parameters: what `cce allreduce --explain` prints. With a user's schedule, it runs,
+    /// and is listed after cce's own algorithms with the model time of its own packets.
     pub fn explain(&self, elems: u64) -> Result<Explanation, ApiError> {
         let cfg = self.config_for(elems)?;
+        if cfg.algo == Algo::File {
+            let builtin = Config { algo: Algo::Ring, user: None, ..cfg.clone() };
+            let (auto, mut candidates) = allreduce::choose(&builtin)?;
+            candidates
+                .push(Candidate { algo: Algo::File, model: allreduce::model(&cfg, false).map_err(|e| e.to_string()) });
+            return Ok(Explanation { config: cfg, candidates, auto });
+        }
         let (chosen, candidates) = allreduce::choose(&cfg)?;
-        Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates })
+        Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates, auto: chosen })
     }
 
     /// [`config`](Self::config) before `auto` is resolved (it stands for ring then).
     fn config_for(&self, elems: u64) -> Result<Config, ApiError> {
-        let algo = if self.is_auto() { Some(Algo::Ring) } else { Algo::from_name(&self.algo) }.ok_or_else(|| {
+        let algo = match &self.algo_file {
+            Some(_) => Some(Algo::File),
+            None if self.is_auto() => Some(Algo::Ring),
+            None => Algo::from_name(&self.algo).filter(|a| *a != Algo::File),
+        }
+        .ok_or_else(|| {
             input(format!("--algo '{}': expected ring, ring-2r2w, kangaring, mesh, rdh or auto", self.algo))
         })?;
         let op = RedOp::from_name(&self.op)
             .ok_or_else(|| input(format!("--op '{}': expected add, min, max or avg", self.op)))?;
         let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
-        let mut cfg = Config::new(ranks, algo, op, self.dtype, elems);
+        let mut cfg = match &self.algo_file {
+            Some(u) => {
+                if ranks != u.ranks() {
+                    return Err(input(format!(
+                        "--ranks {ranks}: {} is an algorithm for {} ranks (ngpus)",
+                        u.file,
+                        u.ranks()
+                    )));
+                }
+                Config::from_user(u.clone(), op, self.dtype, elems)
+            }
+            None => Config::new(ranks, algo, op, self.dtype, elems),
+        };
         if let Some(acc) = self.accum {
             cfg.accum = acc;
         }
@@ -172,14 +214,27 @@ impl AllreduceParams {
             None => Rounding::Rne,
             Some(_) => Rounding::Stochastic { seed: self.seed as u32 },
         };
-        cfg.collective = match self.collective.as_str() {
-            "allreduce" | "all-reduce" => Collective::AllReduce,
-            "reduce-scatter" => Collective::ReduceScatter,
-            "all-gather" => Collective::AllGather,
-            other => {
+        let asked = match self.collective.as_deref() {
+            None => None,
+            Some("allreduce" | "all-reduce") => Some(Collective::AllReduce),
+            Some("reduce-scatter" | "reducescatter") => Some(Collective::ReduceScatter),
+            Some("all-gather" | "allgather") => Some(Collective::AllGather),
+            Some(other) => {
                 return Err(input(format!("--collective '{other}': expected allreduce, reduce-scatter or all-gather")));
             }
         };
+        match (&self.algo_file, asked) {
+            (Some(u), Some(c)) if c != cfg.collective => {
+                return Err(input(format!(
+                    "--collective {}: {} is a {} schedule (its coll)",
+                    self.collective.as_deref().unwrap_or_default(),
+                    u.file,
+                    u.schedule.program.coll.name()
+                )));
+            }
+            (Some(_), _) => {}
+            (None, c) => cfg.collective = c.unwrap_or(Collective::AllReduce),
+        }
         cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
         cfg.compress = match self.compress.as_deref() {
             None | Some("none") => Compress::None,
@@ -249,8 +304,11 @@ impl AllreduceParams {
 pub struct Explanation {
     /// The configuration, with the chosen algorithm.
     pub config: Config,
-    /// Every algorithm, modelled or refused, in [`Algo::ALL`] order.
+    /// Every algorithm, modelled or refused, in [`Algo::ALL`] order (then a user's schedule).
     pub candidates: Vec<Candidate>,
+    /// What `--algo auto` chooses among cce's own algorithms (the configuration's algorithm,
+    /// unless a user's schedule runs).
+    pub auto: Algo,
 }
 
 impl Explanation {
@@ -260,12 +318,18 @@ impl Explanation {
         Value::Array(
             self.candidates
                 .iter()
-                .map(|c| match &c.model {
-                    Ok(m) => json!({"algo": c.algo.name(), "model_seconds": m.seconds,
-                        "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
-                        "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
-                        "busiest_engine_bytes": m.busiest_engine_bytes}),
-                    Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": why}),
+                .map(|c| {
+                    let mut v = match &c.model {
+                        Ok(m) => json!({"algo": c.algo.name(), "model_seconds": m.seconds,
+                            "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
+                            "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
+                            "busiest_engine_bytes": m.busiest_engine_bytes}),
+                        Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": why}),
+                    };
+                    if let (Algo::File, Some(u)) = (c.algo, &self.config.user) {
+                        v["algorithm_name"] = json!(u.schedule.program.name);
+                    }
+                    v
                 })
                 .collect(),
         )
@@ -275,14 +339,19 @@ impl Explanation {
     pub fn to_json(&self) -> Value {
         let cfg = &self.config;
         let m = &cfg.model;
-        json!({
+        let mut v = json!({
             "algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
             "bytes_per_rank": cfg.elems * cfg.dtype.bytes() as u64, "arch": cfg.arch,
             "instance": m.instance.name(),
             "candidates": self.candidates_json(),
             "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": p.flag, "value": p.value,
                 "unit": p.unit, "tag": p.tag, "source": p.source})).collect::<Vec<_>>(),
-        })
+        });
+        if cfg.user.is_some() {
+            v["auto"] = json!(self.auto.name());
+            add_file_keys(&mut v, cfg);
+        }
+        v
     }
 
     /// The text `cce allreduce --explain` prints: the parameters, every algorithm, the choice.
@@ -320,7 +389,12 @@ impl Explanation {
         for c in &self.candidates {
             match &c.model {
                 Ok(m) => {
-                    let mark = if c.algo == cfg.algo { "  <- chosen" } else { "" };
+                    let mark = match (c.algo == cfg.algo, cfg.algo) {
+                        (true, Algo::File) => "  <- runs",
+                        (true, _) => "  <- chosen",
+                        (false, _) if c.algo == self.auto && cfg.algo == Algo::File => "  <- auto",
+                        _ => "",
+                    };
                     let _ = writeln!(
                         t,
                         "{:<10} {:>12.3} {:>6} {:>9} {:>12} {:>14} {:>14}{mark}",
@@ -338,13 +412,50 @@ impl Explanation {
                 }
             }
         }
-        let _ = writeln!(
-            t,
-            "auto chooses {}: the least model time (busiest link, engine: the most bytes one carries)",
-            cfg.algo.name()
-        );
+        match &cfg.user {
+            Some(u) => {
+                let _ = writeln!(
+                    t,
+                    "file: {} ({}); auto would choose {} among cce's own: the least model time (busiest link, engine: the most bytes one carries)",
+                    u.schedule.program.name,
+                    u.file,
+                    self.auto.name()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    t,
+                    "auto chooses {}: the least model time (busiest link, engine: the most bytes one carries)",
+                    cfg.algo.name()
+                );
+            }
+        }
         t
     }
+}
+
+/// The algorithm as reports name it: cce's algorithm, or the user's schedule by its name.
+pub fn algo_label(cfg: &Config) -> String {
+    match &cfg.user {
+        Some(u) => format!("{} (file)", u.schedule.program.name),
+        None => cfg.algo.name().to_string(),
+    }
+}
+
+/// The keys a run of a user's schedule adds to its JSON (docs/MODEL.md X1): the file, its
+/// name, collective, protocol, channels, chunks, whether it ran in place, and its `<step>`
+/// count (`steps` stays the steps per rank).
+pub fn add_file_keys(v: &mut Value, cfg: &Config) {
+    let Some(u) = &cfg.user else { return };
+    let p = &u.schedule.program;
+    v["algorithm_file"] = json!(u.file);
+    v["algorithm_name"] = json!(p.name);
+    v["coll"] = json!(p.coll.name());
+    v["proto"] = json!(p.proto);
+    v["nchannels"] = json!(p.nchannels);
+    v["nchunksperloop"] = json!(p.nchunks);
+    v["in_place"] = json!(p.in_place);
+    v["algorithm_steps"] = json!(p.step_counts.iter().sum::<usize>());
 }
 
 /// A parameter's value: an integer as one, else three significant decimals.
@@ -391,6 +502,7 @@ impl AllreduceResult {
         });
         // Keys after the original ones, so their order stays the contract's.
         v["algo"] = json!(self.config.algo.name());
+        add_file_keys(&mut v, &self.config);
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();
         }
@@ -479,6 +591,31 @@ pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> 
     Ok(counts)
 }
 
+impl AllreduceParams {
+    /// The element counts of a `MIN:MAX` byte sweep ([`sweep_counts`]); with a user's schedule,
+    /// each rounded down to a multiple of its `nchunksperloop` (at least one chunk each) and
+    /// kept only within its `minBytes` / `maxBytes` (X3), repeats run once.
+    pub fn sweep_counts(&self, sweep: &str) -> Result<Vec<u64>, ApiError> {
+        let size = self.dtype.bytes().max(1) as u64;
+        let counts = sweep_counts(sweep, size)?;
+        let Some(u) = &self.algo_file else { return Ok(counts) };
+        let n = u.schedule.program.nchunks;
+        let mut fit: Vec<u64> = counts
+            .into_iter()
+            .map(|c| (c / n).max(1) * n)
+            .filter(|&c| u.schedule.check_size(c, size).is_ok())
+            .collect();
+        fit.dedup();
+        if fit.is_empty() {
+            return Err(input(format!(
+                "--sweep {sweep}: no size fits {} (multiples of nchunksperloop {n} elements, minBytes {}, maxBytes {})",
+                u.file, u.schedule.program.min_bytes, u.schedule.program.max_bytes
+            )));
+        }
+        Ok(fit)
+    }
+}
+
 /// One run of a sweep over every algorithm: bus bandwidth measured and modelled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepPoint {
@@ -503,16 +640,28 @@ pub fn sweep_every_algorithm(
     mut progress: impl FnMut(),
 ) -> Result<Vec<SweepPoint>, ApiError> {
     let mut plan = Vec::new();
+    // cce's own algorithms run the collective a user's schedule runs.
+    let collective = params.algo_file.as_ref().map(|u| u.schedule.program.coll.name().to_string());
     for &count in counts {
-        let chosen = params.explain(count)?.config.algo;
+        let chosen = params.explain(count)?.auto;
         for algo in Algo::ALL {
-            let p = AllreduceParams { algo: algo.name().to_string(), ..params.clone() };
+            let p = AllreduceParams {
+                algo: algo.name().to_string(),
+                algo_file: None,
+                collective: collective.clone().or_else(|| params.collective.clone()),
+                ..params.clone()
+            };
             let cfg = p.config(count)?;
             if algo.refusal(cfg.ranks, cfg.arch).is_some() {
                 continue;
             }
             allreduce::check(&cfg)?;
             plan.push((cfg, algo == chosen));
+        }
+        if params.algo_file.is_some() {
+            let cfg = params.config(count)?;
+            allreduce::check(&cfg)?;
+            plan.push((cfg, false));
         }
     }
     let mut points = Vec::with_capacity(plan.len());
@@ -539,7 +688,7 @@ pub fn sweep_every_algorithm(
 pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate::plot::Chart {
     use crate::plot::{Chart, Mark, Scale, Series};
     let mut series = Vec::new();
-    for algo in Algo::ALL {
+    for algo in Algo::ALL.into_iter().chain([Algo::File]) {
         let mine: Vec<&SweepPoint> = points.iter().filter(|p| p.algo == algo).collect();
         if mine.is_empty() {
             continue;

@@ -21,6 +21,7 @@
 //!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
 //!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
 //!   with its chart;
+//! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
 //! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
 //! - [`plot`]: charts as SVG documents (plotters, no font needed);
@@ -37,6 +38,7 @@
 //! - No panics on any input; no unsafe; sizes are checked before large allocations.
 #![forbid(unsafe_code)]
 
+pub mod algo;
 pub mod bits;
 pub mod build;
 pub mod collective;

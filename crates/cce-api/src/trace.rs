@@ -98,10 +98,12 @@ pub fn chrome_trace(cfg: &Config, timeline: &Timeline, walls: &[Vec<(f64, f64)>]
                 "pid": links_pid, "ts": us(t), "args": {"bytes": level}}));
         }
     }
+    let mut other = json!({"algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
+        "instance": cfg.model.instance.name(), "model_seconds": timeline.seconds});
+    crate::collective::add_file_keys(&mut other, cfg);
     json!({
         "traceEvents": events,
         "displayTimeUnit": "ns",
-        "otherData": {"algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
-            "instance": cfg.model.instance.name(), "model_seconds": timeline.seconds},
+        "otherData": other,
     })
 }

@@ -16,8 +16,13 @@ fn input(m: impl Into<String>) -> CliError {
     CliError::Input(m.into())
 }
 
-fn params(a: &AllreduceArgs) -> AllreduceParams {
-    AllreduceParams {
+/// The command's parameters, with the user's schedule read and checked when one is given.
+fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
+    let algo_file = a.algo_file.as_deref().map(crate::algo_cmd::load).transpose()?;
+    // Ranks: given, or the file's (cce-api checks that the two agree).
+    let ranks = a.ranks.or(algo_file.as_ref().map(|u| u.ranks() as u64)).unwrap_or(0);
+    let algo = a.algo.clone().unwrap_or_else(|| "file".into());
+    Ok(AllreduceParams {
         accum: a.accum,
         seed: a.seed,
         arch: a.arch,
@@ -39,12 +44,9 @@ fn params(a: &AllreduceArgs) -> AllreduceParams {
         cores_per_chip: a.cores_per_chip,
         budget: a.budget,
         compress: a.compress.clone(),
-        ..AllreduceParams::new(a.ranks, &a.algo, &a.op, a.dtype)
-    }
-}
-
-fn config(a: &AllreduceArgs, elems: u64) -> Result<Config, CliError> {
-    Ok(params(a).config(elems)?)
+        algo_file,
+        ..AllreduceParams::new(ranks, &algo, &a.op, a.dtype)
+    })
 }
 
 fn read_inputs(cfg: &Config, dir: &std::path::Path) -> Result<Vec<Vec<u8>>, CliError> {
@@ -103,8 +105,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             return Err(input("--compress does not run under MPI yet: run it in one process"));
         }
     }
+    let p = params(a)?;
     if let Some(sweep) = &a.sweep {
-        return sweep_rows(a, sweep);
+        return sweep_rows(a, &p, sweep);
     }
     let elems = if let Some(dir) = &a.input_dir {
         // Without --elems, the element count follows rank0.bin (its length only: nothing is read).
@@ -121,7 +124,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     };
     if a.explain {
         // The model only: every algorithm's time and the parameters, for any size (no budget).
-        let e = params(a).explain(elems)?;
+        let e = p.explain(elems)?;
         if a.json {
             crate::print_json(&e.to_json());
         } else {
@@ -129,7 +132,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let cfg = config(a, elems)?;
+    let cfg = p.config(elems)?;
     // The whole configuration, the memory budget included, before any input is generated or read.
     let need = allreduce::check(&cfg)?;
     #[cfg(feature = "mpi")]
@@ -142,12 +145,12 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         Some(d) => read_inputs(&cfg, d)?,
         None => metrics::generate(&cfg, a.seed),
     };
-    let pb = spinner(format!("{} over {} ranks", cfg.algo.name(), cfg.ranks));
+    let pb = spinner(format!("{} over {} ranks", api::algo_label(&cfg), cfg.ranks));
     let result = api::run_config(&cfg, inputs, need.total());
     pb.finish_and_clear();
     let mut r = result?;
-    if params(a).is_auto() {
-        r.candidates = Some(params(a).explain(elems)?);
+    if p.is_auto() {
+        r.candidates = Some(p.explain(elems)?);
     }
     if let (Some(path), Some(t)) = (&a.trace, &timeline) {
         let trace = cce_api::trace::chrome_trace(&cfg, t, &r.outcome.step_walls);
@@ -181,7 +184,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         };
         crate::output::outln!(
             "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, {quality}, ranks identical: {}",
-            cfg.algo.name(),
+            api::algo_label(&cfg),
             cfg.elems,
             cfg.dtype.name(),
             cfg.op.name(),
@@ -210,14 +213,14 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
+fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(), CliError> {
     let size = a.dtype.bytes().max(1) as u64;
-    let counts = api::sweep_counts(sweep, size)?;
+    let counts = p.sweep_counts(sweep)?;
     // Every size's configuration and memory budget, before any size runs.
     let cfgs = counts
         .iter()
         .map(|&count| {
-            let cfg = config(a, count)?;
+            let cfg = p.config(count)?;
             allreduce::check(&cfg)?;
             Ok(cfg)
         })
@@ -273,10 +276,9 @@ fn sweep_rows(a: &AllreduceArgs, sweep: &str) -> Result<(), CliError> {
         crate::print_json(&json!({"rows": rows}));
     }
     if let Some(path) = &a.plot {
-        let p = params(a);
-        let runs = counts.len() as u64 * allreduce::Algo::ALL.len() as u64;
+        let runs = counts.len() as u64 * (allreduce::Algo::ALL.len() as u64 + u64::from(p.algo_file.is_some()));
         let pb = indicatif::ProgressBar::with_draw_target(Some(runs), indicatif::ProgressDrawTarget::stderr());
-        let points = api::sweep_every_algorithm(&p, &counts, || pb.inc(1));
+        let points = api::sweep_every_algorithm(p, &counts, || pb.inc(1));
         pb.finish_and_clear();
         let svg = cce_api::plot::svg(&api::sweep_chart(&points?, p.ranks, p.dtype))?;
         write_atomic(path, svg.as_bytes())?;

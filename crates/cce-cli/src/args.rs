@@ -60,7 +60,14 @@ pub(crate) enum Command {
     /// Write a deterministic raw little-endian test array (inputs for reduce, run and convert).
     Gen(GenArgs),
     /// All-reduce over R simulated ranks, lowered to CCE packets and executed on the engine.
+    ///
+    /// `--algo-file FILE.xml` runs a user's MSCCL XML schedule instead of cce's own algorithms
+    /// (ranks and collective from the file; see `cce algo`).
     Allreduce(Box<AllreduceArgs>),
+    /// Check and summarise a user's MSCCL XML schedule: the executor's rules, links,
+    /// deadlocks, races, the collective it computes; the packets it lowers to; `--lower DIR`
+    /// writes every rank's ring dump for `cce disasm`.
+    Algo(AlgoArgs),
     /// Reports: `cce report numerics [--plot FILE.svg] [--json]` — the all-reduce error against
     /// the rank count, bf16 RNE vs SR vs an fp32 baseline.
     Report(crate::report_cmd::ReportArgs),
@@ -78,13 +85,18 @@ they are read: about 2.1 x ranks x elems x dtype bytes at 8 or more ranks, plus 
 within the budget (--budget; default 3/4 of this host's memory). The whole configuration, budget included, is checked before any input is \
 generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
-    /// Ranks, 2..=64 (mesh: at most 32).
-    #[arg(long, value_parser = cce_api::values::parse_u64)]
-    pub(crate) ranks: u64,
+    /// Ranks, 2..=64 (mesh: at most 32); with --algo-file, the file's ngpus (given, it must
+    /// agree).
+    #[arg(long, value_parser = cce_api::values::parse_u64, required_unless_present = "algo_file")]
+    pub(crate) ranks: Option<u64>,
     /// ring, ring-2r2w (arch 3 or 4), kangaring, mesh (at most 32 ranks), rdh (a power-of-two
     /// rank count) or auto (the least model time; see --explain).
-    #[arg(long)]
-    pub(crate) algo: String,
+    #[arg(long, required_unless_present = "algo_file", conflicts_with = "algo_file")]
+    pub(crate) algo: Option<String>,
+    /// A user's schedule in MSCCL XML (as msccl-tools writes it) instead of --algo: checked
+    /// before anything runs (docs/MODEL.md X1-X13); its coll decides the collective.
+    #[arg(long, value_name = "FILE.xml")]
+    pub(crate) algo_file: Option<std::path::PathBuf>,
     /// add, min, max or avg.
     #[arg(long)]
     pub(crate) op: String,
@@ -119,9 +131,10 @@ pub(crate) struct AllreduceArgs {
     /// ... before this step.
     #[arg(long, requires = "fail_rank", value_parser = cce_api::values::parse_u64)]
     pub(crate) fail_step: Option<u64>,
-    /// allreduce, reduce-scatter or all-gather.
-    #[arg(long, default_value = "allreduce")]
-    pub(crate) collective: String,
+    /// allreduce, reduce-scatter or all-gather (default allreduce; with --algo-file, the
+    /// file's coll, which a given one must equal).
+    #[arg(long)]
+    pub(crate) collective: Option<String>,
     /// `MIN:MAX` bytes per rank: one row per element count, doubling from MIN (nccl-tests
     /// style); sizes that round to the same count run once.
     #[arg(long, conflicts_with_all = ["input_dir", "output_dir"])]
@@ -189,6 +202,32 @@ pub(crate) struct AllreduceArgs {
     #[arg(long, conflicts_with_all = ["sweep", "explain"])]
     pub(crate) compress: Option<String>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Exit 0 when every check passes; 2 with one line naming rank, tb, step, line and the rule broken \
+(an unmatched or reordered send, a deadlock, a data race, an offset past the buffer, an \
+unknown step type, a missing attribute, a schedule that does not compute its collective).")]
+pub(crate) struct AlgoArgs {
+    /// The MSCCL XML file.
+    pub(crate) file: std::path::PathBuf,
+    /// Elements per rank buffer to lower for (a multiple of the file's nchunksperloop);
+    /// default: the first such multiple from 1048576.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) elems: Option<u64>,
+    /// Buffer dtype to lower for.
+    #[arg(long, default_value = "bf16", value_parser = cce_api::values::parse_sdma_dtype)]
+    pub(crate) dtype: cce_format::SdmaDtype,
+    /// NeuronCore arch (2, 3 or 4).
+    #[arg(long, default_value = "3", value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) arch: u64,
+    /// Write every rank's ring dump to DIR/rank{r}.ring (`cce disasm` shows the packets).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) lower: Option<std::path::PathBuf>,
+    /// One JSON object instead of the summary.
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -6,6 +6,7 @@
 //! run that failed for a reason other than its input. The binary never panics on any input.
 #![forbid(unsafe_code)]
 
+mod algo_cmd;
 mod allreduce_cmd;
 mod args;
 mod bench_cmd;
@@ -72,6 +73,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Convert(a) => convert_cmd::convert(&a)?,
         Command::Gen(a) => gen_cmd::generate(&a)?,
         Command::Allreduce(a) => allreduce_cmd::allreduce(&a)?,
+        Command::Algo(a) => algo_cmd::algo(&a)?,
         Command::Report(a) => report_cmd::report(&a)?,
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
     }

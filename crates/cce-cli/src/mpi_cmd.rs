@@ -33,7 +33,7 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
     let Some(r) = allreduce::mpi_report(cfg, &mut run, reading) else { return Ok(()) };
     let (m, o) = (&r.metrics, &run.outcome);
     if a.json {
-        crate::print_json(&json!({
+        let mut v = json!({
             "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
             "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err, "wrong": m.wrong,
             "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
@@ -41,11 +41,13 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
             "model_seconds": o.model_seconds, "steps": o.steps, "packets": r.packets, "descriptors": r.descriptors,
             "bytes_moved": r.bytes_moved, "bytes_over_mpi": r.bytes_over_mpi, "process_peak_bytes": r.process_peak_bytes,
             "memory_bytes": need.total(),
-        }));
+        });
+        cce_api::collective::add_file_keys(&mut v, cfg);
+        crate::print_json(&v);
     } else {
         crate::output::outln!(
             "{} {} x {} {} on {} ranks over {} MPI processes: {:.3} s, {} bytes over MPI, peak memory per process {:?} bytes",
-            cfg.algo.name(),
+            cce_api::collective::algo_label(cfg),
             cfg.elems,
             cfg.dtype.name(),
             cfg.op.name(),

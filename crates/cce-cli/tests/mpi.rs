@@ -216,3 +216,47 @@ fn mpi_refusals() {
     let err = run(2, &["--ranks", "2", "--elems", "64", "--input-dir", dir.to_str().unwrap(), "--timeout", "5"]);
     assert!(err.contains("rank 1's input has 64 bytes, expected 128"), "{err}");
 }
+
+/// A user's MSCCL XML schedule (docs/MODEL.md X13) under 2 and 4 processes: the bytes of the
+/// single-process run, for a ring and a hierarchical schedule that rewrites its buffers in
+/// place (so a chunk is read in one version and later another).
+#[test]
+fn msccl_schedules_give_the_single_process_bits_over_mpi() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/msccl_gen.py");
+    for (algo, place) in
+        [("ring-allreduce", "--inplace"), ("hier-allreduce", "--inplace"), ("allpairs-allreduce", "--outofplace")]
+    {
+        let xml = tmp(&format!("mpi-{algo}.xml"));
+        let g = Command::new("python3").args([script, algo, "8", place, "-o", xml.to_str().unwrap()]).output().unwrap();
+        assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+        let base = [
+            "allreduce",
+            "--algo-file",
+            xml.to_str().unwrap(),
+            "--op",
+            "add",
+            "--dtype",
+            "bf16",
+            "--elems",
+            "4096",
+            "--rounding",
+            "sr",
+            "--seed",
+            "5",
+        ];
+        let one = tmp(&format!("mpi-{algo}-single"));
+        let o = Command::new(CCE).args(base).args(["--output-dir", one.to_str().unwrap()]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{algo}: {}", String::from_utf8_lossy(&o.stderr));
+        let want = read_all(&one, 8);
+        for p in [2, 4] {
+            let dir = tmp(&format!("mpi-{algo}-{p}"));
+            let o = mpirun(p).args(base).args(["--output-dir", dir.to_str().unwrap(), "--json"]).output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{algo} -n {p}: {}", String::from_utf8_lossy(&o.stderr));
+            assert!(read_all(&dir, 8) == want, "{algo} under mpirun -n {p}: outputs differ from one process");
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+            assert_eq!(v["algo"], "file");
+            assert!(v["algorithm_name"].as_str().is_some_and(|n| n.starts_with(algo)), "{v}");
+            assert!(v["bytes_over_mpi"].as_u64().unwrap() > 0);
+        }
+    }
+}

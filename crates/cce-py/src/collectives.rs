@@ -8,9 +8,10 @@ use crate::errors::{api_error, detached, to_py};
 use crate::numbers::{Outputs, bytes};
 
 /// All-reduces one raw buffer per rank; returns every rank's output bytes and `cce allreduce
-/// --json`'s object.
+/// --json`'s object. `algo_file` is a user's MSCCL XML schedule, (name, text), run instead of
+/// `algo` (as `cce allreduce --algo-file`).
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None))]
 #[allow(clippy::too_many_arguments, reason = "the Python keywords")]
 pub(crate) fn allreduce<'py>(
     py: Python<'py>,
@@ -24,8 +25,13 @@ pub(crate) fn allreduce<'py>(
     arch: u64,
     compress: Option<String>,
     ranks_per_node: Option<u64>,
+    algo_file: Option<(String, String)>,
 ) -> PyResult<Outputs<'py>> {
     let dt = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
+    let algo_file = algo_file
+        .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
+        .transpose()
+        .map_err(|e| api_error(py, e))?;
     let params = AllreduceParams {
         accum: accum.as_deref().map(dt).transpose()?,
         rounding: rounding.to_string(),
@@ -33,6 +39,7 @@ pub(crate) fn allreduce<'py>(
         arch,
         compress,
         ranks_per_node,
+        algo_file,
         ..AllreduceParams::new(inputs.len() as u64, algo, op, dt(dtype)?)
     };
     // The collective keeps its own copy of every rank's buffer (each rank owns its memory).

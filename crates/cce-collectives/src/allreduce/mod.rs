@@ -112,6 +112,15 @@ pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
     timeline::timeline(cfg, &low.l, &low.steps, detail)
 }
 
+/// Every rank's rings for `cfg`, as one queue each would hold them (what `cce algo --lower`
+/// dumps): the schedule planned by cce-host, nothing run. Checks the shape rules and the
+/// address slots, not the memory budget.
+pub fn rings(cfg: &Config) -> Result<Vec<cce_host::Rings>, CollectiveError> {
+    budget::check_model(cfg)?;
+    let low = lowered::Lowered::new(cfg);
+    low.steps.iter().enumerate().map(|(q, st)| program::build(cfg, q, st).map(|p| p.rings)).collect()
+}
+
 /// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an
 /// all-gather alone, each rank's own chunk is taken from its buffer). The inputs are copied into
 /// the model; [`run_owned`] takes them instead.
