@@ -3,7 +3,8 @@
 //! expected message, nothing on stdout for a refusal, and that no output file was created or
 //! changed. The
 //! rows live here (the first ones), in `bad_input/commands.rs` (command-line and request
-//! rules) and in `bad_input/packets.rs` (crafted ring dumps); `bad_input/catalogue.rs` scans
+//! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs` and
+//! `bad_input/msccl.rs` (users' MSCCL XML schedules); `bad_input/catalogue.rs` scans
 //! the workspace source for every error message, and the test fails on any message that no
 //! row produces and that is not listed as unreachable from the command line, with the reason.
 
@@ -15,6 +16,8 @@ mod catalogue;
 mod commands;
 #[path = "bad_input/gce.rs"]
 mod gce;
+#[path = "bad_input/msccl.rs"]
+mod msccl;
 #[path = "bad_input/packets.rs"]
 mod packets;
 
@@ -277,6 +280,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     all.extend(packets::rows(f));
     all.extend(commands::rows(f));
     gce::rows(&mut all);
+    msccl::rows(f, &mut all);
     all
 }
 
@@ -316,8 +320,13 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
 
     // Completeness: every message template in the source is produced by some row, or is listed
     // as unreachable from the command line with the reason.
-    let unreachable: Vec<(&str, &str)> =
-        packets::UNREACHABLE.iter().chain(commands::UNREACHABLE).chain(gce::UNREACHABLE).copied().collect();
+    let unreachable: Vec<(&str, &str)> = packets::UNREACHABLE
+        .iter()
+        .chain(commands::UNREACHABLE)
+        .chain(gce::UNREACHABLE)
+        .chain(msccl::UNREACHABLE)
+        .copied()
+        .collect();
     let templates = catalogue::templates();
     assert!(templates.len() > 100, "the scan found only {} templates", templates.len());
     let mut missing = Vec::new();

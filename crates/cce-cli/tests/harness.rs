@@ -99,6 +99,12 @@ fn every_subcommand_survives_the_corpora() {
             survive(&["decode".into(), enc.into(), hex.clone()]);
         }
     }
+    for f in corpus("msccl").iter().flat_map(|p| variants(p, "xml")) {
+        survive(&["algo".into(), s(&f), "--elems".into(), "4096".into()]);
+        survive(&["algo".into(), s(&f), "--json".into(), "--lower".into(), s(&tmp("h-lower"))]);
+        let run = ["allreduce", "--algo-file", &s(&f), "--op", "add", "--dtype", "bf16", "--elems", "4096"];
+        survive(&run.map(String::from));
+    }
     for f in corpus("convert").iter().chain(corpus("ring_file").iter()).flat_map(|p| variants(p, "cv")) {
         for (from, to) in [("fp32", "fp8e4"), ("u8", "bf16"), ("fp8e3", "i32"), ("bf16", "fp8e5")] {
             survive(&[

@@ -4,22 +4,17 @@
 //! `cce` (cargo, the test script) and are not run.
 //!
 //! Each document is copied into this test's scratch directory under cargo's target directory
-//! beside an empty `<name>.out/`, so its commands run in a fresh sandbox directory (trycmd
-//! removes it afterwards) and the files one command writes are there for the next.
+//! beside an empty `<name>.out/` and a `<name>.in/` holding a copy of the repository's
+//! `examples/`, so its commands run in a fresh sandbox directory that starts with the examples
+//! (trycmd removes it afterwards), can name them as `examples/…`, and find the files one
+//! command writes in the next.
 
 use std::path::{Path, PathBuf};
 
 /// The documents with console blocks: README.md and docs/*.md.
 fn documents() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut docs = vec![root.join("README.md")];
-    if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
-        let mut md: Vec<PathBuf> =
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "md")).collect();
-        md.sort();
-        docs.extend(md);
-    }
-    docs.retain(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("```console")));
+    let mut docs = documents_with("```console");
+    docs.sort();
     docs
 }
 
@@ -38,9 +33,27 @@ fn readme_and_docs_run_verbatim() {
         let copy = dir.join(name);
         std::fs::copy(doc, &copy).expect("copy the document");
         std::fs::create_dir_all(copy.with_extension("out")).expect("sandbox marker");
+        // What the sandbox starts with.
+        copy_tree(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples"),
+            &copy.with_extension("in").join("examples"),
+        );
         cases.case(copy);
     }
     cases.run();
+}
+
+/// Copies a directory tree (the repository's `examples/`).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory in the sandbox");
+    for e in std::fs::read_dir(from).expect("examples/ exists").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy an example");
+        }
+    }
 }
 
 #[test]
@@ -73,4 +86,39 @@ fn a_changed_output_fails() {
     // trycmd reports a failed case by panicking.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cases.run()));
     assert!(outcome.is_err(), "a README block whose shown output was changed still passed");
+}
+
+/// An ```` ```xml ```` block marked `<!-- excerpt of examples/… -->` shows the file's own lines,
+/// in order (a line `...` stands for lines left out).
+#[test]
+fn xml_excerpts_are_the_example_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut checked = 0;
+    for doc in documents_with("```xml") {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for (at, _) in text.match_indices("<!-- excerpt of ") {
+            let rest = &text[at + "<!-- excerpt of ".len()..];
+            let file = rest[..rest.find(" -->").expect("the marker ends")].trim();
+            let body = &rest[rest.find("```xml\n").expect("an xml block follows") + 7..];
+            let body = &body[..body.find("```").expect("the block ends")];
+            let source = std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let mut lines = source.lines();
+            for shown in body.lines().filter(|l| *l != "...") {
+                assert!(lines.any(|l| l == shown), "{}: {file} has no line, in order: {shown}", doc.display());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "docs/msccl.md shows an excerpt of an example");
+}
+
+/// README.md and docs/*.md that contain `marker`.
+fn documents_with(marker: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut docs = vec![root.join("README.md")];
+    if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
+        docs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "md")));
+    }
+    docs.retain(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains(marker)));
+    docs
 }

@@ -157,7 +157,8 @@ pub struct AllreduceBenchResult {
     pub ratio: f64,
 }
 
-/// The all-reduce benchmark: `ranks` ranks × `bytes_per_rank` bf16, every algorithm.
+/// The all-reduce benchmark: `ranks` ranks × `bytes_per_rank` bf16, every algorithm and, at 8
+/// ranks, the MSCCL XML ring ([`XML_RING`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AllreduceBench {
     /// Single-thread memcpy, bytes read + written per second / 10⁹.
@@ -172,11 +173,34 @@ fn allreduce_config(ranks: usize, bytes_per_rank: usize, algo: crate::allreduce:
     crate::allreduce::Config::new(ranks, algo, crate::allreduce::RedOp::Add, SdmaDtype::Bf16, elems)
 }
 
+/// The MSCCL XML ring all-reduce of 8 ranks the benchmark runs beside cce's own algorithms
+/// (`examples/msccl/ring-allreduce-8.xml`, written by `scripts/msccl_gen.py`).
+pub const XML_RING: &str = include_str!("../../../examples/msccl/ring-allreduce-8.xml");
+
+/// The benchmark's row name for [`XML_RING`].
+pub const XML_RING_NAME: &str = "xml-ring";
+
+/// The benchmark's configuration of [`XML_RING`], when `ranks` is its 8.
+fn xml_ring_config(
+    ranks: usize,
+    bytes_per_rank: usize,
+) -> Result<Option<crate::allreduce::Config>, crate::allreduce::CollectiveError> {
+    use crate::allreduce::{Config, RedOp, UserAlgo};
+    let user = UserAlgo::from_xml("examples/msccl/ring-allreduce-8.xml", XML_RING)?;
+    if user.ranks() != ranks {
+        return Ok(None);
+    }
+    Ok(Some(Config::from_user(std::sync::Arc::new(user), RedOp::Add, SdmaDtype::Bf16, (bytes_per_rank / 2) as u64)))
+}
+
 /// Checks [`allreduce`]'s configuration for every algorithm ([`crate::allreduce::check`], the
 /// memory budget included) without allocating anything.
 pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<(), crate::allreduce::CollectiveError> {
     for algo in crate::allreduce::Algo::ALL {
         crate::allreduce::check(&allreduce_config(ranks, bytes_per_rank, algo))?;
+    }
+    if let Some(cfg) = xml_ring_config(ranks, bytes_per_rank)? {
+        crate::allreduce::check(&cfg)?;
     }
     Ok(())
 }
@@ -194,8 +218,9 @@ pub fn allreduce(
     let inputs = crate::metrics::generate(&base, 7);
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();
-    for algo in Algo::ALL {
-        let cfg = Config { algo, ..base.clone() };
+    let xml = xml_ring_config(ranks, bytes_per_rank)?;
+    let runs = Algo::ALL.iter().map(|&algo| (algo.name(), Config { algo, ..base.clone() }));
+    for (name, cfg) in runs.chain(xml.map(|c| (XML_RING_NAME, c))) {
         let mut best: Option<(f64, u64)> = None;
         for _ in 0..reps.max(1) {
             let o = crate::allreduce::run(&cfg, &inputs)?;
@@ -205,12 +230,7 @@ pub fn allreduce(
         }
         if let Some((seconds, bytes)) = best {
             let bound = bytes as f64 / (memcpy * 1e9);
-            results.push(AllreduceBenchResult {
-                name: algo.name(),
-                seconds,
-                bound_seconds: bound,
-                ratio: seconds / bound,
-            });
+            results.push(AllreduceBenchResult { name, seconds, bound_seconds: bound, ratio: seconds / bound });
         }
     }
     Ok(AllreduceBench { memcpy_gbps: memcpy, results })

@@ -22,6 +22,10 @@ pub fn parse(text: &str) -> Result<AlgoFile, MscclError> {
     let starts: Vec<usize> =
         std::iter::once(0).chain(text.bytes().enumerate().filter(|b| b.1 == b'\n').map(|b| b.0 + 1)).collect();
     let line = |n: Node| starts.partition_point(|&s| s <= n.range().start) as u32;
+    // The size first: nothing grows with the steps before they are counted.
+    if let Some(over) = doc.descendants().filter(|n| n.has_tag_name("step")).nth(MAX_STEPS) {
+        return Err(MscclError::new(Where::line(line(over)), format!("more than {MAX_STEPS} steps")));
+    }
     let root = doc.root_element();
     if root.tag_name().name() != "algo" {
         return Err(MscclError::new(
@@ -68,7 +72,6 @@ pub fn parse(text: &str) -> Result<AlgoFile, MscclError> {
         gpus: Vec::new(),
         line: line(root),
     };
-    let mut steps = 0usize;
     for g in elements(root, "gpu", &line)? {
         let at = Where::line(line(g));
         let mut gpu = Gpu {
@@ -90,10 +93,6 @@ pub fn parse(text: &str) -> Result<AlgoFile, MscclError> {
                 line: line(t),
             };
             for s in elements(t, "step", &line)? {
-                steps += 1;
-                if steps > MAX_STEPS {
-                    return Err(MscclError::new(Where::line(line(s)), format!("more than {MAX_STEPS} steps")));
-                }
                 tb.steps.push(step(s, Where::line(line(s)))?);
             }
             gpu.tbs.push(tb);

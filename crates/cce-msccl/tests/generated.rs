@@ -63,3 +63,26 @@ fn every_generated_defect_is_refused_in_one_line_at_once() {
         assert_eq!(e.lines().count(), 1, "{defect}: {e}");
     }
 }
+
+/// The example files the docs and `cce bench allreduce` use are the generator's output, as it
+/// is now (so they are regenerated, not edited, when the generator changes).
+#[test]
+fn the_examples_are_the_generators() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/msccl");
+    for (file, args) in [
+        ("ring-allreduce-4.xml", &["ring-allreduce", "4"][..]),
+        ("ring-allreduce-8.xml", &["ring-allreduce", "8"]),
+        ("allpairs-allreduce-8.xml", &["allpairs-allreduce", "8"]),
+        ("hier-allreduce-8.xml", &["hier-allreduce", "8", "--inplace"]),
+    ] {
+        let want = generate(args);
+        let got = std::fs::read_to_string(format!("{dir}/{file}")).expect("the example exists");
+        assert_eq!(
+            got,
+            want,
+            "examples/msccl/{file}: python3 scripts/msccl_gen.py {} -o examples/msccl/{file}",
+            args.join(" ")
+        );
+        Schedule::from_xml(&got).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+}

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 /// Calls whose string-literal arguments are error messages (or parts of one).
-const BUILDERS: [&str; 13] = [
+const BUILDERS: [&str; 14] = [
+    "MscclError::new(",
     "malformed(",
     "mismatch(",
     "Input(",
