@@ -6,7 +6,9 @@
 //!   engine) and one more, `measured steps`, with the step slices measured on this machine.
 //! - One complete slice (`ph: "X"`, `cat: "packet"`) per packet of every rank's rings, at its
 //!   model start and duration in microseconds; `args` hold its step, work item, descriptors and
-//!   bytes, and the measured start and length of the step that ran it.
+//!   bytes, and the measured start and length of the step that ran it. For a user's MSCCL
+//!   schedule a slice is named by its step's type (`rrs`, `re`, …) and `args.msccl` names the
+//!   file's step (`rank 1 tb 0 step 3 (rrs)`).
 //! - A flow (`ph: "s"` → `ph: "f"`, `cat: "flow"`) from the last packet of each work item that
 //!   writes a buffer to the first packet of every work item that reads it; the model orders a
 //!   reader after its writer, so every flow starts before it ends.
@@ -48,13 +50,23 @@ pub fn chrome_trace(cfg: &Config, timeline: &Timeline, walls: &[Vec<(f64, f64)>]
         let wall = walls.get(p.rank).and_then(|w| w.get(p.step)).copied();
         let k = seq[p.rank];
         seq[p.rank] += 1;
-        events.push(json!({
+        let mut e = json!({
             "ph": "X", "cat": "packet", "name": if p.cce { "reduce" } else { "copy" },
             "pid": p.rank, "tid": p.engine, "ts": us(p.start), "dur": us(p.seconds),
             "args": {"packet": k, "step": p.step, "work": p.work, "descriptors": p.descriptors,
                 "bytes_read": p.bytes_read, "bytes_written": p.bytes_written,
                 "measured_step_start_us": wall.map(|w| us(w.0)), "measured_step_us": wall.map(|w| us(w.1 - w.0))},
-        }));
+        });
+        // A user's schedule: the file's step the packet comes from, by its type and place.
+        if let Some(u) = &cfg.user {
+            let s = &u.schedule;
+            let origin = s.plan.steps.get(p.rank).and_then(|st| st.get(p.step)).and_then(|st| st.works.get(p.work));
+            if let Some(tx) = origin.and_then(|w| s.program.txs.get(w.origin).map(|t| (w.origin, t))) {
+                e["name"] = json!(tx.1.kind.name());
+                e["args"]["msccl"] = json!(s.program.describe(tx.0));
+            }
+        }
+        events.push(e);
     }
     // Flows: the writer of each buffer to each of its readers.
     let mut writer = BTreeMap::new();

@@ -253,7 +253,16 @@ fn everything_allreduce_offers_works_with_a_file() {
     ok(&[&run[..], &["--trace", trace.to_str().unwrap()]].concat());
     let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     assert_eq!(t["otherData"]["algorithm_name"], v["algorithm_name"]);
-    assert!(t["traceEvents"].as_array().unwrap().iter().any(|e| e["cat"] == "packet"));
+    let packets: Vec<&serde_json::Value> =
+        t["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "packet").collect();
+    assert!(!packets.is_empty());
+    // Every packet names the file's step it comes from, by type and place.
+    for p in &packets {
+        let name = p["name"].as_str().unwrap();
+        let origin = p["args"]["msccl"].as_str().unwrap_or_default();
+        assert!(origin.starts_with(&format!("rank {} tb ", p["pid"])), "{p}");
+        assert!(origin.ends_with(&format!("({name})")) || (name == "re" && origin.contains("(re x")), "{p}");
+    }
     // --fail-rank: exit 1 naming the rank and step.
     let o = cce(&[&run[..], &["--fail-rank", "3", "--fail-step", "2"]].concat());
     assert_eq!(o.status.code(), Some(1));
