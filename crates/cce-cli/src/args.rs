@@ -131,8 +131,8 @@ pub(crate) struct AllreduceArgs {
     /// ... before this step.
     #[arg(long, requires = "fail_rank", value_parser = cce_api::values::parse_u64)]
     pub(crate) fail_step: Option<u64>,
-    /// allreduce, reduce-scatter or all-gather (default allreduce; with --algo-file, the
-    /// file's coll, which a given one must equal).
+    /// allreduce, reduce-scatter or all-gather; omitted: allreduce, or with --algo-file the
+    /// file's coll (which a given one must equal).
     #[arg(long)]
     pub(crate) collective: Option<String>,
     /// `MIN:MAX` bytes per rank: one row per element count, doubling from MIN (nccl-tests
