@@ -275,7 +275,7 @@ def run(ring, load=None, dump=(), *, threads=1):
 
 
 def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
-              ranks_per_node=None):
+              ranks_per_node=None, check="exact"):
     """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
@@ -293,7 +293,10 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     (``algo="ring"``; bf16, float16, float32; nodes of ``ranks_per_node`` ranks, default two
     nodes), as ``cce allreduce --compress gce``: the report adds ``hop_bytes``,
     ``hop_bytes_uncompressed`` and ``hop_bytes_ratio`` (docs/MODEL.md G6–G9, all MODEL).
-    Raises CceError for bad input (a schedule the checks refuse included: the message names
+    ``check``: ``"exact"`` compares every output element with the exact reduction (streaming,
+    constant memory); ``"none"`` skips it — the report's error keys (``ranks_identical``,
+    ``max_abs_err``, ``max_rel_err``, ``max_ulp_err``, ``mean_ulp_err``, ``wrong``) are then
+    ``None`` and ``check`` says ``"none"``. Raises CceError for bad input (a schedule the checks refuse included: the message names
     rank, thread block, step and line), RankFailed when a rank fails."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     algo_file = None
@@ -308,7 +311,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
-        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
+        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file, str(check),
     )
     shape = ranks[0].shape
     return [from_raw(o, dt, shape if len(o) == ranks[0].nbytes else None) for o in outs], report

@@ -109,6 +109,29 @@ def test_allreduce_equals_the_cli_output_dir(algo, run_cli, tmp_path):
     assert report == cli
 
 
+def test_allreduce_check_none_gives_the_same_bytes_and_null_errors(run_cli, tmp_path):
+    arrays = [np.random.default_rng(10 + r).uniform(-1, 1, 5000).astype(np.float32).astype(BF16) for r in range(3)]
+    checked, rc = cce.allreduce(arrays, algo="ring")
+    unchecked, ru = cce.allreduce(arrays, algo="ring", check="none")
+    assert [o.tobytes() for o in unchecked] == [o.tobytes() for o in checked]
+    assert rc["check"] == "exact" and ru["check"] == "none"
+    assert isinstance(rc["wrong"], int) and rc["ranks_identical"] is True
+    for k in ("ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"):
+        assert ru[k] is None, k
+    # The CLI's --check none prints the same nulls.
+    ins = tmp_path / "in"
+    ins.mkdir()
+    for r, a in enumerate(arrays):
+        a.tofile(ins / f"rank{r}.bin")
+    cli = cli_json(run_cli, "allreduce", "--ranks", 3, "--algo", "ring", "--op", "add", "--dtype", "bf16",
+                   "--input-dir", ins, "--check", "none")
+    for k in ("seconds", "algbw_gbps", "busbw_gbps", "model_peak_bytes"):  # measured, run by run
+        ru.pop(k), cli.pop(k)
+    assert ru == cli
+    with pytest.raises(cce.CceError, match="expected exact or none"):
+        cce.allreduce(arrays, check="fast")
+
+
 def test_allreduce_errors():
     a = np.ones(16, dtype=BF16)
     with pytest.raises(cce.CceError, match="between 2 and 64"):

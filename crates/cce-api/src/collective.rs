@@ -17,7 +17,7 @@ use cce_collectives::allreduce::{
     self, Algo, Candidate, Collective, Compress, Config, HopBytes, Instance, Outcome, RedOp, TimeModel, UserAlgo,
 };
 use cce_collectives::demo::{Example, Row};
-use cce_collectives::metrics::{self, Metrics};
+use cce_collectives::metrics::{self, Check, Metrics};
 use cce_format::SdmaDtype;
 use cce_format::ringfile::RingFile;
 use cce_host::Rounding;
@@ -91,6 +91,8 @@ pub struct AllreduceParams {
     /// `--algo-file`: a user's MSCCL XML schedule ([`load_algorithm`]) instead of `algo`; its
     /// `ngpus` must equal `ranks` and its `coll` the `collective` when one is given.
     pub algo_file: Option<Arc<UserAlgo>>,
+    /// Whether the outputs are compared with the exact reduction (`--check`; default exact).
+    pub check: Check,
 }
 
 /// Reads and checks a user's MSCCL XML schedule (`text`; `file` names it in messages and
@@ -131,6 +133,7 @@ impl AllreduceParams {
             budget: None,
             compress: None,
             algo_file: None,
+            check: Check::Exact,
         }
     }
 
@@ -470,8 +473,10 @@ pub struct AllreduceResult {
     pub config: Config,
     /// Each rank's output and the run's counts.
     pub outcome: Outcome,
-    /// The outputs against the exact reduction.
+    /// The outputs against the exact reduction (all zero when `check` is [`Check::None`]).
     pub metrics: Metrics,
+    /// Whether `metrics` were measured.
+    pub check: Check,
     /// What [`allreduce::check`] counted against the budget.
     pub memory_bytes: u64,
     /// The model's candidates when the algorithm was chosen by it (`auto`), else empty.
@@ -500,8 +505,15 @@ impl AllreduceResult {
             "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
             "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
         });
+        if self.check == Check::None {
+            // Not measured: null, never a number that looks like a result.
+            for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
+                v[k] = Value::Null;
+            }
+        }
         // Keys after the original ones, so their order stays the contract's.
         v["algo"] = json!(self.config.algo.name());
+        v["check"] = json!(self.check.name());
         add_file_keys(&mut v, &self.config);
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();
@@ -528,29 +540,45 @@ impl AllreduceResult {
         let (alg, bus) = self.bandwidths();
         let (malg, mbus) = metrics::bandwidths(cfg, o.model_seconds);
         json!({"size": cfg.elems * cfg.dtype.bytes() as u64, "count": cfg.elems, "type": cfg.dtype.name(), "redop": cfg.op.name(),
-            "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus, "wrong": self.metrics.wrong,
-            "max_ulp_err": self.metrics.max_ulp_err,
+            "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus,
+            "wrong": (self.check == Check::Exact).then_some(self.metrics.wrong),
+            "max_ulp_err": (self.check == Check::Exact).then_some(self.metrics.max_ulp_err),
             "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus})
     }
 }
 
 /// Runs a checked configuration over `inputs` (one buffer per rank, moved into the model as
-/// its input buffers, not copied) and measures the outputs against them; `memory_bytes` is what
-/// [`allreduce::check`] returned for it.
-pub fn run_config(cfg: &Config, inputs: Vec<Vec<u8>>, memory_bytes: u64) -> Result<AllreduceResult, ApiError> {
+/// its input buffers, not copied) and, with [`Check::Exact`], measures the outputs against them
+/// block by block on this host's threads (no per-element state is kept); `memory_bytes` is
+/// what [`allreduce::check`] returned for it.
+pub fn run_config(
+    cfg: &Config,
+    inputs: Vec<Vec<u8>>,
+    memory_bytes: u64,
+    check: Check,
+) -> Result<AllreduceResult, ApiError> {
     let (outcome, inputs) = allreduce::run_owned(cfg, inputs)?;
-    let metrics = metrics::measure(cfg, &inputs, &outcome.outputs);
+    let metrics = match check {
+        Check::Exact => metrics::measure(cfg, &inputs, &outcome.outputs),
+        Check::None => Metrics::default(),
+    };
+    drop(inputs);
     let hops = match cfg.compress {
         Compress::None => None,
         Compress::Gce => Some(allreduce::hop_report(cfg, &outcome)?),
     };
-    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, memory_bytes, candidates: None, hops })
+    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, check, memory_bytes, candidates: None, hops })
 }
 
 /// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal
 /// lengths): the configuration for their element count, checked with its memory budget, then
 /// [`run_config`]. `params.ranks` is the number of inputs.
 pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<AllreduceResult, ApiError> {
+    allreduce_owned(params, inputs.to_vec())
+}
+
+/// [`allreduce`] taking the inputs (moved into the model as its input buffers, not copied).
+pub fn allreduce_owned(params: &AllreduceParams, inputs: Vec<Vec<u8>>) -> Result<AllreduceResult, ApiError> {
     let size = params.dtype.bytes().max(1) as u64;
     let len = inputs.first().map_or(0, |b| b.len() as u64);
     if len % size != 0 {
@@ -559,7 +587,7 @@ pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<Allredu
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
     let cfg = params.config(len / size)?;
     let need = allreduce::check(&cfg)?;
-    let mut r = run_config(&cfg, inputs.to_vec(), need.total())?;
+    let mut r = run_config(&cfg, inputs, need.total(), params.check)?;
     if params.is_auto() {
         r.candidates = Some(params.explain(len / size)?);
     }
@@ -667,7 +695,7 @@ pub fn sweep_every_algorithm(
     let mut points = Vec::with_capacity(plan.len());
     for (cfg, auto) in plan {
         let inputs = metrics::generate(&cfg, params.seed);
-        let r = run_config(&cfg, inputs, 0)?;
+        let r = run_config(&cfg, inputs, 0, Check::Exact)?;
         progress();
         let (_, busbw) = r.bandwidths();
         let (_, model_busbw) = metrics::bandwidths(&cfg, r.outcome.model_seconds);

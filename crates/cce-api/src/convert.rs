@@ -7,7 +7,7 @@
 //! - The same inputs give the same bytes as the CLI, whatever the thread count.
 
 use cce_format::SdmaDtype;
-use cce_numerics::sample::{SampleKind, sample};
+use cce_numerics::sample::{SampleKind, sample_par};
 use cce_numerics::{NumType, Rounding};
 use serde_json::{Value, json};
 
@@ -166,6 +166,7 @@ pub fn generate(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Gene
             t.name()
         )));
     }
-    let data = sample(t, elems as usize, seed, kind)?;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let data = sample_par(t, elems as usize, seed, kind, threads)?;
     Ok(Generated { data, dtype: t, elements: elems, values: values.to_string(), seed })
 }

@@ -59,7 +59,7 @@ pub use bits::{
     encoder_fields, encoders, packet_size, tables,
 };
 pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
-pub use collective::{AllreduceParams, AllreduceResult, allreduce};
+pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned};
 pub use convert::{Conversion, FILE_BUDGET, Generated, convert, generate, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};

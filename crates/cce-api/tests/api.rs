@@ -255,7 +255,8 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     let e = AllreduceParams { algo: "tree".into(), ..p }.config(8).unwrap_err();
     assert_eq!(e.to_string(), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
     assert_eq!(v["algo"], "ring");
-    assert_eq!(keys.last(), Some(&"algo"), "new keys come after the original ones");
+    assert_eq!(keys[keys.len() - 2..], ["algo", "check"], "new keys come after the original ones");
+    assert_eq!(v["check"], "exact");
     assert_eq!(cce_api::collective::sweep_counts("1:64", 4).unwrap(), vec![1, 2, 4, 8, 16]);
 }
 

@@ -201,6 +201,11 @@ pub(crate) struct AllreduceArgs {
     /// boundaries against the same run uncompressed (`hop_bytes_ratio`).
     #[arg(long, conflicts_with_all = ["sweep", "explain"])]
     pub(crate) compress: Option<String>,
+    /// exact: compare every rank's output with the exact reduction of the inputs, streaming
+    /// over blocks in constant memory on this host's threads; none: skip it (the error keys
+    /// are null).
+    #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_collectives::metrics::Check>())]
+    pub(crate) check: cce_collectives::metrics::Check,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,

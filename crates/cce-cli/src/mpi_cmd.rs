@@ -30,7 +30,11 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
             write_atomic(&dir.join(format!("rank{q}.bin")), &run.outcome.outputs[q])?;
         }
     }
-    let Some(r) = allreduce::mpi_report(cfg, &mut run, reading) else { return Ok(()) };
+    let source: Box<dyn metrics::InputSource> = match &a.input_dir {
+        Some(d) => Box::new(metrics::RankFiles::open(cfg, d).map_err(CliError::io(d))?),
+        None => Box::new(metrics::Generated::new(cfg, a.seed)),
+    };
+    let Some(r) = allreduce::mpi_report(cfg, &mut run, source.as_ref(), a.check) else { return Ok(()) };
     let (m, o) = (&r.metrics, &run.outcome);
     if a.json {
         let mut v = json!({
@@ -43,6 +47,12 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
             "memory_bytes": need.total(),
         });
         cce_api::collective::add_file_keys(&mut v, cfg);
+        if a.check == metrics::Check::None {
+            for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
+                v[k] = serde_json::Value::Null;
+            }
+        }
+        v["check"] = json!(a.check.name());
         crate::print_json(&v);
     } else {
         crate::output::outln!(

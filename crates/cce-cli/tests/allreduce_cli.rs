@@ -251,6 +251,25 @@ fn ulp_and_relative_errors_in_json_and_text() {
 }
 
 #[test]
+fn check_none_skips_the_comparison_and_says_so() {
+    let checked = ok(&ring4_add_bf16(&["--elems", "5000"]));
+    assert_eq!(checked["check"], "exact");
+    assert_eq!(checked["wrong"], 0);
+    assert_eq!(checked["ranks_identical"], true);
+    let v = ok(&ring4_add_bf16(&["--elems", "5000", "--check", "none"]));
+    assert_eq!(v["check"], "none");
+    for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
+        assert!(v[k].is_null(), "{k}: {}", v[k]);
+    }
+    assert_eq!(v["packets"], checked["packets"]);
+    let out = cce(&ring4_add_bf16(&["--elems", "5000", "--check", "none"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("not checked (--check none)") && text.contains("ranks identical: not checked"), "{text}");
+    let e = bad(&ring4_add_bf16(&["--elems", "5000", "--check", "fast"]));
+    assert!(e.contains("--check") && e.contains("exact") && e.contains("none"), "{e}");
+}
+
+#[test]
 fn sweep_runs_each_element_count_once() {
     // fp32: 1, 2 and 4 bytes are all below or at one element (count 1), then 8 and 16 bytes
     // are 2 and 4 elements: three rows, not five.

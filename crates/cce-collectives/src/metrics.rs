@@ -4,7 +4,10 @@
 
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;
-use cce_numerics::sample::{SampleKind, sample};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cce_numerics::check::{BlockErrors, Combine, ErrorBound, ExactBlock, OutputScratch, measure_block};
+use cce_numerics::sample::{SampleKind, sample_into, sample_par};
 
 use crate::allreduce::{Collective, Compress, Config, RedOp};
 
@@ -90,94 +93,151 @@ pub struct Metrics {
     pub wrong: u64,
 }
 
-/// The exact reduction of the inputs, per element: (value, Σ|x|).
-pub struct Exact(Vec<(f64, f64)>);
-
-impl Exact {
-    /// Bytes an [`Exact`] of `elems` elements holds (two f64 per element).
-    pub fn bytes(elems: u64) -> u64 {
-        elems.saturating_mul(16)
-    }
+/// Whether a run's outputs are compared with the exact reduction of its inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Check {
+    /// Every output element against the exact reduction ([`measure_parts`]).
+    #[default]
+    Exact,
+    /// No comparison: the metrics are not computed.
+    None,
 }
 
-/// [`exact`] from inputs made one rank at a time by `input(rank)` (a process that holds only
-/// some ranks): the same values, the ranks taken in the same order, one input held at a time.
-pub fn exact_streaming(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Exact {
-    let Ok(t) = NumType::from_sdma(cfg.dtype) else { return Exact(Vec::new()) };
-    let n = cfg.elems as usize;
-    let int = !cfg.dtype.is_float();
-    let start = match cfg.op {
-        RedOp::Min => f64::INFINITY,
-        RedOp::Max => f64::NEG_INFINITY,
-        _ => 0.0,
-    };
-    let mut acc = vec![(start, 0.0f64, 0i64); n];
-    for r in 0..cfg.ranks {
-        let b = input(r);
-        for (i, a) in acc.iter_mut().enumerate().take(b.len() / t.size()) {
-            let x = value_at(t, &b, i);
-            a.1 += x.abs();
-            match cfg.op {
-                RedOp::Add | RedOp::Avg if int => a.2 = a.2.wrapping_add(x as i64),
-                RedOp::Add | RedOp::Avg => a.0 += x,
-                RedOp::Min => a.0 = a.0.min(x),
-                RedOp::Max => a.0 = a.0.max(x),
-            }
+impl Check {
+    /// `exact` or `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Exact => "exact",
+            Check::None => "none",
         }
     }
-    let r = cfg.ranks as f64;
-    Exact(
-        acc.into_iter()
-            .map(|(v, mag, i)| {
-                let e = match cfg.op {
-                    RedOp::Add | RedOp::Avg if int => wrap(cfg.dtype, i),
-                    RedOp::Avg => v / r,
-                    _ => v,
-                };
-                (e, mag)
-            })
-            .collect(),
-    )
 }
 
-/// Computes the exact reduction of `inputs` for `cfg` (in f64; integer sums wrap). Element by
-/// element: no decoded copy of the inputs is held.
-pub fn exact(cfg: &Config, inputs: &[Vec<u8>]) -> Exact {
-    let Ok(t) = NumType::from_sdma(cfg.dtype) else { return Exact(Vec::new()) };
-    let n = inputs.first().map_or(0, |b| b.len() / t.size());
-    let r = cfg.ranks as f64;
-    let int = !cfg.dtype.is_float();
-    Exact(
-        (0..n)
-            .map(|i| {
-                let xs = inputs.iter().map(|b| value_at(t, b, i));
-                let mag: f64 = xs.clone().map(f64::abs).sum();
-                let e = match cfg.op {
-                    RedOp::Add | RedOp::Avg if int => {
-                        wrap(cfg.dtype, xs.map(|v| v as i64).fold(0i64, i64::wrapping_add))
-                    }
-                    RedOp::Add => xs.sum(),
-                    RedOp::Avg => xs.sum::<f64>() / r,
-                    RedOp::Min => xs.fold(f64::INFINITY, f64::min),
-                    RedOp::Max => xs.fold(f64::NEG_INFINITY, f64::max),
-                };
-                (e, mag)
-            })
-            .collect(),
-    )
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// Compares `outputs` with the exact reduction of `inputs`.
+impl std::str::FromStr for Check {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Check, String> {
+        match s {
+            "exact" => Ok(Check::Exact),
+            "none" => Ok(Check::None),
+            _ => Err(format!("'{s}': expected exact or none")),
+        }
+    }
+}
+
+/// Where the check reads each rank's input, block by block.
+pub trait InputSource: Sync {
+    /// Rank `rank`'s elements `first .. first + count`: a slice of an input held in memory, or
+    /// `buf` filled (by generation or from a file).
+    ///
+    /// # Errors
+    /// The read's I/O error.
+    fn block<'a>(&'a self, rank: usize, first: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]>;
+}
+
+/// Inputs held in memory, one buffer per rank.
+pub struct Held<'a> {
+    inputs: &'a [Vec<u8>],
+    size: usize,
+}
+
+impl<'a> Held<'a> {
+    /// `inputs` (one buffer per rank) of `cfg`'s dtype.
+    pub fn new(cfg: &Config, inputs: &'a [Vec<u8>]) -> Held<'a> {
+        Held { inputs, size: usize::from(cfg.dtype.bytes().max(1)) }
+    }
+}
+
+impl InputSource for Held<'_> {
+    fn block<'a>(&'a self, rank: usize, first: u64, count: usize, _: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        let (a, z) = (first as usize * self.size, (first as usize + count) * self.size);
+        self.inputs.get(rank).and_then(|b| b.get(a..z)).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("rank {rank}'s input is shorter than the outputs"),
+            )
+        })
+    }
+}
+
+/// The generated inputs of [`generate`], remade block by block (nothing held).
+pub struct Generated {
+    t: NumType,
+    seed: u64,
+}
+
+impl Generated {
+    /// The inputs of `cfg` from `seed`, as [`generate`] makes them.
+    pub fn new(cfg: &Config, seed: u64) -> Generated {
+        Generated { t: NumType::from_sdma(cfg.dtype).unwrap_or(NumType::F32), seed }
+    }
+}
+
+impl InputSource for Generated {
+    fn block<'a>(&'a self, rank: usize, first: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        buf.clear();
+        buf.resize(count * self.t.size(), 0);
+        sample_into(self.t, first, self.seed.wrapping_add(rank as u64), SampleKind::Uniform, buf)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(buf)
+    }
+}
+
+/// Inputs in files, rank r's in `dir/rank{r}.bin` (what `--input-dir` names), read block by
+/// block.
+pub struct RankFiles {
+    files: Vec<std::fs::File>,
+    size: usize,
+}
+
+impl RankFiles {
+    /// Opens every rank's file of `cfg` in `dir`.
+    ///
+    /// # Errors
+    /// A file that cannot be opened.
+    pub fn open(cfg: &Config, dir: &std::path::Path) -> std::io::Result<RankFiles> {
+        let files = (0..cfg.ranks)
+            .map(|q| {
+                let p = dir.join(format!("rank{q}.bin"));
+                std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(RankFiles { files, size: usize::from(cfg.dtype.bytes().max(1)) })
+    }
+}
+
+impl InputSource for RankFiles {
+    fn block<'a>(&'a self, rank: usize, first: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        use std::os::unix::fs::FileExt;
+        buf.clear();
+        buf.resize(count * self.size, 0);
+        let f = self.files.get(rank).ok_or_else(|| std::io::Error::other(format!("no input file for rank {rank}")))?;
+        f.read_exact_at(buf, first * self.size as u64)?;
+        Ok(buf)
+    }
+}
+
+/// Elements per block of the check: each thread holds two f64 per element of a block and one
+/// block of every rank at a time (a few hundred KiB), whatever the size of the run.
+pub const CHECK_BLOCK: usize = 1 << 14;
+
+/// Compares `outputs` with the exact reduction of `inputs` (held in memory).
 pub fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Metrics {
-    measure_exact(cfg, &exact(cfg, inputs), outputs)
+    let outs: Vec<&[u8]> = outputs.iter().map(Vec::as_slice).collect();
+    measure_parts(cfg, &Held::new(cfg, inputs), &outs, check_threads()).map(|p| p.metrics).unwrap_or_default()
 }
 
-/// Compares `outputs` with a precomputed [`Exact`]. Identical outputs are measured once.
-pub fn measure_exact(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> Metrics {
-    measure_parts(cfg, exact, outputs).metrics
+/// The threads the check runs on: this host's.
+pub fn check_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// [`measure_exact`] with what combining the metrics of several processes needs.
+/// [`measure`] with what combining the metrics of several processes needs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricParts {
     /// The metrics of these outputs.
@@ -190,81 +250,196 @@ pub struct MetricParts {
     pub max_exact: f64,
 }
 
-/// [`measure_exact`], keeping its parts.
-pub fn measure_parts(cfg: &Config, exact: &Exact, outputs: &[Vec<u8>]) -> MetricParts {
-    let r = cfg.ranks as f64;
-    let int = !cfg.dtype.is_float();
-    let t = NumType::from_sdma(cfg.dtype).ok();
-    let prec = t.and_then(|t| t.float_format()).map_or(24, |f| f.precision());
-    let mut m = Metrics {
-        ranks_identical: outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter,
-        ..Metrics::default()
+/// One block's measures: rank 0's errors, and when the ranks' blocks differ, every rank's
+/// errors combined.
+#[derive(Clone, Copy, Default)]
+struct BlockResult {
+    identical: bool,
+    first: BlockErrors,
+    every: BlockErrors,
+}
+
+/// Measures `outputs` (every rank's whole output this process holds) against the exact
+/// reduction of the inputs `source` gives, streaming over blocks of [`CHECK_BLOCK`] elements
+/// on `threads` threads: the exact values of a block are made from every rank's block of input
+/// and dropped after the block, so the check's memory does not grow with the run. The result
+/// is the same for every thread count (blocks are combined in order).
+///
+/// # Errors
+/// An input the source cannot read.
+pub fn measure_parts(
+    cfg: &Config,
+    source: &dyn InputSource,
+    outputs: &[&[u8]],
+    threads: usize,
+) -> std::io::Result<MetricParts> {
+    let all_reduce = cfg.collective == Collective::AllReduce;
+    let Some(t) = NumType::from_sdma(cfg.dtype).ok().filter(|_| all_reduce) else {
+        // No values (fp32r), or a partial buffer whose exact value is the caller's to check.
+        let ranks_identical =
+            outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter;
+        return Ok(MetricParts { metrics: Metrics { ranks_identical, ..Metrics::default() }, ..MetricParts::default() });
     };
-    let Some(t) = t else { return MetricParts { metrics: m, ..MetricParts::default() } };
-    if cfg.collective != Collective::AllReduce {
-        // The exact value of a partial buffer is the caller's to check.
-        return MetricParts { metrics: m, ..MetricParts::default() };
-    }
+    let n = outputs.iter().map(|o| o.len() / t.size()).min().unwrap_or(0);
+    let r = cfg.ranks as f64;
+    let combine = match cfg.op {
+        RedOp::Add | RedOp::Avg => Combine::Sum,
+        RedOp::Min => Combine::Min,
+        RedOp::Max => Combine::Max,
+    };
+    let divisor = if cfg.op == RedOp::Avg { r } else { 1.0 };
+    let int = !cfg.dtype.is_float();
+    let prec = t.float_format().map_or(24, |f| f.precision());
     let u = 2f64.powi(-(prec as i32));
-    let bound: Box<dyn Fn(f64) -> f64> = if cfg.compress == Compress::Gce {
+    let bound = if int {
+        ErrorBound { rel: 0.0, abs: 0.0, scale_divisor: divisor }
+    } else if cfg.compress == Compress::Gce {
         // Each GCE quantization (one per node boundary a chunk crosses, and the owner's) errs
         // by at most 2^-3 of its value (e5m2's half ulp) plus an e5m2-subnormal step below
         // 2^-31 of its block's largest magnitude, and its expansion rounds once more to the
         // dtype (docs/MODEL.md G8).
         let q = cfg.nodes() as i32 + 1;
         let rel = (1.0 + 0.125f64).powi(q) * (1.0 + u).powi(cfg.ranks as i32 + q) - 1.0;
-        let largest = exact.0.iter().map(|&(_, m)| m).filter(|m| m.is_finite()).fold(0.0, f64::max);
-        let abs = f64::from(q) * 2f64.powi(-31) * largest;
-        Box::new(move |mag: f64| rel * mag + abs)
+        let largest = blocks(
+            n,
+            threads,
+            |first, len, exact: &mut ExactBlock, _, buf| {
+                exact_block(cfg, source, first, len, exact, buf, divisor)?;
+                Ok(exact.magnitudes().iter().copied().filter(|m| m.is_finite()).fold(0.0, f64::max))
+            },
+            t,
+            combine,
+        )?
+        .into_iter()
+        .fold(0.0, f64::max);
+        ErrorBound { rel, abs: f64::from(q) * 2f64.powi(-31) * largest, scale_divisor: divisor }
     } else {
-        Box::new(move |mag: f64| r * u * mag)
+        ErrorBound { rel: r * u, abs: 0.0, scale_divisor: divisor }
     };
-    // When every rank holds the same bytes, one rank's errors are every rank's.
-    let (measured, times) =
-        if m.ranks_identical { (&outputs[..outputs.len().min(1)], outputs.len() as u64) } else { (outputs, 1) };
-    let (mut max_exact, mut ulp_sum, mut counted) = (0f64, 0f64, 0u64);
-    for out in measured {
-        let n = (out.len() / t.size()).min(exact.0.len());
-        let mut wrong = 0;
-        for (i, &(e, mag)) in exact.0.iter().enumerate().take(n) {
-            let g = value_at(t, out, i);
-            let err = (g - e).abs();
-            if err.is_nan() || err > if int { 0.0 } else { bound(mag) } {
-                wrong += 1;
+    let results = blocks(
+        n,
+        threads,
+        |first, len, exact: &mut ExactBlock, scratch, buf| {
+            exact_block(cfg, source, first, len, exact, buf, divisor)?;
+            let size = t.size();
+            let range = first * size..(first + len) * size;
+            let identical = outputs.windows(2).all(|w| w[0][range.clone()] == w[1][range.clone()]);
+            let first_errors = match outputs.first() {
+                Some(o) => measure_block(exact, &o[range.clone()], &bound, scratch).map_err(std::io::Error::other)?,
+                None => BlockErrors::default(),
+            };
+            let mut every = first_errors;
+            if !identical {
+                for o in &outputs[1..] {
+                    every.merge(
+                        &measure_block(exact, &o[range.clone()], &bound, scratch).map_err(std::io::Error::other)?,
+                    );
+                }
             }
-            if e.is_finite() {
-                max_exact = max_exact.max(e.abs());
-            }
-            if err.is_finite() {
-                m.max_abs_err = m.max_abs_err.max(err);
-                let scale = if cfg.op == RedOp::Avg { mag / r } else { mag }.max(e.abs());
-                let u = err / ulp(cfg.dtype, scale).unwrap_or(1.0);
-                m.max_ulp_err = m.max_ulp_err.max(u);
-                ulp_sum += u;
-                counted += 1;
-            }
+            Ok(BlockResult { identical, first: first_errors, every })
+        },
+        t,
+        combine,
+    )?;
+    // The ranks hold the same bytes when every block does (and their lengths agree).
+    let mut m = Metrics {
+        ranks_identical: results.iter().all(|b| b.identical) && outputs.windows(2).all(|w| w[0].len() == w[1].len()),
+        ..Metrics::default()
+    };
+    let ranks = outputs.len() as u64;
+    let mut total = BlockErrors::default();
+    for b in &results {
+        if m.ranks_identical {
+            // Every rank holds these bytes: one rank's errors are every rank's.
+            total.merge(&BlockErrors { wrong: b.first.wrong * ranks, ..b.first });
+        } else if b.identical {
+            let f = b.first;
+            total.merge(&BlockErrors {
+                wrong: f.wrong * ranks,
+                ulp_sum: f.ulp_sum * ranks as f64,
+                counted: f.counted * ranks,
+                ..f
+            });
+        } else {
+            total.merge(&b.every);
         }
-        m.wrong += wrong * times;
     }
+    m.max_abs_err = total.max_abs_err;
+    m.max_ulp_err = total.max_ulp_err;
+    m.wrong = total.wrong;
     m.max_rel_err = if m.max_abs_err == 0.0 {
         0.0
-    } else if max_exact == 0.0 {
+    } else if total.max_exact == 0.0 {
         f64::INFINITY
     } else {
-        m.max_abs_err / max_exact
+        m.max_abs_err / total.max_exact
     };
-    m.mean_ulp_err = if counted == 0 { 0.0 } else { ulp_sum / counted as f64 };
-    MetricParts { metrics: m, ulp_sum, counted, max_exact }
+    m.mean_ulp_err = if total.counted == 0 { 0.0 } else { total.ulp_sum / total.counted as f64 };
+    Ok(MetricParts { metrics: m, ulp_sum: total.ulp_sum, counted: total.counted, max_exact: total.max_exact })
 }
 
-fn wrap(dtype: SdmaDtype, v: i64) -> f64 {
-    let bits = 8 * dtype.bytes() as u32;
-    if bits >= 64 {
-        return v as f64;
+/// The exact reduction of elements `first .. first + len` into `exact`.
+fn exact_block(
+    cfg: &Config,
+    source: &dyn InputSource,
+    first: usize,
+    len: usize,
+    exact: &mut ExactBlock,
+    buf: &mut Vec<u8>,
+    divisor: f64,
+) -> std::io::Result<()> {
+    exact.start(len);
+    for rank in 0..cfg.ranks {
+        let b = source.block(rank, first as u64, len, buf)?;
+        exact.add(b).map_err(std::io::Error::other)?;
     }
-    let signed = matches!(dtype, SdmaDtype::I8 | SdmaDtype::I16 | SdmaDtype::I32 | SdmaDtype::I64);
-    let m = (v as u64) & ((1u64 << bits) - 1);
-    if signed { ((m << (64 - bits)) as i64 >> (64 - bits)) as f64 } else { m as f64 }
+    exact.finish(divisor);
+    Ok(())
+}
+
+/// Runs `job` over every block of `n` elements on `threads` threads (each with its own
+/// scratch), and returns the results in block order.
+fn blocks<R: Send + Default + Clone>(
+    n: usize,
+    threads: usize,
+    job: impl Fn(usize, usize, &mut ExactBlock, &mut OutputScratch, &mut Vec<u8>) -> std::io::Result<R> + Sync,
+    t: NumType,
+    combine: Combine,
+) -> std::io::Result<Vec<R>> {
+    let count = n.div_ceil(CHECK_BLOCK);
+    let next = AtomicUsize::new(0);
+    let threads = threads.clamp(1, count.max(1));
+    let per_thread: Vec<std::io::Result<Vec<(usize, R)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut exact, mut scratch, mut buf) =
+                        (ExactBlock::new(t, combine), OutputScratch::default(), Vec::new());
+                    let mut done = Vec::new();
+                    loop {
+                        let b = next.fetch_add(1, Ordering::Relaxed);
+                        if b >= count {
+                            return Ok(done);
+                        }
+                        let first = b * CHECK_BLOCK;
+                        let len = CHECK_BLOCK.min(n - first);
+                        done.push((b, job(first, len, &mut exact, &mut scratch, &mut buf)?));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("a check thread panicked"))))
+            .collect()
+    });
+    let mut out = vec![R::default(); count];
+    for part in per_thread {
+        for (b, r) in part? {
+            out[b] = r;
+        }
+    }
+    Ok(out)
 }
 
 /// nccl-tests' bandwidths: algbw = bytes per rank / seconds; busbw = algbw · 2(R−1)/R for an
@@ -292,5 +467,6 @@ pub fn generate(cfg: &Config, seed: u64) -> Vec<Vec<u8>> {
 /// theirs).
 pub fn generate_rank(cfg: &Config, seed: u64, r: usize) -> Vec<u8> {
     let t = NumType::from_sdma(cfg.dtype).unwrap_or(NumType::F32);
-    sample(t, cfg.elems as usize, seed.wrapping_add(r as u64), SampleKind::Uniform).unwrap_or_default()
+    sample_par(t, cfg.elems as usize, seed.wrapping_add(r as u64), SampleKind::Uniform, check_threads())
+        .unwrap_or_default()
 }

@@ -11,7 +11,8 @@
 //! - [`spec`]: [`ReduceSpec`] and its parts;
 //! - [`reduce()`], [`reduce_par`], [`reduce_with`], [`convert()`], [`convert_par`]: the entry
 //!   points on raw little-endian byte buffers;
-//! - [`sample`]: deterministic test arrays (`cce gen`);
+//! - [`sample`]: deterministic test arrays (`cce gen`), counter-based: any block made alone;
+//! - [`check`]: the error check's block kernels (the exact reduction in f64, an output's errors);
 //! - `bench` (feature `std`): the `cce bench numerics` runner.
 //!
 //! ## Guarantees
@@ -50,6 +51,7 @@ extern crate std;
 
 #[cfg(feature = "std")]
 pub mod bench;
+pub mod check;
 pub mod error;
 mod fast;
 pub mod float;

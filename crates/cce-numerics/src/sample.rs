@@ -1,18 +1,35 @@
 //! Deterministic test arrays: the inputs `cce gen` writes and the all-reduce generates.
 //!
-//! Guarantees: the bytes depend only on (dtype, count, seed, kind) — the same on every machine
-//! and thread count; floats are produced as f32 and rounded to the dtype with RNE by
-//! [`crate::convert`], so every value is exactly representable; integers never exceed the
-//! dtype's range.
+//! Guarantees:
+//! - Counter-based: element `i` of a sample depends only on (dtype, kind, seed, i) — never on
+//!   the elements before it, the count, the thread count or the machine — so any block can be
+//!   made on its own ([`sample_into`]), by any thread or process.
+//! - For element index `i` (64 bits) and seed `s`: two 32-bit keys `k0`, `k1` from SplitMix64's
+//!   finaliser of `s` and the index's high half, then 32 bits
+//!   `x = fmix32(fmix32(lo ^ k0) ^ k1)` (`lo` the index's low half, `fmix32` MurmurHash3's
+//!   finaliser, as in [`crate::rng`]). For a fixed seed and high half this is a bijection of
+//!   the 32-bit integers.
+//! - `uniform`: `u = x >> 8`, v = (2u + 1 − 2²⁴) · 2⁻²⁴, an odd multiple of 2⁻²⁴ in (−1, 1)
+//!   (exact in fp32, never 0); floats hold v rounded to the dtype with RNE by
+//!   [`crate::convert`]; integers hold trunc(1000 v) ∈ (−1000, 1000) in two's complement,
+//!   wrapped to the dtype's width.
+//! - `ramp`: element i holds i (floats: i as fp32, then the dtype, both RNE; integers wrap).
+//! - `bits`: byte b of the array is byte b mod 4 of the 32 bits of counter b / 4 (any pattern,
+//!   NaN and inf included).
+//! - The loops are plain integer arithmetic compiled per CPU feature level (`crate::simd`),
+//!   identical on every path.
 
+use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::rng::{fmix32, mix64};
+use crate::simd::{Caps, Kernel, detected_isa, dispatch};
 use crate::{NumType, NumericsError, Rounding};
 
 /// What values a sample holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SampleKind {
-    /// v uniform in [−1, 1): floats hold v (as f32, rounded to the dtype), integers
+    /// v in (−1, 1), an odd multiple of 2⁻²⁴: floats hold v rounded to the dtype, integers
     /// trunc(1000 · v) ∈ (−1000, 1000) in two's complement, wrapped to the dtype's width (so an
     /// unsigned dtype holds 0..1000 or values near its top). The all-reduce's generated inputs.
     Uniform,
@@ -34,53 +51,160 @@ impl SampleKind {
     }
 }
 
-/// The xorshift64 stream of `seed`.
-fn stream(seed: u64) -> impl Iterator<Item = u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-    core::iter::repeat_with(move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    })
+/// The keys (k0, k1) of `seed` for the counters whose high half is `hi`.
+fn keys(seed: u64, hi: u32) -> (u32, u32) {
+    let k = mix64(mix64(seed ^ 0x5a3c_e1b4_96f2_0d87) ^ u64::from(hi).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    (k as u32, (k >> 32) as u32)
 }
 
-/// The stream's value as a uniform f64 in [−1, 1).
-fn signed_unit(x: u64) -> f64 {
-    (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+/// The 32 bits of counter `lo` under `keys`.
+#[inline(always)]
+fn bits_of(lo: u32, (k0, k1): (u32, u32)) -> u32 {
+    fmix32(fmix32(lo ^ k0) ^ k1)
 }
 
-/// `count` elements of `t` as raw little-endian bytes.
+/// The uniform value of 32 counter bits: an odd multiple of 2⁻²⁴ in (−1, 1), exact in fp32.
+#[inline(always)]
+fn uniform_of(x: u32) -> f32 {
+    (((x >> 8) as i32) * 2 + 1 - (1 << 24)) as f32 * (1.0 / 16_777_216.0)
+}
+
+/// trunc(1000 · v) for the uniform value of `x`, in integers: (1000 · (2u + 1 − 2²⁴)) / 2²⁴
+/// rounded toward zero.
+#[inline(always)]
+fn uniform_int_of(x: u32) -> i64 {
+    (1000 * (i64::from(x >> 8) * 2 + 1 - (1 << 24))) / (1 << 24)
+}
+
+/// Elements made per pass through the fp32 scratch.
+const PASS: usize = 2048;
+
+/// The fp32 uniform values of counters `lo ..` (no wrap of the low half), as little-endian
+/// bytes filling `out`.
+struct UniformF32<'a> {
+    lo: u32,
+    keys: (u32, u32),
+    out: &'a mut [u8],
+}
+
+impl Kernel for UniformF32<'_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        let (lo, keys) = (self.lo, self.keys);
+        for (j, o) in self.out.chunks_exact_mut(4).enumerate() {
+            o.copy_from_slice(&uniform_of(bits_of(lo.wrapping_add(j as u32), keys)).to_le_bytes());
+        }
+    }
+}
+
+/// Fills `out` (whole elements of `t`) with elements `first ..` of the sample of (`t`, `seed`,
+/// `kind`): the bytes [`sample`] would hold there.
+///
+/// # Errors
+/// [`NumericsError::NotElementMultiple`] when `out` is not whole elements.
+pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mut [u8]) -> Result<(), NumericsError> {
+    let size = t.size();
+    if out.len() % size != 0 {
+        return Err(NumericsError::NotElementMultiple { role: "output", index: 0, len: out.len(), dtype: t, size });
+    }
+    if kind == SampleKind::Bits {
+        let start = first.wrapping_mul(size as u64);
+        let mut b = 0;
+        while b < out.len() {
+            let at = start.wrapping_add(b as u64);
+            let word = bits_of((at / 4) as u32, keys(seed, ((at / 4) >> 32) as u32)).to_le_bytes();
+            let skip = (at % 4) as usize;
+            let n = (4 - skip).min(out.len() - b);
+            out[b..b + n].copy_from_slice(&word[skip..skip + n]);
+            b += n;
+        }
+        return Ok(());
+    }
+    let mut wide = [0u8; 4 * PASS];
+    for (c, chunk) in out.chunks_mut(PASS * size).enumerate() {
+        let n = chunk.len() / size;
+        let start = first.wrapping_add((c * PASS) as u64);
+        // The low half must not wrap inside one kernel call: split at 2³² boundaries.
+        let mut done = 0;
+        while done < n {
+            let at = start.wrapping_add(done as u64);
+            let lo = at as u32;
+            let run = (n - done).min((u64::from(u32::MAX) - u64::from(lo) + 1) as usize);
+            let (keys, part) = (keys(seed, (at >> 32) as u32), &mut chunk[done * size..(done + run) * size]);
+            match (kind, t.is_float()) {
+                (SampleKind::Uniform, true) => {
+                    let mut job = UniformF32 { lo, keys, out: &mut wide[..4 * run] };
+                    dispatch(&mut job, detected_isa());
+                }
+                (SampleKind::Ramp, true) => {
+                    for (j, w) in wide[..4 * run].chunks_exact_mut(4).enumerate() {
+                        w.copy_from_slice(&(at.wrapping_add(j as u64) as f32).to_le_bytes());
+                    }
+                }
+                (SampleKind::Uniform, false) => {
+                    for (j, e) in part.chunks_exact_mut(size).enumerate() {
+                        let v = uniform_int_of(bits_of(lo.wrapping_add(j as u32), keys));
+                        e.copy_from_slice(&v.to_le_bytes()[..size]);
+                    }
+                }
+                _ => {
+                    for (j, e) in part.chunks_exact_mut(size).enumerate() {
+                        e.copy_from_slice(&at.wrapping_add(j as u64).to_le_bytes()[..size]);
+                    }
+                }
+            }
+            if t.is_float() {
+                let w = &wide[..4 * run];
+                if t == NumType::F32 {
+                    part.copy_from_slice(w);
+                } else {
+                    crate::convert(NumType::F32, t, w, part, Rounding::Rne, false)?;
+                }
+            }
+            done += run;
+        }
+    }
+    Ok(())
+}
+
+/// `count` elements of `t` as raw little-endian bytes (see the module for the values).
 ///
 /// # Errors
 /// [`NumericsError`] from the float rounding (never for the dtypes [`NumType`] names).
 pub fn sample(t: NumType, count: usize, seed: u64, kind: SampleKind) -> Result<Vec<u8>, NumericsError> {
+    let mut out = vec![0u8; count * t.size()];
+    sample_into(t, 0, seed, kind, &mut out)?;
+    Ok(out)
+}
+
+/// [`sample`] made on `threads` threads, each filling its own stretch (the same bytes).
+///
+/// # Errors
+/// As [`sample`].
+#[cfg(feature = "std")]
+pub fn sample_par(
+    t: NumType,
+    count: usize,
+    seed: u64,
+    kind: SampleKind,
+    threads: usize,
+) -> Result<Vec<u8>, NumericsError> {
     let size = t.size();
-    let mut out = Vec::with_capacity(count * size.max(4));
-    if kind == SampleKind::Bits {
-        for x in stream(seed).take(count.saturating_mul(size).div_ceil(8)) {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        out.truncate(count * size);
+    let mut out = vec![0u8; count * size];
+    // Stretches of whole passes, so no thread's last pass is cut short.
+    let per = count.div_ceil(threads.max(1)).div_ceil(PASS) * PASS;
+    if per == 0 || per >= count {
+        sample_into(t, 0, seed, kind, &mut out)?;
         return Ok(out);
     }
-    let mut values = stream(seed).enumerate().map(|(i, x)| match kind {
-        SampleKind::Uniform => signed_unit(x),
-        _ => i as f64,
-    });
-    if t.is_float() {
-        for v in values.by_ref().take(count) {
-            out.extend_from_slice(&(v as f32).to_le_bytes());
-        }
-        if t == NumType::F32 {
-            return Ok(out);
-        }
-        return crate::convert_to_vec(NumType::F32, t, &out, Rounding::Rne, false);
-    }
-    let scale = if kind == SampleKind::Uniform { 1000.0 } else { 1.0 };
-    for v in values.take(count) {
-        out.extend_from_slice(&((v * scale) as i64).to_le_bytes()[..size]);
-    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = out
+            .chunks_mut(per * size)
+            .enumerate()
+            .map(|(i, part)| s.spawn(move || sample_into(t, (i * per) as u64, seed, kind, part)))
+            .collect();
+        handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })?;
     Ok(out)
 }
 
@@ -112,5 +236,54 @@ mod tests {
         let f = sample(NumType::F32, 4, 0, SampleKind::Ramp).unwrap();
         assert_eq!(f32::from_le_bytes([f[12], f[13], f[14], f[15]]), 3.0);
         assert_eq!(sample(NumType::F8E4M3, 33, 1, SampleKind::Bits).unwrap().len(), 33);
+    }
+
+    #[test]
+    fn any_block_equals_the_same_elements_of_the_whole_sample() {
+        for t in [NumType::Bf16, NumType::F16, NumType::F32, NumType::F8E4M3, NumType::I32, NumType::U8, NumType::I64] {
+            for kind in [SampleKind::Uniform, SampleKind::Ramp, SampleKind::Bits] {
+                let whole = sample(t, 5000, 42, kind).unwrap();
+                for (first, len) in [(0usize, 1usize), (1, 4097), (2047, 2), (2048, 2049), (4999, 1), (3, 0)] {
+                    let mut part = vec![0u8; len * t.size()];
+                    sample_into(t, first as u64, 42, kind, &mut part).unwrap();
+                    assert_eq!(part, whole[first * t.size()..(first + len) * t.size()], "{t:?} {kind:?} {first}");
+                }
+            }
+        }
+        assert!(sample_into(NumType::Bf16, 0, 1, SampleKind::Uniform, &mut [0u8; 3]).is_err());
+        let whole = sample(NumType::Bf16, 3 * PASS + 5, 8, SampleKind::Uniform).unwrap();
+        for threads in [1, 2, 3, 7] {
+            assert_eq!(sample_par(NumType::Bf16, 3 * PASS + 5, 8, SampleKind::Uniform, threads).unwrap(), whole);
+        }
+    }
+
+    #[test]
+    fn uniform_values_are_the_formula_of_the_counter_bits() {
+        // Element i's fp32 value from the module's formula, written out here independently.
+        let f = sample(NumType::F32, 3000, 9, SampleKind::Uniform).unwrap();
+        let mut sum = 0.0f64;
+        for (i, c) in f.chunks_exact(4).enumerate() {
+            let v = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let (k0, k1) = keys(9, 0);
+            let x = fmix32(fmix32(i as u32 ^ k0) ^ k1);
+            let want = ((x >> 8) as f64 * 2.0 + 1.0 - 16_777_216.0) / 16_777_216.0;
+            assert_eq!(f64::from(v), want, "{i}");
+            assert!(v > -1.0 && v < 1.0 && v != 0.0);
+            sum += f64::from(v);
+        }
+        // Roughly centred: |mean| of 3000 uniforms on (−1, 1) is far below 0.1.
+        assert!((sum / 3000.0).abs() < 0.1, "{sum}");
+        // Elements past 2³² take the keys of their high half.
+        let mut far = [0u8; 8];
+        sample_into(NumType::F32, (1u64 << 32) + 5, 9, SampleKind::Uniform, &mut far).unwrap();
+        let (k0, k1) = keys(9, 1);
+        let x = fmix32(fmix32(5 ^ k0) ^ k1);
+        assert_eq!(f32::from_le_bytes([far[0], far[1], far[2], far[3]]), uniform_of(x));
+        // Integers: trunc(1000 v), computed in f64 here.
+        let ints = sample(NumType::I32, 3000, 9, SampleKind::Uniform).unwrap();
+        for (c, fc) in ints.chunks_exact(4).zip(f.chunks_exact(4)) {
+            let v = f64::from(f32::from_le_bytes([fc[0], fc[1], fc[2], fc[3]]));
+            assert_eq!(i32::from_le_bytes([c[0], c[1], c[2], c[3]]), (1000.0 * v).trunc() as i32);
+        }
     }
 }

@@ -11,7 +11,7 @@ use crate::numbers::{Outputs, bytes};
 /// --json`'s object. `algo_file` is a user's MSCCL XML schedule, (name, text), run instead of
 /// `algo` (as `cce allreduce --algo-file`).
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact"))]
 #[allow(clippy::too_many_arguments, reason = "the Python keywords")]
 pub(crate) fn allreduce<'py>(
     py: Python<'py>,
@@ -26,7 +26,9 @@ pub(crate) fn allreduce<'py>(
     compress: Option<String>,
     ranks_per_node: Option<u64>,
     algo_file: Option<(String, String)>,
+    check: &str,
 ) -> PyResult<Outputs<'py>> {
+    let check = check.parse().map_err(|e: String| api_error(py, cce_api::ApiError::Input(format!("check={e}"))))?;
     let dt = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let algo_file = algo_file
         .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
@@ -40,11 +42,12 @@ pub(crate) fn allreduce<'py>(
         compress,
         ranks_per_node,
         algo_file,
+        check,
         ..AllreduceParams::new(inputs.len() as u64, algo, op, dt(dtype)?)
     };
     // The collective keeps its own copy of every rank's buffer (each rank owns its memory).
     let owned: Vec<Vec<u8>> = inputs.iter().map(|a| Ok(bytes(py, a)?.to_vec())).collect::<PyResult<_>>()?;
-    let result = detached(py, || cce_api::allreduce(&params, &owned))?.map_err(|e| api_error(py, e))?;
+    let result = detached(py, || cce_api::allreduce_owned(&params, owned))?.map_err(|e| api_error(py, e))?;
     let stats = to_py(py, &result.to_json())?;
     let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
     Ok((outs, stats))

@@ -369,6 +369,14 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         ),
         (
             with(
+                &["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "8"],
+                &["--check", "some"],
+            ),
+            "'some': expected exact or none",
+            2,
+        ),
+        (
+            with(
                 &["allreduce", "--ranks", "2", "--algo", "ring", "--op", "mul", "--dtype", "bf16", "--elems", "8"],
                 &[],
             ),

@@ -314,12 +314,26 @@ pub struct MpiReport {
 }
 
 /// Measures this process's outputs (taken out of `run`) against the exact reduction — every
-/// rank's input made by `input`, one at a time — and combines every process's measures and
-/// counts on process 0 (`None` on the others); a collective call of every process.
-pub fn report(cfg: &Config, run: &mut MpiRun, input: &dyn Fn(usize) -> Vec<u8>) -> Option<MpiReport> {
-    use crate::metrics::{Metrics, exact_streaming, measure_parts};
+/// rank's input read from `source` block by block (crate::metrics::measure_parts: constant
+/// memory) — and combines every process's measures and counts on process 0 (`None` on the
+/// others); a collective call of every process. An input that cannot be read ends the job.
+/// With [`crate::metrics::Check::None`] nothing is measured (the metrics stay zero).
+pub fn report(
+    cfg: &Config,
+    run: &mut MpiRun,
+    source: &dyn crate::metrics::InputSource,
+    check: crate::metrics::Check,
+) -> Option<MpiReport> {
+    use crate::metrics::{Metrics, check_threads, measure_parts};
     let local: Vec<Vec<u8>> = run.ranks.iter().map(|&q| std::mem::take(&mut run.outcome.outputs[q])).collect();
-    let parts = measure_parts(cfg, &exact_streaming(cfg, input), &local);
+    let outs: Vec<&[u8]> = local.iter().map(Vec::as_slice).collect();
+    // The processes share this host's threads.
+    let threads = check_threads().div_ceil(run.processes.max(1));
+    let parts = match check {
+        crate::metrics::Check::Exact => measure_parts(cfg, source, &outs, threads)
+            .unwrap_or_else(|e| abort_job(&format!("the error check could not read an input: {e}"))),
+        crate::metrics::Check::None => crate::metrics::MetricParts::default(),
+    };
     let first_hash = local.first().map_or(0, |b| cce_format::ringfile::fnv1a64(b));
     let (m, o) = (&parts.metrics, &run.outcome);
     let mine = |f: &dyn Fn(&super::RankCounts) -> u64| -> u64 { run.ranks.iter().map(|&q| f(&o.ranks[q])).sum() };
