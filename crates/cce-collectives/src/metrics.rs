@@ -276,9 +276,11 @@ pub fn measure_parts(
     let all_reduce = cfg.collective == Collective::AllReduce;
     let Some(t) = NumType::from_sdma(cfg.dtype).ok().filter(|_| all_reduce) else {
         // No values (fp32r), or a partial buffer whose exact value is the caller's to check.
-        let ranks_identical =
-            outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter;
-        return Ok(MetricParts { metrics: Metrics { ranks_identical, ..Metrics::default() }, ..MetricParts::default() });
+        let ranks_identical = outputs.windows(2).all(|w| w[0] == w[1]) || cfg.collective == Collective::ReduceScatter;
+        return Ok(MetricParts {
+            metrics: Metrics { ranks_identical, ..Metrics::default() },
+            ..MetricParts::default()
+        });
     };
     let n = outputs.iter().map(|o| o.len() / t.size()).min().unwrap_or(0);
     let r = cfg.ranks as f64;
