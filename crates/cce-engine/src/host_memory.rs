@@ -87,7 +87,7 @@ impl<'a> HostMemory<'a> {
             return Err(MemError::Budget { want, budget: self.budget });
         }
         let len_usize = usize::try_from(len).map_err(|_| MemError::Budget { want, budget: self.budget })?;
-        self.insert(base, len, Region::Owned(vec![0; len_usize]))?;
+        self.insert(base, len, Region::Owned(cce_numerics::buffer::zeroed(len_usize)))?;
         self.used = want;
         Ok(())
     }

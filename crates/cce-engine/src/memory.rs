@@ -148,7 +148,7 @@ impl PagedMemory {
         let mut v = Vec::with_capacity(pages as usize);
         for i in 0..pages {
             let size = (len - i * PAGE).min(PAGE) as usize;
-            v.push(vec![0u8; size].into_boxed_slice());
+            v.push(cce_numerics::buffer::zeroed(size).into_boxed_slice());
         }
         self.regions.insert(base, Region { len, pages: v });
         self.used += len;
@@ -386,7 +386,7 @@ type SharedRegion = std::sync::Arc<SharedBuf>;
 /// `len` zero bytes, every 4 KiB page written once: resident now, so the engine that writes
 /// them later does not page-fault inside its run.
 fn touched_zeros(len: usize) -> Box<[u8]> {
-    let mut v = vec![0u8; len].into_boxed_slice();
+    let mut v = cce_numerics::buffer::zeroed(len).into_boxed_slice();
     // Through black_box, so the stores of zero into zeroed memory are not optimised away.
     let pages = std::hint::black_box(&mut v[..]);
     for i in (0..len).step_by(4096) {

@@ -13,7 +13,9 @@
 //!   points on raw little-endian byte buffers;
 //! - [`sample`]: deterministic test arrays (`cce gen`), counter-based: any block made alone;
 //! - [`check`]: the error check's block kernels (the exact reduction in f64, an output's errors);
-//! - `bench` (feature `std`): the `cce bench numerics` runner.
+//! - [`gce`]: the gradient-compression codec (MODEL), element loops and vector kernels;
+//! - `bench` (feature `std`): the `cce bench numerics` runner;
+//! - `buffer` (feature `std`): large zeroed buffers the OS may map with huge pages.
 //!
 //! ## Guarantees
 //! - Conversions follow ml_dtypes: RNE, overflow → ±inf (NaN for e4m3fn), NaN keeps its sign,
@@ -24,12 +26,13 @@
 //! - FMA is fused: one rounding into the accumulate dtype per step (checked against exact
 //!   rational arithmetic).
 //! - No input panics: every shape problem is a [`NumericsError`].
-//! - `unsafe` only in the private `simd` modules (runtime CPU-feature dispatch, one file per
-//!   ISA family, and the hand-written kernels: the AVX-512 fp8 table decoders, encoder and
-//!   fused ADD, the AVX-512 and AVX2 register-resident ADD into bf16 and fp16), each block with a
-//!   `// SAFETY:` comment; a portable copy of every kernel gives the same bits where the CPU
-//!   features are missing (tested against it on every pattern class). [`kernel_name`] says
-//!   which kernel a call takes.
+//! - `unsafe` only in `buffer` (one `madvise`) and the private `simd` modules (runtime
+//!   CPU-feature dispatch, one file per ISA family, and the hand-written kernels: the AVX-512
+//!   fp8 table decoders, encoder and fused ADD, the AVX-512 and AVX2 register-resident ADD
+//!   into bf16 and fp16, the GCE codec's compress and expand, the error check's measures),
+//!   each block with a `// SAFETY:` comment; a portable copy of every kernel gives the same
+//!   bits where the CPU features are missing (tested against it on every pattern class).
+//!   [`kernel_name`] says which kernel a call takes.
 //!
 //! ## Example
 //! ```
@@ -51,6 +54,8 @@ extern crate std;
 
 #[cfg(feature = "std")]
 pub mod bench;
+#[cfg(feature = "std")]
+pub mod buffer;
 pub mod check;
 pub mod error;
 mod fast;

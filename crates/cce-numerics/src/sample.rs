@@ -190,7 +190,7 @@ pub fn sample_par(
     threads: usize,
 ) -> Result<Vec<u8>, NumericsError> {
     let size = t.size();
-    let mut out = vec![0u8; count * size];
+    let mut out = crate::buffer::zeroed(count * size);
     // Stretches of whole passes, so no thread's last pass is cut short.
     let per = count.div_ceil(threads.max(1)).div_ceil(PASS) * PASS;
     if per == 0 || per >= count {
