@@ -507,21 +507,41 @@ pub(super) fn run_blocks(
     let (reports, step_walls): (Vec<RunReport>, Vec<Vec<(f64, f64)>>) = (0..cfg.ranks)
         .map(|q| if here(q) { results.next().and_then(Result::ok).unwrap_or_default() } else { Default::default() })
         .unzip();
-    let mut outputs = Vec::with_capacity(cfg.ranks);
-    for q in 0..cfg.ranks {
-        if !here(q) {
-            outputs.push(Vec::new());
-            continue;
+    // Each output gathered from its buffers, each buffer unmapped once copied out (the outputs
+    // take the buffers' place), on this host's threads: the copy and the new pages' faults cost
+    // more than the run. An output is allocated as a huge-page buffer.
+    let is_here: Vec<bool> = (0..cfg.ranks).map(here).collect();
+    let gather = |q: usize| -> Vec<u8> {
+        if !is_here[q] {
+            return Vec::new();
         }
         let mem = &mems[group[q]];
-        // Each buffer unmapped once copied out: the outputs take the buffers' place.
-        let mut out = Vec::with_capacity(bytes as usize);
+        let mut out = cce_numerics::buffer::zeroed(bytes as usize);
+        let mut len = 0;
         for (a, keep) in low.outputs(cfg, q) {
             let chunk = mem.take_region(a).unwrap_or_default();
-            out.extend_from_slice(&chunk[..(keep as usize).min(chunk.len())]);
+            let part = &chunk[..(keep as usize).min(chunk.len())];
+            if out.len() < len + part.len() {
+                out.resize(len + part.len(), 0);
+            }
+            out[len..len + part.len()].copy_from_slice(part);
+            len += part.len();
         }
-        outputs.push(out);
-    }
+        out.truncate(len);
+        out
+    };
+    let mut outputs: Vec<Vec<u8>> = vec![Vec::new(); cfg.ranks];
+    let per = cfg.ranks.div_ceil(std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+    std::thread::scope(|s| {
+        for (i, part) in outputs.chunks_mut(per).enumerate() {
+            let gather = &gather;
+            s.spawn(move || {
+                for (j, out) in part.iter_mut().enumerate() {
+                    *out = gather(i * per + j);
+                }
+            });
+        }
+    });
     let inputs = (0..cfg.ranks)
         .map(|q| match kept[q].take() {
             _ if !here(q) => Vec::new(),
