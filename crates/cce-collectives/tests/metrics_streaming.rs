@@ -140,7 +140,7 @@ fn float_runs_measure_as_the_element_by_element_oracle() {
     for dtype in [SdmaDtype::Bf16, SdmaDtype::Fp16, SdmaDtype::Fp32, SdmaDtype::Fp8E4] {
         for op in [RedOp::Add, RedOp::Avg, RedOp::Min, RedOp::Max] {
             for (algo, ranks) in [(Algo::Ring, 5), (Algo::Mesh, 3)] {
-                let cfg = Config::new(ranks, algo, op, dtype, SIZES[(ranks % 2) as usize]);
+                let cfg = Config::new(ranks, algo, op, dtype, SIZES[ranks % 2]);
                 let inputs = metrics::generate(&cfg, 11);
                 let o = allreduce::run(&cfg, &inputs).unwrap();
                 check_run(&cfg, 11, &o.outputs, &format!("{dtype:?} {op:?} {algo:?}"));

@@ -11,6 +11,9 @@ use crate::memory::{MemError, Memory};
 /// Queues one engine serves (see [`cce_format::limits::MAX_QUEUES`]).
 pub use cce_format::limits::MAX_QUEUES;
 const LOOKAHEAD: usize = packet::MAX_PACKET_DESCRIPTORS;
+/// Descriptors of each ring a packet's parse reads first ([`Engine::read_packet`]); most
+/// packets (every GCE packet) end well before.
+const PEEK: usize = 16;
 
 /// Why a queue stopped.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -381,14 +384,59 @@ impl<M: Memory> Engine<M> {
         }
     }
 
-    /// Reads up to `count` descriptors of a ring from program index `start`.
+    /// Reads and parses the packet at the heads: `tx` and `rx` are (head, descriptors
+    /// available, at most the look-ahead). The first [`PEEK`] descriptors of each ring are read
+    /// and parsed first, as a queue that may still grow (`parse_packet_at`'s `more_tx`); when
+    /// that parse succeeds with the packet's tx words ending before the last word read, the
+    /// parser has read only words that every longer read holds too, and already looked one
+    /// past the packet, so parsing everything available gives the same packet. Otherwise (or
+    /// when nothing more is available) everything available is read and parsed, with the
+    /// queue's own `tx_may_grow`. Returns the words read and the parse.
+    fn read_packet(
+        &self,
+        cfg: QueueConfig,
+        (tx_head, avail_tx): (u64, usize),
+        (rx_head, avail_rx): (u64, usize),
+        tx_may_grow: bool,
+    ) -> Result<ReadPacket, FaultReason> {
+        let (peek_tx, peek_rx) = (avail_tx.min(PEEK), avail_rx.min(PEEK));
+        if peek_tx < avail_tx || peek_rx < avail_rx {
+            let tx = self.read_ring(cfg.tx_ring, cfg.ring_size, tx_head, peek_tx);
+            let rx = self.read_ring(cfg.rx_ring, cfg.ring_size, rx_head, peek_rx);
+            if let (Ok(tx), Ok(rx)) = (tx, rx) {
+                match packet::parse_packet_at(&tx, &rx, true) {
+                    Ok(parsed) if parsed.tx_kinds.len() < tx.len() => return Ok((tx, rx, parsed)),
+                    _ => {}
+                }
+            }
+        }
+        let tx = self.read_ring(cfg.tx_ring, cfg.ring_size, tx_head, avail_tx)?;
+        let rx = self.read_ring(cfg.rx_ring, cfg.ring_size, rx_head, avail_rx)?;
+        let parsed = packet::parse_packet_at(&tx, &rx, tx_may_grow)?;
+        Ok((tx, rx, parsed))
+    }
+
+    /// Reads up to `count` descriptors of a ring from program index `start`: one memory read
+    /// per stretch of slots that does not wrap (a packet is served one at a time and looks
+    /// up to [`LOOKAHEAD`] descriptors ahead, so a read per slot cost more than a GCE packet's
+    /// codec). A stretch that cannot be read whole is read slot by slot, so the error names the
+    /// first slot that fails, as before.
     fn read_ring(&self, ring: u64, size: u32, start: u64, count: usize) -> Result<Vec<[u32; 4]>, MemError> {
+        let size = u64::from(size);
         let mut out = Vec::with_capacity(count);
-        let mut b = [0u8; 16];
-        for i in 0..count as u64 {
-            let slot = (start + i) % size as u64;
-            self.mem.read(ring + slot * 16, &mut b)?;
-            out.push(cce_format::descriptor::bytes_to_words(&b).unwrap_or_default());
+        let mut bytes = vec![0u8; count.min(size as usize) * 16];
+        let mut i = 0u64;
+        while i < count as u64 {
+            let slot = (start + i) % size;
+            let run = (count as u64 - i).min(size - slot);
+            let buf = &mut bytes[..run as usize * 16];
+            if self.mem.read(ring + slot * 16, buf).is_err() {
+                for (k, b) in buf.chunks_exact_mut(16).enumerate() {
+                    self.mem.read(ring + (slot + k as u64) * 16, b)?;
+                }
+            }
+            out.extend(buf.chunks_exact(16).map(|b| cce_format::descriptor::bytes_to_words(b).unwrap_or_default()));
+            i += run;
         }
         Ok(out)
     }
@@ -404,9 +452,8 @@ impl<M: Memory> Engine<M> {
         let avail_tx = (q.tx_tail - tx_head).min(LOOKAHEAD as u64 + 1) as usize;
         let avail_rx = (q.rx_tail - rx_head).min(LOOKAHEAD as u64) as usize;
         let tx_may_grow = !q.closed && !q.at_boundary && avail_tx as u64 == q.tx_tail - tx_head;
-        let tx = self.read_ring(cfg.tx_ring, cfg.ring_size, tx_head, avail_tx).map_err(|e| fault(e.into()))?;
-        let rx = self.read_ring(cfg.rx_ring, cfg.ring_size, rx_head, avail_rx).map_err(|e| fault(e.into()))?;
-        let parsed = packet::parse_packet_at(&tx, &rx, tx_may_grow).map_err(|e| fault(e.into()))?;
+        let (tx, rx, parsed) =
+            self.read_packet(cfg, (tx_head, avail_tx), (rx_head, avail_rx), tx_may_grow).map_err(&fault)?;
         let (ntx, nrx) = (parsed.tx_kinds.len(), parsed.rx_used);
         let geo = RingGeometry { ring_size: cfg.ring_size, initial_phase: cfg.initial_phase };
         packet::check_phases(&tx[..ntx], tx_head as usize, "tx", geo)
@@ -428,53 +475,88 @@ impl<M: Memory> Engine<M> {
             more_tx -= 1;
         }
         let more_rx = (q.rx_tail - rx_head) / nrx as u64;
-        // A GCE packet has its own header: it runs alone.
-        let max_run = if work.gce.is_some() { 1 } else { max_run };
         let limit = max_run.min(more_tx).min(more_rx).max(1);
         let limit = exec::packets_in_bounds(&self.mem, &work, limit).max(1);
-        let count = self.shifted_run(&tx[..ntx], &rx[..nrx], &work, tx_head, rx_head, limit, cfg);
+        let gradient =
+            work.gce.as_ref().and_then(|_| parsed.tx_kinds.iter().position(|k| *k == packet::DescKind::Gradient));
+        let (count, header_step) =
+            self.shifted_run(&tx[..ntx], &rx[..nrx], &work, (tx_head, rx_head), limit, cfg, gradient);
         report.decode_seconds += t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let exec = Exec { threads: self.config.threads.max(1), ..Exec::default() };
-        let (read, written) = match &work.gce {
-            Some(_) => crate::gce::execute(&mut self.mem, &work, &exec),
-            None => exec::execute(&mut self.mem, &work, count, &exec, &mut self.scratch),
-        }
-        .map_err(&fault)?;
+        // (packets done, bytes read and written, the fault of the packet after them).
+        let (done, (read, written), failed) = match &work.gce {
+            // A GCE packet has its own header: the run's packets execute one at a time, each
+            // exactly as it would alone, and one that faults stops the run there.
+            Some(_) => {
+                let (mut done, mut io, mut failed) = (0, (0, 0), None);
+                while done < count {
+                    let w = work.shifted(done, header_step);
+                    match crate::gce::execute(&mut self.mem, &w, &exec, &mut self.scratch.gce) {
+                        Ok((r, wr)) => {
+                            io = (io.0 + r, io.1 + wr);
+                            done += 1;
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                (done, io, failed)
+            }
+            None => match exec::execute(&mut self.mem, &work, count, &exec, &mut self.scratch) {
+                Ok(io) => (count, io, None),
+                Err(e) => (0, (0, 0), Some(e)),
+            },
+        };
         report.execute_seconds += t1.elapsed().as_secs_f64();
-        report.packets += count;
-        report.descriptors += count * (ntx + nrx) as u64;
+        report.packets += done;
+        report.descriptors += done * (ntx + nrx) as u64;
         report.bytes_read += read;
         report.bytes_written += written;
         let q = &mut self.queues[k];
-        q.tx_head += count * ntx as u64;
-        q.rx_head += count * nrx as u64;
-        q.packets += count;
-        q.semaphore = q.semaphore.wrapping_add(count as i32);
-        Ok(())
+        q.tx_head += done * ntx as u64;
+        q.rx_head += done * nrx as u64;
+        q.packets += done;
+        q.semaphore = q.semaphore.wrapping_add(done as i32);
+        match failed {
+            None => Ok(()),
+            Some(reason) => Err(Fault { queue: id, tx_index: q.tx_head, rx_index: q.rx_head, reason }),
+        }
     }
 
     /// How many packets from the heads (1..=`limit`) are the first one shifted by one packet
-    /// each: the same words except data-descriptor addresses (advanced by one packet per step)
-    /// and ring-id phases (which must be those of their slots). Reads the rings through one
-    /// view each where memory allows.
+    /// each: the same words except data-descriptor addresses (advanced by one packet per step),
+    /// ring-id phases (which must be those of their slots) and, in a GCE packet, the header word
+    /// (W3) of its gradient descriptor (tx index `gradient`), which may advance by a step of its
+    /// own — each GCE packet has its own header —, the same from packet to packet (the second
+    /// packet's sets it). Returns the count and the header step (0 when there is none). Reads
+    /// the rings through one view each where memory allows, else a stretch of slots per read.
     #[allow(clippy::too_many_arguments)]
     fn shifted_run(
         &self,
         tx: &[[u32; 4]],
         rx: &[[u32; 4]],
         w: &Work,
-        tx_head: u64,
-        rx_head: u64,
+        (tx_head, rx_head): (u64, u64),
         limit: u64,
         cfg: QueueConfig,
-    ) -> u64 {
+        gradient: Option<usize>,
+    ) -> (u64, u32) {
         if limit <= 1 {
-            return 1;
+            return (1, 0);
         }
         let bytes = cfg.ring_size as usize * 16;
-        let (tv, rv) = (self.mem.view(cfg.tx_ring, bytes), self.mem.view(cfg.rx_ring, bytes));
         let size = cfg.ring_size as u64;
+        let reader = |ring: u64| RingReader {
+            mem: &self.mem,
+            ring,
+            size,
+            view: self.mem.view(ring, bytes),
+            buf: Vec::new(),
+            first: 0,
+        };
         let phase_mask = (cce_format::layout::LC_RING_ID.span.mask() as u64) & 0xFFFF_FFFF;
         // Per template descriptor: (first 8 bytes without the phase, last 8 bytes, is data).
         let templ = |words: &[[u32; 4]]| -> Vec<(u64, u64, bool)> {
@@ -488,25 +570,17 @@ impl<M: Memory> Engine<M> {
                 })
                 .collect()
         };
-        let rings = [
-            (cfg.tx_ring, tv, templ(tx), tx_head, w.elems * w.in_size),
-            (cfg.rx_ring, rv, templ(rx), rx_head, w.elems * w.out_size),
+        let mut rings = [
+            (reader(cfg.tx_ring), templ(tx), tx_head, w.elems * w.in_size, gradient),
+            (reader(cfg.rx_ring), templ(rx), rx_head, w.elems * w.out_size, None),
         ];
-        let mut desc = [0u8; 16];
+        let mut header_step = None;
         for n in 1..limit {
-            for (ring, view, t, head, step) in &rings {
-                let k = head + n * t.len() as u64;
+            for (reader, t, head, step, gradient) in &mut rings {
+                let k = *head + n * t.len() as u64;
                 let (mut slot, mut lap) = (k % size, k / size);
-                for &(lo_t, hi_t, data) in t {
-                    let got: &[u8] = match view {
-                        Some(v) => &v[(slot * 16) as usize..(slot * 16 + 16) as usize],
-                        None => {
-                            if self.mem.read(ring + slot * 16, &mut desc).is_err() {
-                                return n;
-                            }
-                            &desc
-                        }
-                    };
+                for (i, &(lo_t, hi_t, data)) in t.iter().enumerate() {
+                    let Some(got) = reader.get(slot) else { return (n, header_step.unwrap_or(0)) };
                     let mut lo = [0u8; 8];
                     let mut hi = [0u8; 8];
                     lo.copy_from_slice(&got[..8]);
@@ -516,12 +590,16 @@ impl<M: Memory> Engine<M> {
                         let phase = (cfg.initial_phase as u64 + lap) & 3;
                         lo & !phase_mask == lo_t
                             && (lo & phase_mask) >> 24 == phase
-                            && hi == hi_t.wrapping_add(n * step)
+                            && hi == hi_t.wrapping_add(n * *step)
+                    } else if *gradient == Some(i) {
+                        let (w3_t, w3) = ((hi_t >> 32) as u32, (hi >> 32) as u32);
+                        let s = *header_step.get_or_insert(w3.wrapping_sub(w3_t));
+                        lo == lo_t && hi as u32 == hi_t as u32 && w3 == w3_t.wrapping_add(s.wrapping_mul(n as u32))
                     } else {
                         lo == lo_t && hi == hi_t
                     };
                     if !ok {
-                        return n;
+                        return (n, header_step.unwrap_or(0));
                     }
                     slot += 1;
                     if slot == size {
@@ -531,7 +609,7 @@ impl<M: Memory> Engine<M> {
                 }
             }
         }
-        limit
+        (limit, header_step.unwrap_or(0))
     }
 
     /// Runs the numerics on one zero element, so a spec the kernels refuse faults before any
@@ -545,5 +623,49 @@ impl<M: Memory> Engine<M> {
         let mut out = vec![0u8; out_size as usize];
         cce_numerics::reduce(spec, &srcs, &mut [out.as_mut_slice()], 0)?;
         Ok(())
+    }
+}
+
+/// A packet read from the rings: its tx and rx descriptor words and its parse.
+type ReadPacket = (Vec<[u32; 4]>, Vec<[u32; 4]>, packet::Parsed);
+
+/// Slots one memory read of [`RingReader`] takes.
+const RING_READ_SLOTS: u64 = 256;
+
+/// Descriptors of one ring for [`Engine::shifted_run`], slot by slot: through the ring's view
+/// where memory gives one, else from a stretch of up to [`RING_READ_SLOTS`] slots read at once
+/// (one slot at a time where the stretch cannot be read).
+struct RingReader<'m, M: Memory> {
+    mem: &'m M,
+    ring: u64,
+    size: u64,
+    view: Option<&'m [u8]>,
+    /// The slots read, from `first`.
+    buf: Vec<u8>,
+    first: u64,
+}
+
+impl<M: Memory> RingReader<'_, M> {
+    /// Slot `slot`'s 16 bytes; `None` where memory cannot give them.
+    fn get(&mut self, slot: u64) -> Option<[u8; 16]> {
+        let at = (slot * 16) as usize;
+        if let Some(v) = self.view {
+            return v.get(at..at + 16)?.try_into().ok();
+        }
+        let held = (self.buf.len() / 16) as u64;
+        if slot < self.first || slot >= self.first + held {
+            let n = RING_READ_SLOTS.min(self.size.saturating_sub(slot)).max(1);
+            self.buf.resize(n as usize * 16, 0);
+            if self.mem.read(self.ring + slot * 16, &mut self.buf).is_err() {
+                self.buf.resize(16, 0);
+                if self.mem.read(self.ring + slot * 16, &mut self.buf).is_err() {
+                    self.buf.clear();
+                    return None;
+                }
+            }
+            self.first = slot;
+        }
+        let at = ((slot - self.first) * 16) as usize;
+        self.buf.get(at..at + 16)?.try_into().ok()
     }
 }

@@ -25,6 +25,25 @@ pub(crate) struct Work {
     pub(crate) gce: Option<crate::gce::GceWork>,
 }
 
+impl Work {
+    /// Packet `p` of a run of this packet: every stream `p` packets further on and, for a GCE
+    /// packet, the header word `p` header steps further on (wrapping in its 32 bits, as the
+    /// descriptors' words do). The caller checked that the run's packets are in bounds.
+    pub(crate) fn shifted(&self, p: u64, header_step: u32) -> Work {
+        let mut w = self.clone();
+        for a in &mut w.srcs {
+            *a += p * self.elems * self.in_size;
+        }
+        for a in &mut w.dsts {
+            *a += p * self.elems * self.out_size;
+        }
+        if let Some(g) = &mut w.gce {
+            g.gce.header = g.gce.header.wrapping_add((p as u32).wrapping_mul(header_step));
+        }
+        w
+    }
+}
+
 fn num(d: SdmaDtype, role: &'static str) -> Result<NumType, FaultReason> {
     NumType::from_sdma(d).map_err(|_| FaultReason::Dtype { role, dtype: d.name() })
 }
@@ -224,9 +243,10 @@ pub(crate) fn execute(
     Ok((total * w.in_size * w.srcs.len() as u64, out_bytes * w.dsts.len() as u64))
 }
 
-/// Reusable buffers for the copying path.
+/// Reusable buffers for the copying path and the GCE packets.
 #[derive(Default)]
 pub(crate) struct Scratch {
     srcs: Vec<Vec<u8>>,
     out: Vec<u8>,
+    pub(crate) gce: crate::gce::GceScratch,
 }

@@ -13,6 +13,9 @@
 //!   header with its scale table at the header address; decompressing writes the values in the
 //!   output dtype (rounded to nearest even from the exact decoded f32).
 //! - Deterministic and independent of threads: the codec is a pure function of the values.
+//! - Per packet, the values pass through buffers the engine keeps ([`GceScratch`]): the
+//!   reduce's output, its exact widening to f32 (the crate's widening kernels) and the codec's
+//!   vector kernels (`cce_numerics::gce`), with no allocation once the buffers have grown.
 
 use cce_format::SdmaDtype;
 use cce_format::gce::{COMPRESS_BLOCK, GceHeader};
@@ -104,18 +107,43 @@ fn header_at(mem: &dyn Memory, g: &GceWork, buffer: u64, len: u64, buffers: &[(u
     Ok(addr)
 }
 
+/// The buffers GCE packets reuse from one packet to the next (one set per engine).
+#[derive(Debug, Default)]
+pub(crate) struct GceScratch {
+    /// The sources' bytes.
+    inputs: Vec<Vec<u8>>,
+    /// The reduce's output (compressing) or the output dtype's bytes (decompressing).
+    narrow: Vec<u8>,
+    /// The values as little-endian f32 bytes, the codec's side.
+    wide: Vec<u8>,
+    /// The scale table.
+    scales: Vec<u8>,
+    /// The compressed payload.
+    payload: Vec<u8>,
+    /// The header (and, compressing, its scale table after it).
+    head: Vec<u8>,
+}
+
 /// Executes one GCE packet `w` (its `gce` set): compressing, `w.spec` is the reduce (its
 /// output type the mid dtype) over `w.srcs`; decompressing, the one source is the payload.
 /// Bounds were checked. Returns the bytes read and written.
-pub(crate) fn execute(mem: &mut dyn Memory, w: &crate::exec::Work, exec: &Exec) -> Result<(u64, u64), FaultReason> {
+pub(crate) fn execute(
+    mem: &mut dyn Memory,
+    w: &crate::exec::Work,
+    exec: &Exec,
+    scratch: &mut GceScratch,
+) -> Result<(u64, u64), FaultReason> {
     let Some(g) = &w.gce else { return Err(FaultReason::Gce(GceFault::Buffer("not a GCE packet"))) };
     let (spec, srcs, dsts, elems, in_size) = (w.spec.as_ref(), &w.srcs[..], &w.dsts[..], w.elems, w.in_size);
     let n = elems as usize;
-    let mut inputs = Vec::with_capacity(srcs.len());
-    for &a in srcs {
-        let mut buf = vec![0u8; n * in_size as usize];
-        mem.read(a, &mut buf).map_err(FaultReason::Memory)?;
-        inputs.push(buf);
+    let GceScratch { inputs, narrow, wide, scales, payload, head } = scratch;
+    if inputs.len() < srcs.len() {
+        inputs.resize_with(srcs.len(), Vec::new);
+    }
+    let inputs = &mut inputs[..srcs.len()];
+    for (buf, &a) in inputs.iter_mut().zip(srcs) {
+        buf.resize(n * in_size as usize, 0);
+        mem.read(a, buf).map_err(FaultReason::Memory)?;
     }
     let read: u64 = inputs.iter().map(|b| b.len() as u64).sum();
     let own: Vec<(u64, u64)> = srcs
@@ -123,11 +151,9 @@ pub(crate) fn execute(mem: &mut dyn Memory, w: &crate::exec::Work, exec: &Exec) 
         .map(|&a| (a, elems * in_size))
         .chain(dsts.iter().map(|&d| (d, elems * g.out.size() as u64)))
         .collect();
-    let convert = |from: NumType, to: NumType, bytes: &[u8]| {
-        cce_numerics::convert_to_vec(from, to, bytes, Rounding::Rne, false).map_err(FaultReason::Numerics)
-    };
-    let f32s = |bytes: &[u8]| -> Vec<f32> {
-        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    let convert = |from: NumType, to: NumType, bytes: &[u8], out: &mut Vec<u8>| {
+        out.resize(bytes.len() / from.size() * to.size(), 0);
+        cce_numerics::convert(from, to, bytes, out, Rounding::Rne, false).map_err(FaultReason::Numerics)
     };
     match (g.gce.mode, spec) {
         (GceMode::Compress, Some(spec)) => {
@@ -137,28 +163,29 @@ pub(crate) fn execute(mem: &mut dyn Memory, w: &crate::exec::Work, exec: &Exec) 
             let at = header_at(mem, g, dsts[0], region, &own)?;
             // The reduce, rounded to the mid dtype (stochastic rounding keyed by the payload's
             // element address), then widened exactly to f32 for the codec.
-            let mut mid = vec![0u8; n * g.mid.size()];
+            narrow.resize(n * g.mid.size(), 0);
             let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-            cce_numerics::reduce_with(spec, &views, &mut [mid.as_mut_slice()], dsts[0], exec)
+            cce_numerics::reduce_with(spec, &views, &mut [narrow.as_mut_slice()], dsts[0], exec)
                 .map_err(FaultReason::Numerics)?;
-            let values = f32s(&convert(g.mid, NumType::F32, &mid)?);
-            let mut scales = vec![0u8; header.scale_count() as usize];
-            let mut payload = vec![0u8; n];
-            cce_numerics::gce::compress(&values, COMPRESS_BLOCK as usize, &mut scales, &mut payload)
+            convert(g.mid, NumType::F32, narrow.as_slice(), wide)?;
+            scales.resize(header.scale_count() as usize, 0);
+            payload.resize(n, 0);
+            cce_numerics::gce::compress_le(wide, COMPRESS_BLOCK as usize, scales, payload, exec.max_isa)
                 .map_err(|_| FaultReason::Gce(GceFault::Buffer("the codec refused the sizes")))?;
             for &d in dsts {
-                mem.write(d, &payload).map_err(FaultReason::Memory)?;
+                mem.write(d, payload).map_err(FaultReason::Memory)?;
             }
-            let mut head = header.encode().to_vec();
-            head.extend_from_slice(&scales);
-            mem.write(at, &head).map_err(FaultReason::Memory)?;
+            head.clear();
+            head.extend_from_slice(&header.encode());
+            head.extend_from_slice(scales);
+            mem.write(at, head).map_err(FaultReason::Memory)?;
             Ok((read, (n * dsts.len()) as u64 + region))
         }
         _ => {
             let at = header_at(mem, g, srcs[0], cce_format::gce::HEADER_BYTES as u64, &own)?;
-            let mut head = vec![0u8; cce_format::gce::HEADER_BYTES];
-            mem.read(at, &mut head).map_err(FaultReason::Memory)?;
-            let header = GceHeader::decode(&head).map_err(|e| FaultReason::Gce(GceFault::Header(e.to_string())))?;
+            head.resize(cce_format::gce::HEADER_BYTES, 0);
+            mem.read(at, head).map_err(FaultReason::Memory)?;
+            let header = GceHeader::decode(head).map_err(|e| FaultReason::Gce(GceFault::Header(e.to_string())))?;
             if u64::from(header.elems) != elems {
                 return Err(FaultReason::Gce(GceFault::Header(format!(
                     "it holds {} elements, the packet {elems}",
@@ -166,15 +193,14 @@ pub(crate) fn execute(mem: &mut dyn Memory, w: &crate::exec::Work, exec: &Exec) 
                 ))));
             }
             let at = header_at(mem, g, srcs[0], header.region_bytes(), &own)?;
-            let mut scales = vec![0u8; header.scale_count() as usize];
-            mem.read(at + cce_format::gce::HEADER_BYTES as u64, &mut scales).map_err(FaultReason::Memory)?;
-            let mut values = vec![0f32; n];
-            cce_numerics::gce::decompress(&scales, &inputs[0], header.block.elems() as usize, &mut values)
+            scales.resize(header.scale_count() as usize, 0);
+            mem.read(at + cce_format::gce::HEADER_BYTES as u64, scales).map_err(FaultReason::Memory)?;
+            wide.resize(4 * n, 0);
+            cce_numerics::gce::decompress_le(scales, &inputs[0], header.block.elems() as usize, wide, exec.max_isa)
                 .map_err(|_| FaultReason::Gce(GceFault::Header("its scale table does not fit the payload".into())))?;
-            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let out = convert(NumType::F32, g.out, &bytes)?;
-            mem.write(dsts[0], &out).map_err(FaultReason::Memory)?;
-            Ok((read + header.region_bytes(), out.len() as u64))
+            convert(NumType::F32, g.out, wide.as_slice(), narrow)?;
+            mem.write(dsts[0], narrow).map_err(FaultReason::Memory)?;
+            Ok((read + header.region_bytes(), narrow.len() as u64))
         }
     }
 }

@@ -19,7 +19,7 @@
 
 use alloc::vec::Vec;
 
-use crate::simd::{Caps, Kernel, detected_isa, dispatch};
+use crate::simd::{Caps, Isa, Kernel, MeasureF32, detected_isa, dispatch};
 use crate::{NumType, NumericsError, Rounding};
 
 /// How the exact reduction combines the ranks' values.
@@ -192,6 +192,21 @@ pub fn measure_block(
     bound: &ErrorBound,
     scratch: &mut OutputScratch,
 ) -> Result<BlockErrors, NumericsError> {
+    measure_block_with(exact, out, bound, scratch, detected_isa())
+}
+
+/// [`measure_block`] with the kernels capped at `max_isa`: the same result at every level
+/// (`Isa::Portable` runs the element loop alone, the reference).
+///
+/// # Errors
+/// As [`measure_block`].
+pub fn measure_block_with(
+    exact: &ExactBlock,
+    out: &[u8],
+    bound: &ErrorBound,
+    scratch: &mut OutputScratch,
+    max_isa: Isa,
+) -> Result<BlockErrors, NumericsError> {
     let t = exact.t;
     let size = t.size();
     if out.len() != exact.len * size {
@@ -212,7 +227,7 @@ pub fn measure_block(
         Got::F32(widen(t, out, &mut scratch.wide)?)
     };
     let mut job = Measure { exact: &exact.value, magnitude: &exact.magnitude, got, bound: *bound, ulp, result: None };
-    dispatch(&mut job, detected_isa());
+    dispatch(&mut job, max_isa);
     Ok(job.result.unwrap_or_default())
 }
 
@@ -318,13 +333,13 @@ impl Kernel for Accumulate<'_> {
 
 /// Eight lanes of a block's error sums.
 #[derive(Clone, Copy, Default)]
-struct Lanes {
-    max_abs: [f64; LANES],
-    max_ulp: [f64; LANES],
-    sum: [f64; LANES],
-    max_exact: [f64; LANES],
-    counted: [u64; LANES],
-    wrong: [u64; LANES],
+pub(crate) struct Lanes {
+    pub(crate) max_abs: [f64; LANES],
+    pub(crate) max_ulp: [f64; LANES],
+    pub(crate) sum: [f64; LANES],
+    pub(crate) max_exact: [f64; LANES],
+    pub(crate) counted: [u64; LANES],
+    pub(crate) wrong: [u64; LANES],
 }
 
 const LANES: usize = 8;
@@ -382,10 +397,28 @@ impl Kernel for Measure<'_> {
         match self.got {
             Got::F32(wide) => {
                 let wide = &wide[..n * 4];
-                for ((e8, m8), g8) in self.exact[..whole]
+                // The vector kernel's whole groups of eight where the CPU has one (the same
+                // lanes, the same bits), then the portable loop from there.
+                let done = match ulp {
+                    UlpRule::Float { precision, min_exp } => {
+                        let job = MeasureF32 {
+                            exact: &self.exact[..n],
+                            magnitude: &self.magnitude[..n],
+                            wide,
+                            rel: bound.rel,
+                            abs: bound.abs,
+                            scale_divisor: bound.scale_divisor,
+                            precision,
+                            min_exp,
+                        };
+                        C::measure_f32(&job, &mut lanes)
+                    }
+                    UlpRule::Integer => 0,
+                };
+                for ((e8, m8), g8) in self.exact[done..whole]
                     .chunks_exact(LANES)
-                    .zip(self.magnitude[..whole].chunks_exact(LANES))
-                    .zip(wide.chunks_exact(4 * LANES))
+                    .zip(self.magnitude[done..whole].chunks_exact(LANES))
+                    .zip(wide[4 * done..].chunks_exact(4 * LANES))
                 {
                     for j in 0..LANES {
                         let g = f32::from_le_bytes([g8[4 * j], g8[4 * j + 1], g8[4 * j + 2], g8[4 * j + 3]]);
@@ -399,8 +432,8 @@ impl Kernel for Measure<'_> {
                 }
             }
             Got::F64(got) => {
-                for i in 0..n.min(got.len()) {
-                    lanes.take(i % LANES, got[i], self.exact[i], self.magnitude[i], &bound, ulp);
+                for (i, &g) in got.iter().enumerate().take(n) {
+                    lanes.take(i % LANES, g, self.exact[i], self.magnitude[i], &bound, ulp);
                 }
             }
         }
@@ -473,6 +506,54 @@ mod tests {
                     let mag = xs.iter().fold(0.0, |a, x| a + x.abs());
                     assert!(want.to_bits() == v[i].to_bits() || (want.is_nan() && v[i].is_nan()), "{t:?} {i}");
                     assert!(mag.to_bits() == m[i].to_bits() || (mag.is_nan() && m[i].is_nan()), "{t:?} {i}");
+                }
+            }
+        }
+    }
+
+    /// The vector measure kernels give the portable loop's bits: random bit patterns (NaN,
+    /// infinities, subnormals) as outputs and inputs of every float dtype, lengths with and
+    /// without a ragged tail, sums and maxima, and bounds tight, loose and with a divisor.
+    #[test]
+    fn every_isa_measures_a_block_as_the_portable_loop_does() {
+        let bits = |b: &BlockErrors| {
+            (
+                b.max_abs_err.to_bits(),
+                b.max_ulp_err.to_bits(),
+                b.ulp_sum.to_bits(),
+                b.max_exact.to_bits(),
+                b.counted,
+                b.wrong,
+            )
+        };
+        for t in [NumType::Bf16, NumType::F16, NumType::F32, NumType::F8E4M3, NumType::F8E5M2] {
+            for (seed, n) in [(1u64, 1000usize), (2, 1003), (3, 7), (4, 4096)] {
+                let ranks: Vec<Vec<u8>> = (0..4).map(|r| bytes(seed * 10 + r, n * t.size())).collect();
+                for combine in [Combine::Sum, Combine::Max] {
+                    for divisor in [1.0, 4.0] {
+                        let mut e = ExactBlock::new(t, combine);
+                        e.start(n);
+                        for r in &ranks {
+                            e.add(r).unwrap();
+                        }
+                        e.finish(divisor);
+                        // Outputs: a random pattern, and the first rank's input (near-exact
+                        // where one rank dominates).
+                        for out in [bytes(seed * 10 + 7, n * t.size()), ranks[0].clone()] {
+                            for bound in [
+                                ErrorBound { rel: 4.0 * 2f64.powi(-8), abs: 0.0, scale_divisor: divisor },
+                                ErrorBound { rel: 0.0, abs: 1e-3, scale_divisor: divisor },
+                                ErrorBound { rel: 0.5, abs: 1.0, scale_divisor: 1.0 },
+                            ] {
+                                let mut s = OutputScratch::default();
+                                let want = bits(&measure_block_with(&e, &out, &bound, &mut s, Isa::Portable).unwrap());
+                                for isa in [Isa::Avx2, Isa::Avx512] {
+                                    let got = bits(&measure_block_with(&e, &out, &bound, &mut s, isa).unwrap());
+                                    assert_eq!(got, want, "{t:?} n {n} {combine:?} {bound:?} {isa:?}");
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -49,9 +49,19 @@
 //! between `x` and `q · 2^E`, so it is only closer. Non-finite elements come back as
 //! themselves (inf with its sign; NaN as a NaN with its sign).
 //!
+//! ## Kernels
+//! [`compress`] and [`decompress`] run the element loops written here (the reference) or, on
+//! x86-64 CPUs with AVX2 or AVX-512 (chosen at run time, as the reduce kernels are), vector
+//! kernels over whole blocks whose size is a multiple of 16 — every size a GCE header names —
+//! with the element loop for the rest. The kernels give the element loops' bytes and bits for
+//! every input (tested on every level: `tests/gce_isa.rs`); [`compress_with`] and
+//! [`decompress_with`] cap the level (`Isa::Portable` runs the element loops alone), and
+//! [`kernel_level`] names the one a call takes. [`compress_le`] and [`decompress_le`] take
+//! and give the f32 values as little-endian bytes, the layout of the engine's buffers.
+//!
 //! ## Guarantees
-//! - Pure and deterministic: the bytes depend only on the values and the block size; no
-//!   threads, no allocation except [`compress_to_vec`].
+//! - Pure and deterministic: the bytes depend only on the values and the block size, never on
+//!   the CPU's SIMD level; no threads, no allocation except [`compress_to_vec`].
 //! - No panics: every buffer-size mismatch and a zero block size is a [`GceError`].
 //! - Checked byte for byte and bit for bit against an independent numpy + ml_dtypes reference
 //!   (`scripts/gce_ref.py`, `tests/gce_ref.rs`) on every kind of block, every block size, and
@@ -73,6 +83,7 @@
 //! ```
 
 use crate::float::{decode, pow2, round_exact};
+use crate::simd::{Caps, Isa, Kernel, dispatch};
 use crate::types::FloatFormat;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -141,6 +152,21 @@ pub enum GceError {
         /// Payload bytes.
         expected: usize,
     },
+    /// Little-endian input bytes that are not whole f32 values ([`compress_le`]).
+    #[error("gce input has {len} bytes, not a whole number of 4-byte f32 values")]
+    InputBytes {
+        /// Bytes given.
+        len: usize,
+    },
+    /// A little-endian output that does not hold four bytes per payload byte
+    /// ([`decompress_le`]).
+    #[error("gce output has {got} bytes, expected four per payload byte: {expected}")]
+    OutputBytes {
+        /// Bytes given.
+        got: usize,
+        /// Four times the payload bytes.
+        expected: usize,
+    },
 }
 
 /// Scale bytes for `elems` values in blocks of `block`: `ceil(elems / block)`.
@@ -152,9 +178,13 @@ pub fn scale_count(elems: usize, block: usize) -> Result<usize, GceError> {
 /// `amax ≤ 57344 · 2^E`, at least −127, where `amax` is the largest finite `|x|`; −127 when the
 /// block has no finite nonzero element (or is empty).
 pub fn scale_exponent(block: &[f32]) -> i32 {
-    // Finite magnitudes order like their bit patterns.
-    let amax = block.iter().map(|x| x.to_bits() & 0x7FFF_FFFF).filter(|&a| a < F32_INF).max().unwrap_or(0);
-    amax_scale_exponent(amax)
+    amax_scale_exponent(finite_amax(block.iter().copied()))
+}
+
+/// The largest finite magnitude's bits (0 for none): finite magnitudes order like their bit
+/// patterns.
+fn finite_amax(values: impl Iterator<Item = f32>) -> u32 {
+    values.map(|x| x.to_bits() & 0x7FFF_FFFF).filter(|&a| a < F32_INF).max().unwrap_or(0)
 }
 
 /// [`scale_exponent`] of one magnitude's bits `a` (finite, sign clear).
@@ -250,22 +280,40 @@ pub fn bound(x: f32, scale_exponent: i32) -> f64 {
 
 /// Compresses `values` in blocks of `block`: one scale byte per block into `scales`
 /// (`ceil(len / block)` bytes), one e5m2 byte per value into `payload` (`len` bytes). Errors on
-/// a zero block or a wrong buffer size, before writing anything.
+/// a zero block or a wrong buffer size, before writing anything. The best kernel this CPU has
+/// ([`compress_with`] at [`Isa::Avx512`]).
 pub fn compress(values: &[f32], block: usize, scales: &mut [u8], payload: &mut [u8]) -> Result<(), GceError> {
-    let expected = scale_count(values.len(), block)?;
-    if scales.len() != expected {
-        return Err(GceError::ScaleCount { got: scales.len(), expected, elems: values.len(), block });
+    compress_with(values, block, scales, payload, Isa::Avx512)
+}
+
+/// [`compress`] with the kernels capped at `max_isa`: the same bytes at every level;
+/// `Isa::Portable` runs the element loop alone (the reference).
+pub fn compress_with(
+    values: &[f32],
+    block: usize,
+    scales: &mut [u8],
+    payload: &mut [u8],
+    max_isa: Isa,
+) -> Result<(), GceError> {
+    check_compress(values.len(), block, scales, payload)?;
+    compress_checked(Values::F32(values), block, scales, payload, max_isa);
+    Ok(())
+}
+
+/// [`compress_with`] of f32 values given as little-endian bytes (four per value), as the
+/// engine holds them. Errors as [`compress`], and on bytes that are not whole values.
+pub fn compress_le(
+    values: &[u8],
+    block: usize,
+    scales: &mut [u8],
+    payload: &mut [u8],
+    max_isa: Isa,
+) -> Result<(), GceError> {
+    if values.len() % 4 != 0 {
+        return Err(GceError::InputBytes { len: values.len() });
     }
-    if payload.len() != values.len() {
-        return Err(GceError::PayloadLength { got: payload.len(), expected: values.len() });
-    }
-    for ((xs, s), qs) in values.chunks(block).zip(scales.iter_mut()).zip(payload.chunks_mut(block)) {
-        let e = scale_exponent(xs);
-        *s = scale_byte(e);
-        for (x, q) in xs.iter().zip(qs) {
-            *q = encode_element(*x, e);
-        }
-    }
+    check_compress(values.len() / 4, block, scales, payload)?;
+    compress_checked(Values::Le(values), block, scales, payload, max_isa);
     Ok(())
 }
 
@@ -280,21 +328,215 @@ pub fn compress_to_vec(values: &[f32], block: usize) -> Result<(Vec<u8>, Vec<u8>
 /// Decompresses `payload` (one e5m2 byte per value, in blocks of `block`, each block scaled by
 /// its byte of `scales`) into `out` (one f32 per payload byte). Any scale byte is accepted
 /// (`E = byte − 127`). Errors on a zero block or a wrong buffer size, before writing anything.
+/// The best kernel this CPU has ([`decompress_with`] at [`Isa::Avx512`]).
 pub fn decompress(scales: &[u8], payload: &[u8], block: usize, out: &mut [f32]) -> Result<(), GceError> {
-    let expected = scale_count(payload.len(), block)?;
-    if scales.len() != expected {
-        return Err(GceError::ScaleCount { got: scales.len(), expected, elems: payload.len(), block });
-    }
+    decompress_with(scales, payload, block, out, Isa::Avx512)
+}
+
+/// [`decompress`] with the kernels capped at `max_isa`: the same bits at every level;
+/// `Isa::Portable` runs the element loop alone (the reference).
+pub fn decompress_with(
+    scales: &[u8],
+    payload: &[u8],
+    block: usize,
+    out: &mut [f32],
+    max_isa: Isa,
+) -> Result<(), GceError> {
+    check_scales(scales, payload.len(), block)?;
     if out.len() != payload.len() {
         return Err(GceError::OutputLength { got: out.len(), expected: payload.len() });
     }
-    for ((s, qs), ys) in scales.iter().zip(payload.chunks(block)).zip(out.chunks_mut(block)) {
-        let e = scale_exponent_of_byte(*s);
-        for (q, y) in qs.iter().zip(ys) {
-            *y = decode_element(*q, e);
+    decompress_checked(scales, payload, block, Out::F32(out), max_isa);
+    Ok(())
+}
+
+/// [`decompress_with`] into little-endian f32 bytes (four per payload byte), as the engine
+/// holds them. Errors as [`decompress`], the output counted in bytes.
+pub fn decompress_le(
+    scales: &[u8],
+    payload: &[u8],
+    block: usize,
+    out: &mut [u8],
+    max_isa: Isa,
+) -> Result<(), GceError> {
+    check_scales(scales, payload.len(), block)?;
+    let expected = payload.len().saturating_mul(4);
+    if out.len() != expected {
+        return Err(GceError::OutputBytes { got: out.len(), expected });
+    }
+    decompress_checked(scales, payload, block, Out::Le(out), max_isa);
+    Ok(())
+}
+
+/// The code path [`compress_with`] and [`decompress_with`] take at `max_isa` on this machine,
+/// for a block size that is a multiple of 16: `avx512` or `avx2` (the vector kernels), or
+/// `portable` (the element loops, which also run every other block size and a partial last
+/// block).
+pub fn kernel_level(max_isa: Isa) -> &'static str {
+    struct Probe(&'static str);
+    impl Kernel for Probe {
+        fn run<C: Caps>(&mut self) {
+            self.0 = if C::GCE { C::LEVEL } else { "portable" };
         }
     }
+    let mut probe = Probe("portable");
+    dispatch(&mut probe, max_isa);
+    probe.0
+}
+
+/// The scale-table check shared by both directions: a nonzero block and one scale byte per
+/// block of `elems` values.
+fn check_scales(scales: &[u8], elems: usize, block: usize) -> Result<(), GceError> {
+    let expected = scale_count(elems, block)?;
+    if scales.len() != expected {
+        return Err(GceError::ScaleCount { got: scales.len(), expected, elems, block });
+    }
     Ok(())
+}
+
+/// [`compress`]'s size checks for `elems` values.
+fn check_compress(elems: usize, block: usize, scales: &[u8], payload: &[u8]) -> Result<(), GceError> {
+    check_scales(scales, elems, block)?;
+    if payload.len() != elems {
+        return Err(GceError::PayloadLength { got: payload.len(), expected: elems });
+    }
+    Ok(())
+}
+
+/// The values to compress: f32s, or their little-endian bytes.
+#[derive(Clone, Copy)]
+enum Values<'a> {
+    F32(&'a [f32]),
+    Le(&'a [u8]),
+}
+
+impl<'a> Values<'a> {
+    fn len(self) -> usize {
+        match self {
+            Values::F32(v) => v.len(),
+            Values::Le(b) => b.len() / 4,
+        }
+    }
+
+    /// Value `i` (in bounds: the caller's loops stay below [`Values::len`]).
+    fn get(self, i: usize) -> f32 {
+        match self {
+            Values::F32(v) => v[i],
+            Values::Le(b) => f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]),
+        }
+    }
+
+    /// The little-endian bytes the vector kernels read.
+    fn le_bytes(self) -> Option<&'a [u8]> {
+        match self {
+            Values::F32(v) => crate::simd::f32_le_bytes(v),
+            Values::Le(b) => Some(b),
+        }
+    }
+}
+
+/// Where decompressed values go: f32s, or their little-endian bytes.
+enum Out<'a> {
+    F32(&'a mut [f32]),
+    Le(&'a mut [u8]),
+}
+
+impl Out<'_> {
+    /// Writes value `i` (in bounds: the caller's loops stay below the payload length).
+    fn set(&mut self, i: usize, y: f32) {
+        match self {
+            Out::F32(v) => v[i] = y,
+            Out::Le(b) => b[4 * i..4 * i + 4].copy_from_slice(&y.to_le_bytes()),
+        }
+    }
+
+    /// The little-endian bytes the vector kernels write.
+    fn le_bytes(&mut self) -> Option<&mut [u8]> {
+        match self {
+            Out::F32(v) => crate::simd::f32_le_bytes_mut(v),
+            Out::Le(b) => Some(b),
+        }
+    }
+}
+
+/// The vector compressor's job: whole blocks, at the best level allowed.
+struct CompressJob<'a> {
+    src: &'a [u8],
+    block: usize,
+    scales: &'a mut [u8],
+    payload: &'a mut [u8],
+    /// Blocks the kernel did.
+    done: usize,
+}
+
+impl Kernel for CompressJob<'_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        self.done = C::gce_compress(self.src, self.block, self.scales, self.payload);
+    }
+}
+
+/// The vector expander's job: whole blocks, at the best level allowed.
+struct ExpandJob<'a> {
+    scales: &'a [u8],
+    payload: &'a [u8],
+    block: usize,
+    out: &'a mut [u8],
+    /// Blocks the kernel did.
+    done: usize,
+}
+
+impl Kernel for ExpandJob<'_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        self.done = C::gce_expand(self.scales, self.payload, self.block, self.out);
+    }
+}
+
+/// Compresses checked buffers: the vector kernel's whole blocks, then the element loop.
+fn compress_checked(values: Values<'_>, block: usize, scales: &mut [u8], payload: &mut [u8], max_isa: Isa) {
+    let done = match values.le_bytes() {
+        Some(src) if max_isa != Isa::Portable => {
+            let mut job = CompressJob { src, block, scales: &mut *scales, payload: &mut *payload, done: 0 };
+            dispatch(&mut job, max_isa);
+            job.done
+        }
+        _ => 0,
+    };
+    compress_blocks(values, block, scales, payload, done);
+}
+
+/// The element loop (the reference): blocks `first..` of checked buffers.
+fn compress_blocks(values: Values<'_>, block: usize, scales: &mut [u8], payload: &mut [u8], first: usize) {
+    let n = values.len();
+    for (b, s) in scales.iter_mut().enumerate().skip(first) {
+        let (start, end) = (b * block, (b * block).saturating_add(block).min(n));
+        let e = amax_scale_exponent(finite_amax((start..end).map(|i| values.get(i))));
+        *s = scale_byte(e);
+        for (i, q) in (start..end).zip(&mut payload[start..end]) {
+            *q = encode_element(values.get(i), e);
+        }
+    }
+}
+
+/// Decompresses checked buffers: the vector kernel's whole blocks, then the element loop.
+fn decompress_checked(scales: &[u8], payload: &[u8], block: usize, mut out: Out<'_>, max_isa: Isa) {
+    let done = match out.le_bytes() {
+        Some(bytes) if max_isa != Isa::Portable => {
+            let mut job = ExpandJob { scales, payload, block, out: bytes, done: 0 };
+            dispatch(&mut job, max_isa);
+            job.done
+        }
+        _ => 0,
+    };
+    // The element loop (the reference) for the rest.
+    for (b, s) in scales.iter().enumerate().skip(done) {
+        let e = scale_exponent_of_byte(*s);
+        let (start, end) = (b * block, (b * block).saturating_add(block).min(payload.len()));
+        for (i, q) in (start..end).zip(&payload[start..end]) {
+            out.set(i, decode_element(*q, e));
+        }
+    }
 }
 
 #[cfg(test)]

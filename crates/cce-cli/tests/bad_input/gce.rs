@@ -11,6 +11,15 @@ use crate::{Row, sv};
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     (
+        "gce input has {len} bytes",
+        "the engine gives compress_le the f32 bytes it widened itself, four per element, so the length is always \
+         whole values",
+    ),
+    (
+        "gce output has {got} bytes",
+        "the engine gives decompress_le a buffer it sized itself, four bytes per payload byte",
+    ),
+    (
         "bad gradient descriptor",
         "a descriptor is only taken as a gradient descriptor when tx_kinds found GradientDescriptor::parse \
          succeeds (otherwise \"does not fit its place\"), so the second parse cannot fail",

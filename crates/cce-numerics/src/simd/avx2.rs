@@ -1,6 +1,7 @@
 //! The AVX2 level (AVX2, FMA, F16C, BMI1, BMI2): the entry point that [`super::dispatch`]
 //! calls once the CPU has every feature, and the level's register-resident kernels: reduces into
-//! bf16, ADD into fp16, widening of bf16 into fp32 and the fused ADD of one-byte floats.
+//! bf16, ADD into fp16, widening of bf16 into fp32, the fused ADD of one-byte floats and the GCE
+//! codec's compress and expand.
 //! Compiled only for x86-64 with `std`.
 
 use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, FusedFp8, Kernel, StreamOp};
@@ -60,6 +61,21 @@ impl Caps for Avx2Caps {
         // (the feature `widen_bf16_avx2` needs). `widen_bf16_checked` checks every length
         // before it touches memory.
         unsafe { widen_bf16_checked(k, src, out) }
+    }
+    const GCE: bool = true;
+    #[inline(always)]
+    fn gce_compress(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // (the feature `gce_compress_checked` needs). It checks every length before it touches
+        // memory.
+        unsafe { gce_compress_checked(src, block, scales, payload) }
+    }
+    #[inline(always)]
+    fn gce_expand(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+        // SAFETY: only reachable from `run`, after `is_x86_feature_detected!` confirmed avx2
+        // and f16c (the features `gce_expand_checked` needs). It checks every length before it
+        // touches memory.
+        unsafe { gce_expand_checked(scales, payload, block, out) }
     }
 }
 
@@ -692,4 +708,149 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
         off += 64;
     }
     end
+}
+
+/// Checks a [`Caps::gce_compress`] call and runs [`gce_compress_avx2`] on its whole blocks;
+/// returns the blocks done (0 when the call does not qualify, see `super::gce_call`).
+///
+/// # Safety
+/// The CPU must have avx2.
+#[target_feature(enable = "avx2")]
+unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+    let blocks = super::gce_call(src, payload, scales, block);
+    // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
+    // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
+    // `blocks` (checked by `gce_call`); the slices outlive the call.
+    unsafe { gce_compress_avx2(src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
+    blocks
+}
+
+/// The AVX2 GCE compressor: the AVX-512 kernel's steps (see `gce_compress_avx512` in the
+/// AVX-512 level) on 256-bit vectors, 16 values (two vectors) per step. Masks are compare
+/// vectors: the magnitudes are below 2^31, so the signed compares are the unsigned ones.
+/// The 16 encodings of a step become bytes by two unsigned-saturating packs (every code fits)
+/// and one dword permute that undoes their in-lane order.
+///
+/// # Safety
+/// The CPU must have avx2; `src` reads `blocks · steps · 64` bytes, `payload` writes
+/// `blocks · steps · 16` and `scales` writes `blocks`.
+#[target_feature(enable = "avx2")]
+unsafe fn gce_compress_avx2(src: *const u8, steps: usize, blocks: usize, scales: *mut u8, payload: *mut u8) {
+    use core::arch::x86_64::*;
+    let splat = |v: u32| _mm256_set1_epi32(v as i32);
+    let zero = _mm256_setzero_si256();
+    let abs = splat(0x7fff_ffff);
+    let inf = splat(0x7f80_0000);
+    let carry = splat(0x1f_ffff);
+    let byte_bias = splat(15);
+    let exp_254 = splat(254);
+    // e5m2's `Fp8Enc` constants: 21 dropped mantissa bits, rebias (127 - 15) << 23.
+    let bias_c = splat(0xf_ffffu32.wrapping_sub(112 << 23));
+    let small_lim = splat(113 << 23);
+    let magic = splat(134 << 23);
+    let magic_f = _mm256_castsi256_ps(magic);
+    let one = splat(1);
+    let q_inf = splat(0x7c);
+    let q_nan = splat(0x7e);
+    let sign_bit = splat(0x80);
+    // Dword order after the two packs: (v0 0..4, v1 0..4, dup, dup | v0 4..8, v1 4..8, dup, dup).
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5);
+    for b in 0..blocks {
+        let at = b * steps * 2;
+        // SAFETY: `(at + v) · 32 + 32 <= blocks · steps · 64` bytes the caller made readable;
+        // unaligned loads.
+        let load = |v: usize| unsafe { _mm256_loadu_si256(src.add((at + v) * 32).cast()) };
+        let mut m = zero;
+        for v in 0..2 * steps {
+            let a = _mm256_and_si256(load(v), abs);
+            m = _mm256_max_epu32(m, _mm256_and_si256(a, _mm256_cmpgt_epi32(inf, a)));
+        }
+        m = _mm256_max_epu32(m, _mm256_permute4x64_epi64::<0x4e>(m));
+        m = _mm256_max_epu32(m, _mm256_shuffle_epi32::<0x4e>(m));
+        m = _mm256_max_epu32(m, _mm256_shuffle_epi32::<0xb1>(m));
+        let byte =
+            _mm256_max_epi32(_mm256_sub_epi32(_mm256_srli_epi32::<23>(_mm256_add_epi32(m, carry)), byte_bias), zero);
+        let scale = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_sub_epi32(exp_254, byte)));
+        // SAFETY: `b < blocks` bytes the caller made writable.
+        unsafe { *scales.add(b) = _mm_cvtsi128_si32(_mm256_castsi256_si128(byte)) as u8 };
+        let encode = |x: __m256i| {
+            let a = _mm256_and_si256(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(x), scale)), abs);
+            let lsb = _mm256_and_si256(_mm256_srli_epi32::<21>(a), one);
+            let norm = _mm256_srli_epi32::<21>(_mm256_add_epi32(_mm256_add_epi32(a, bias_c), lsb));
+            let sub = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), magic_f)), magic);
+            let enc = _mm256_blendv_epi8(norm, sub, _mm256_cmpgt_epi32(small_lim, a));
+            let mag = _mm256_blendv_epi8(_mm256_min_epu32(enc, q_inf), q_nan, _mm256_cmpgt_epi32(a, inf));
+            _mm256_or_si256(mag, _mm256_and_si256(_mm256_srli_epi32::<24>(x), sign_bit))
+        };
+        for s in 0..steps {
+            let (r0, r1) = (encode(load(2 * s)), encode(load(2 * s + 1)));
+            let words = _mm256_packus_epi32(r0, r1);
+            let bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words), order);
+            // SAFETY: `(b · steps + s) · 16 + 16 <= blocks · steps · 16` bytes the caller made
+            // writable; unaligned store.
+            unsafe { _mm_storeu_si128(payload.add((b * steps + s) * 16).cast(), _mm256_castsi256_si128(bytes)) };
+        }
+    }
+}
+
+/// Checks a [`Caps::gce_expand`] call and runs [`gce_expand_avx2`] on its whole blocks;
+/// returns the blocks done (0 when the call does not qualify, see `super::gce_call`).
+///
+/// # Safety
+/// The CPU must have avx2 and f16c.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn gce_expand_checked(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+    let blocks = super::gce_call(out, payload, scales, block);
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract).
+    // `scales` holds at least `blocks` bytes, `payload` `blocks · block` and `out`
+    // `blocks · block · 4` (checked by `gce_call`); the slices outlive the call.
+    unsafe { gce_expand_avx2(scales.as_ptr(), payload.as_ptr(), block / 16, blocks, out.as_mut_ptr()) };
+    blocks
+}
+
+/// The AVX2 GCE expander: the AVX-512 kernel's steps (see `gce_expand_avx512` in the AVX-512
+/// level) on 256-bit vectors, 16 payload bytes per step widened to fp16 words and converted by
+/// `vcvtph2ps` in two halves, the selects as blends on compare vectors.
+///
+/// # Safety
+/// The CPU must have avx2 and f16c; `scales` reads `blocks` bytes, `payload` reads
+/// `blocks · steps · 16` and `out` writes `blocks · steps · 64`.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn gce_expand_avx2(scales: *const u8, payload: *const u8, steps: usize, blocks: usize, out: *mut u8) {
+    use core::arch::x86_64::*;
+    let splat = |v: u32| _mm256_set1_epi32(v as i32);
+    let abs = splat(0x7fff_ffff);
+    let inf = splat(0x7f80_0000);
+    let qnan = splat(0x7fc0_0000);
+    let max = splat(0x7f7f_ffff);
+    let sign = splat(0x8000_0000);
+    let pow2 = |e: i32| _mm256_castsi256_ps(splat(((127 + e) as u32) << 23));
+    for b in 0..blocks {
+        // SAFETY: `b < blocks` bytes the caller made readable.
+        let e = i32::from(unsafe { *scales.add(b) }) - 127;
+        let (m1, m2) = (pow2(e >> 1), pow2(e - (e >> 1)));
+        let expand = |d: __m256| {
+            let p = _mm256_mul_ps(_mm256_mul_ps(d, m1), m2);
+            let da = _mm256_and_si256(_mm256_castps_si256(d), abs);
+            let mag = _mm256_min_epu32(_mm256_and_si256(_mm256_castps_si256(p), abs), max);
+            let mag = _mm256_blendv_epi8(mag, inf, _mm256_cmpeq_epi32(da, inf));
+            let mag = _mm256_blendv_epi8(mag, qnan, _mm256_cmpgt_epi32(da, inf));
+            _mm256_or_si256(mag, _mm256_and_si256(_mm256_castps_si256(d), sign))
+        };
+        for s in 0..steps {
+            let at = b * steps + s;
+            // SAFETY: `at · 16 + 16 <= blocks · steps · 16` bytes the caller made readable;
+            // unaligned load.
+            let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
+            let h = _mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q));
+            let lo = expand(_mm256_cvtph_ps(_mm256_castsi256_si128(h)));
+            let hi = expand(_mm256_cvtph_ps(_mm256_extracti128_si256::<1>(h)));
+            // SAFETY: `at · 64 + 64 <= blocks · steps · 64` bytes the caller made writable;
+            // unaligned stores.
+            unsafe {
+                _mm256_storeu_si256(out.add(at * 64).cast(), lo);
+                _mm256_storeu_si256(out.add(at * 64 + 32).cast(), hi);
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! The AVX-512 level (F/BW/DQ/VL, and VBMI for the fp8 byte tables): the entry points that
 //! [`super::dispatch`] calls once the CPU has every feature, and the level's hand-written
 //! kernels — the fp8 table decoders and encoder, the fused fp8 ADD, the register-resident
-//! ADD / FMA / MIN / MAX into bf16, ADD into fp16 and widening of bf16 into fp32. Compiled only for x86-64 with `std` and a compiler that accepts the
+//! ADD / FMA / MIN / MAX into bf16, ADD into fp16, widening of bf16 into fp32 and the GCE codec's
+//! compress and expand. Compiled only for x86-64 with `std` and a compiler that accepts the
 //! `avx512*` target features (`cfg(cce_avx512)`, set by build.rs for rustc >= 1.89: hence the
 //! module-wide `incompatible_msrv` allowance).
 #![allow(
@@ -9,7 +10,7 @@
     reason = "compiled only under cfg(cce_avx512), which build.rs sets for rustc >= 1.89 only"
 )]
 
-use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, FusedFp8, Kernel, StreamOp};
+use super::{Bf16Reduce, Bf16Widen, Caps, F16Add, FusedFp8, Kernel, MeasureF32, StreamOp};
 use crate::float::Fp8Enc;
 use crate::types::FloatFormat;
 
@@ -67,6 +68,27 @@ macro_rules! shared_avx512_helpers {
             // `widen_bf16_checked` needs) were confirmed; it checks every length before it
             // touches memory.
             unsafe { widen_bf16_checked(k, src, out) }
+        }
+        #[inline(always)]
+        fn measure_f32(job: &MeasureF32<'_>, lanes: &mut crate::check::Lanes) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f and avx512dq (the features
+            // `measure_f32_avx512` needs) were confirmed; it reads only within the slices'
+            // lengths it checks.
+            unsafe { measure_f32_avx512(job, lanes) }
+        }
+        const GCE: bool = true;
+        #[inline(always)]
+        fn gce_compress(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f (the feature `gce_compress_checked` needs)
+            // was confirmed; it checks every length before it touches memory.
+            unsafe { gce_compress_checked(src, block, scales, payload) }
+        }
+        #[inline(always)]
+        fn gce_expand(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+            // SAFETY: as for `fp8_encode`: avx512f and avx2 (the features
+            // `gce_expand_checked` needs; `run` and `run_vbmi` require avx2 too) were
+            // confirmed; it checks every length before it touches memory.
+            unsafe { gce_expand_checked(scales, payload, block, out) }
         }
     };
 }
@@ -944,5 +966,234 @@ unsafe fn widen_bf16_avx512<const SAT: bool, const NT: bool>(
     }
     if NT {
         _mm_sfence();
+    }
+}
+
+/// The error check's element measures ([`Caps::measure_f32`]): the portable `Lanes::take` on
+/// eight f64 lanes at once, each lane the portable lane of the same index, each operation the
+/// portable one — the bound as a product then a sum (not fused), `f64::max`'s NaN rule for the
+/// ulp's magnitude, the `a > b ? a : b` maxima (`vmaxpd`'s own rule) and the exponent-field
+/// arithmetic of `UlpRule::inverse` in 64-bit integer lanes. Returns the elements done (whole
+/// groups of eight).
+///
+/// # Safety
+/// The CPU must have avx512f and avx512dq.
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn measure_f32_avx512(job: &MeasureF32<'_>, lanes: &mut crate::check::Lanes) -> usize {
+    use core::arch::x86_64::*;
+    let n = job.exact.len().min(job.magnitude.len()).min(job.wide.len() / 4) / 8 * 8;
+    // SAFETY: the array is exactly one 64-byte vector, borrowed for the load; unaligned load.
+    let pd = |v: &[f64; 8]| unsafe { _mm512_loadu_pd(v.as_ptr()) };
+    // SAFETY: as for `pd`.
+    let epi = |v: &[u64; 8]| unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
+    let (mut max_abs, mut max_ulp, mut sum, mut max_exact) =
+        (pd(&lanes.max_abs), pd(&lanes.max_ulp), pd(&lanes.sum), pd(&lanes.max_exact));
+    let (mut counted, mut wrong) = (epi(&lanes.counted), epi(&lanes.wrong));
+    let abs_mask = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
+    let inf = _mm512_set1_pd(f64::INFINITY);
+    let (rel, add, div) = (_mm512_set1_pd(job.rel), _mm512_set1_pd(job.abs), _mm512_set1_pd(job.scale_divisor));
+    let one = _mm512_set1_epi64(1);
+    let field_mask = _mm512_set1_epi64(0x7FF);
+    let field_top = _mm512_set1_epi64(0x7FF);
+    let zero_i = _mm512_setzero_si512();
+    let min_exp = _mm512_set1_epi64(job.min_exp);
+    let bias = _mm512_set1_epi64(1023);
+    let shift = _mm512_set1_epi64(1 - job.precision);
+    for i in (0..n).step_by(8) {
+        // SAFETY: `i + 8 <= n`, and `n` is within every slice's length (in f64 or f32 units);
+        // unaligned loads.
+        let (e, m, g) = unsafe {
+            (
+                _mm512_loadu_pd(job.exact.as_ptr().add(i)),
+                _mm512_loadu_pd(job.magnitude.as_ptr().add(i)),
+                _mm512_cvtps_pd(_mm256_loadu_ps(job.wide.as_ptr().add(4 * i).cast())),
+            )
+        };
+        let err = _mm512_and_pd(_mm512_sub_pd(g, e), abs_mask);
+        let limit = _mm512_add_pd(_mm512_mul_pd(rel, m), add);
+        let outside = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(err, err) | _mm512_cmp_pd_mask::<_CMP_GT_OQ>(err, limit);
+        wrong = _mm512_mask_add_epi64(wrong, outside, wrong, one);
+        let e_abs = _mm512_and_pd(e, abs_mask);
+        let ae = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask::<_CMP_LT_OQ>(e_abs, inf), e_abs);
+        max_exact = _mm512_max_pd(ae, max_exact);
+        let finite = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(err, inf);
+        let err = _mm512_maskz_mov_pd(finite, err);
+        max_abs = _mm512_max_pd(err, max_abs);
+        // f64::max(m / divisor, |e|): the larger, or the one that is not NaN.
+        let q = _mm512_div_pd(m, div);
+        let scale = _mm512_max_pd(q, e_abs);
+        let scale = _mm512_mask_mov_pd(scale, _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(e_abs, e_abs), q);
+        // UlpRule::inverse: 2^-(max(exponent, min_exp) - precision + 1).
+        let field = _mm512_and_si512(_mm512_srli_epi64::<52>(_mm512_castpd_si512(scale)), field_mask);
+        let edge = _mm512_cmpeq_epi64_mask(field, zero_i) | _mm512_cmpeq_epi64_mask(field, field_top);
+        let ex = _mm512_mask_mov_epi64(_mm512_sub_epi64(field, bias), edge, min_exp);
+        let k = _mm512_add_epi64(_mm512_max_epi64(ex, min_exp), shift);
+        let inverse = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(_mm512_sub_epi64(bias, k)));
+        let u = _mm512_mul_pd(err, inverse);
+        max_ulp = _mm512_max_pd(u, max_ulp);
+        sum = _mm512_add_pd(sum, u);
+        counted = _mm512_mask_add_epi64(counted, finite, counted, one);
+    }
+    // SAFETY: the array is exactly one 64-byte vector, borrowed for the store; unaligned store.
+    let st = |v: __m512d, to: &mut [f64; 8]| unsafe { _mm512_storeu_pd(to.as_mut_ptr(), v) };
+    st(max_abs, &mut lanes.max_abs);
+    st(max_ulp, &mut lanes.max_ulp);
+    st(sum, &mut lanes.sum);
+    st(max_exact, &mut lanes.max_exact);
+    // SAFETY: each array is exactly one 64-byte vector, borrowed for its store; unaligned.
+    unsafe {
+        _mm512_storeu_si512(lanes.counted.as_mut_ptr().cast(), counted);
+        _mm512_storeu_si512(lanes.wrong.as_mut_ptr().cast(), wrong);
+    }
+    n
+}
+
+/// Checks a [`Caps::gce_compress`] call and runs [`gce_compress_avx512`] on its whole blocks;
+/// returns the blocks done (0 when the call does not qualify, see `super::gce_call`).
+///
+/// # Safety
+/// The CPU must have avx512f.
+#[target_feature(enable = "avx512f")]
+unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+    let blocks = super::gce_call(src, payload, scales, block);
+    // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
+    // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
+    // `blocks` (checked by `gce_call`); the slices outlive the call.
+    unsafe { gce_compress_avx512(src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
+    blocks
+}
+
+/// The AVX-512 GCE compressor ([`crate::gce`], 16 values per vector). Per block: the largest
+/// finite magnitude, an unsigned maximum of the f32 bits with the sign cleared where they are
+/// below infinity's, brought into every lane by four shuffle / maximum steps. The scale byte
+/// is `max(((amax + 0x1f_ffff) >> 23) - 15, 0)`, which is the portable `scale_exponent` plus
+/// 127: the addition carries into the exponent field exactly when the mantissa is above 1.75,
+/// and a subnormal or zero `amax` gives 0. Each value is multiplied by `2^-E` (an f32 with
+/// exponent field `254 - byte`; the product is exact wherever it can round to a nonzero e5m2,
+/// see the module docs of `crate::gce`) and the product encoded into e5m2 with RNE by the
+/// steps of `fp8_encode_avx512` with e5m2's constants: integer rounding for normal results, one
+/// IEEE fp32 addition of 2^7 (whose ulp is e5m2's subnormal quantum 2^-16) for subnormal ones.
+/// A finite product is at most 57344, so only an infinity reaches past the largest finite code
+/// and the minimum with 0x7c is its encoding; a NaN becomes 0x7e; the input's sign goes to
+/// bit 7, and `vpmovdb` stores the low bytes.
+///
+/// # Safety
+/// The CPU must have avx512f; `src` reads `blocks · vecs · 64` bytes, `payload` writes
+/// `blocks · vecs · 16` and `scales` writes `blocks`.
+#[target_feature(enable = "avx512f")]
+unsafe fn gce_compress_avx512(src: *const u8, vecs: usize, blocks: usize, scales: *mut u8, payload: *mut u8) {
+    use core::arch::x86_64::*;
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let zero = _mm512_setzero_si512();
+    let abs = splat(0x7fff_ffff);
+    let inf = splat(0x7f80_0000);
+    let carry = splat(0x1f_ffff);
+    let byte_bias = splat(15);
+    let exp_254 = splat(254);
+    // e5m2's `Fp8Enc` constants: 21 dropped mantissa bits, rebias (127 - 15) << 23.
+    let bias_c = splat(0xf_ffffu32.wrapping_sub(112 << 23));
+    let small_lim = splat(113 << 23);
+    let magic = splat(134 << 23);
+    let magic_f = _mm512_castsi512_ps(magic);
+    let one = splat(1);
+    let q_inf = splat(0x7c);
+    let q_nan = splat(0x7e);
+    let sign_bit = splat(0x80);
+    for b in 0..blocks {
+        let at = b * vecs;
+        // SAFETY: `(at + v) · 64 + 64 <= blocks · vecs · 64` bytes the caller made
+        // readable; unaligned loads.
+        let load = |v: usize| unsafe { _mm512_loadu_si512(src.add((at + v) * 64).cast()) };
+        let mut m = zero;
+        for v in 0..vecs {
+            let a = _mm512_and_si512(load(v), abs);
+            m = _mm512_mask_max_epu32(m, _mm512_cmplt_epu32_mask(a, inf), m, a);
+        }
+        m = _mm512_max_epu32(m, _mm512_shuffle_i32x4::<0x4e>(m, m));
+        m = _mm512_max_epu32(m, _mm512_shuffle_i32x4::<0xb1>(m, m));
+        m = _mm512_max_epu32(m, _mm512_shuffle_epi32::<0x4e>(m));
+        m = _mm512_max_epu32(m, _mm512_shuffle_epi32::<0xb1>(m));
+        let byte =
+            _mm512_max_epi32(_mm512_sub_epi32(_mm512_srli_epi32::<23>(_mm512_add_epi32(m, carry)), byte_bias), zero);
+        let scale = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_sub_epi32(exp_254, byte)));
+        // SAFETY: `b < blocks` bytes the caller made writable.
+        unsafe { *scales.add(b) = _mm_cvtsi128_si32(_mm512_castsi512_si128(byte)) as u8 };
+        for v in 0..vecs {
+            let x = load(v);
+            let a = _mm512_and_si512(_mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(x), scale)), abs);
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<21>(a), one);
+            let norm = _mm512_srli_epi32::<21>(_mm512_add_epi32(_mm512_add_epi32(a, bias_c), lsb));
+            let sum = _mm512_add_ps(_mm512_castsi512_ps(a), magic_f);
+            let is_small = _mm512_cmplt_epu32_mask(a, small_lim);
+            let enc = _mm512_mask_sub_epi32(norm, is_small, _mm512_castps_si512(sum), magic);
+            let mag = _mm512_mask_mov_epi32(_mm512_min_epu32(enc, q_inf), _mm512_cmpgt_epu32_mask(a, inf), q_nan);
+            // mag | ((x >> 24) & 0x80): `vpternlogd` 0xf8 is A | (B & C).
+            let r = _mm512_ternarylogic_epi32::<0xf8>(mag, _mm512_srli_epi32::<24>(x), sign_bit);
+            // SAFETY: `(at + v) · 16 + 16 <= blocks · vecs · 16` bytes the caller made
+            // writable; unaligned store.
+            unsafe { _mm_storeu_si128(payload.add((at + v) * 16).cast(), _mm512_cvtepi32_epi8(r)) };
+        }
+    }
+}
+
+/// Checks a [`Caps::gce_expand`] call and runs [`gce_expand_avx512`] on its whole blocks;
+/// returns the blocks done (0 when the call does not qualify, see `super::gce_call`).
+///
+/// # Safety
+/// The CPU must have avx512f and avx2.
+#[target_feature(enable = "avx512f,avx2")]
+unsafe fn gce_expand_checked(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+    let blocks = super::gce_call(out, payload, scales, block);
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract).
+    // `scales` holds at least `blocks` bytes, `payload` `blocks · block` and `out`
+    // `blocks · block · 4` (checked by `gce_call`); the slices outlive the call.
+    unsafe { gce_expand_avx512(scales.as_ptr(), payload.as_ptr(), block / 16, blocks, out.as_mut_ptr()) };
+    blocks
+}
+
+/// The AVX-512 GCE expander ([`crate::gce`], 16 values per vector): each e5m2 byte is the high
+/// byte of an fp16 with the same value, which `vcvtph2ps` widens exactly (subnormals included;
+/// an infinity stays one, a NaN stays a NaN with its sign). The value times `2^E` is formed as
+/// two products by the normal powers of two `2^(E >> 1)` and `2^(E - (E >> 1))` (`E` in
+/// −127..=128, the halves in −64..=64): the first never rounds, and the second is exact
+/// wherever the portable result is exact (the product lies on the f32 grid, module docs of
+/// `crate::gce`), and infinite exactly where the portable result saturates — the minimum with
+/// the largest finite magnitude. Infinite codes give infinity, NaN codes 0x7fc0_0000, each with
+/// the code's sign.
+///
+/// # Safety
+/// The CPU must have avx512f and avx2; `scales` reads `blocks` bytes, `payload` reads
+/// `blocks · vecs · 16` and `out` writes `blocks · vecs · 64`.
+#[target_feature(enable = "avx512f,avx2")]
+unsafe fn gce_expand_avx512(scales: *const u8, payload: *const u8, vecs: usize, blocks: usize, out: *mut u8) {
+    use core::arch::x86_64::*;
+    let splat = |v: u32| _mm512_set1_epi32(v as i32);
+    let abs = splat(0x7fff_ffff);
+    let inf = splat(0x7f80_0000);
+    let qnan = splat(0x7fc0_0000);
+    let max = splat(0x7f7f_ffff);
+    let sign = splat(0x8000_0000);
+    let pow2 = |e: i32| _mm512_castsi512_ps(splat(((127 + e) as u32) << 23));
+    for b in 0..blocks {
+        // SAFETY: `b < blocks` bytes the caller made readable.
+        let e = i32::from(unsafe { *scales.add(b) }) - 127;
+        let (m1, m2) = (pow2(e >> 1), pow2(e - (e >> 1)));
+        for v in 0..vecs {
+            let at = b * vecs + v;
+            // SAFETY: `at · 16 + 16 <= blocks · vecs · 16` bytes the caller made readable;
+            // unaligned load.
+            let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
+            let d = _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q)));
+            let p = _mm512_mul_ps(_mm512_mul_ps(d, m1), m2);
+            let da = _mm512_and_si512(_mm512_castps_si512(d), abs);
+            let mag = _mm512_min_epu32(_mm512_and_si512(_mm512_castps_si512(p), abs), max);
+            let mag = _mm512_mask_mov_epi32(mag, _mm512_cmpeq_epi32_mask(da, inf), inf);
+            let mag = _mm512_mask_mov_epi32(mag, _mm512_cmpgt_epu32_mask(da, inf), qnan);
+            // mag | (d & sign): `vpternlogd` 0xf8 is A | (B & C).
+            let r = _mm512_ternarylogic_epi32::<0xf8>(mag, _mm512_castps_si512(d), sign);
+            // SAFETY: `at · 64 + 64 <= blocks · vecs · 64` bytes the caller made writable;
+            // unaligned store.
+            unsafe { _mm512_storeu_si512(out.add(at * 64).cast(), r) };
+        }
     }
 }

@@ -9,10 +9,12 @@
 //! operations, so they give identical bits (tested). Everywhere else the portable copy runs.
 //!
 //! Each level also brings its hand-written kernels ([`Caps`]): the fp8 table decoder and
-//! encoder, the fused fp8 ADD, the register-resident ADD / FMA / MIN / MAX into bf16 and ADD into fp16. Each one computes
+//! encoder, the fused fp8 ADD, the register-resident ADD / FMA / MIN / MAX into bf16 and ADD into fp16,
+//! and the GCE codec's compress and expand. Each one computes
 //! exactly the portable loop's operations in the same order (IEEE fp32 additions in source
 //! order, the same integer rounding), so its bits are the portable bits (tested on every
-//! pattern class, ragged tails, 1–32 sources and several first indices).
+//! pattern class, ragged tails, 1–32 sources and several first indices; the GCE kernels on
+//! every e5m2 code under every scale byte and every block size, `tests/gce_isa.rs`).
 //!
 //! One file per ISA family; each file's `cfg` is written once, on its `mod` line here.
 #![allow(unsafe_code)]
@@ -248,6 +250,90 @@ pub(crate) trait Caps {
     fn widen_bf16(_k: &Bf16Widen, _src: &[u8], _out: &mut [u8]) -> usize {
         0
     }
+    /// The error check's element measures ([`crate::check`]) of the longest prefix of whole
+    /// groups of eight elements of `job`, element `i` into lane `i mod 8` of `lanes`, with
+    /// exactly the operations of the portable `Lanes::take` in the same order (so the same
+    /// bits). Returns the elements done; the caller runs the rest portably.
+    #[inline(always)]
+    fn measure_f32(_job: &MeasureF32<'_>, _lanes: &mut crate::check::Lanes) -> usize {
+        0
+    }
+    /// Whether [`Caps::gce_compress`] and [`Caps::gce_expand`] are there.
+    const GCE: bool = false;
+    /// The GCE codec's compression ([`crate::gce`]) of the longest prefix of whole blocks of
+    /// `block` values (`src`: f32, little-endian; `block` a multiple of `GCE_STEP`): per block
+    /// its scale byte into `scales` and one e5m2 byte per value into `payload`, exactly the
+    /// bytes of the portable element loop. Returns the blocks done (see `gce_call`); the
+    /// caller runs the rest portably.
+    #[inline(always)]
+    fn gce_compress(_src: &[u8], _block: usize, _scales: &mut [u8], _payload: &mut [u8]) -> usize {
+        0
+    }
+    /// The GCE codec's expansion ([`crate::gce`]) of the longest prefix of whole blocks of
+    /// `block` payload bytes (a multiple of `GCE_STEP`), each block scaled by its byte of
+    /// `scales`, into `out` (f32, little-endian), exactly the bits of the portable element
+    /// loop. Returns the blocks done (see `gce_call`); the caller runs the rest portably.
+    #[inline(always)]
+    fn gce_expand(_scales: &[u8], _payload: &[u8], _block: usize, _out: &mut [u8]) -> usize {
+        0
+    }
+}
+
+/// The values one step of the GCE kernels takes: a block size must be a multiple of it.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+const GCE_STEP: usize = 16;
+
+/// The whole blocks a [`Caps::gce_compress`] or [`Caps::gce_expand`] call can run: every block
+/// that `wide` (f32 bytes), `payload` (one byte per value) and `scales` (one byte per block)
+/// all hold, or 0 when `block` is 0 or not a multiple of `GCE_STEP`.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn gce_call(wide: &[u8], payload: &[u8], scales: &[u8], block: usize) -> usize {
+    if block == 0 || block % GCE_STEP != 0 {
+        return 0;
+    }
+    (wide.len() / 4 / block).min(payload.len() / block).min(scales.len())
+}
+
+/// `v`'s bytes, which are its little-endian f32 encodings on a little-endian target (the
+/// only targets with SIMD levels here); `None` elsewhere.
+pub(crate) fn f32_le_bytes(v: &[f32]) -> Option<&[u8]> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    // SAFETY: `v` is `size_of_val(v)` initialised bytes, aligned for f32 and so for u8,
+    // borrowed for the lifetime of the result; every byte is a valid u8.
+    Some(unsafe { core::slice::from_raw_parts(v.as_ptr().cast::<u8>(), core::mem::size_of_val(v)) })
+}
+
+/// [`f32_le_bytes`], writable.
+pub(crate) fn f32_le_bytes_mut(v: &mut [f32]) -> Option<&mut [u8]> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    // SAFETY: as in `f32_le_bytes`, and the borrow is exclusive; any bytes written through the
+    // view form valid f32 values (every bit pattern is one).
+    Some(unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), core::mem::size_of_val(v)) })
+}
+
+/// One block of the error check's measures of an fp32-widened output ([`Caps::measure_f32`]).
+#[derive(Clone, Copy)]
+pub(crate) struct MeasureF32<'a> {
+    /// The exact values.
+    pub(crate) exact: &'a [f64],
+    /// Σ|x| per element.
+    pub(crate) magnitude: &'a [f64],
+    /// The output, as little-endian fp32 bytes.
+    pub(crate) wide: &'a [u8],
+    /// The bound: |err| ≤ rel · Σ|x| + abs.
+    pub(crate) rel: f64,
+    /// See `rel`.
+    pub(crate) abs: f64,
+    /// Σ|x| / this is the ulp's magnitude (at least |exact|).
+    pub(crate) scale_divisor: f64,
+    /// The dtype's precision (implicit bit included).
+    pub(crate) precision: i64,
+    /// The exponent of its smallest normal.
+    pub(crate) min_exp: i64,
 }
 
 /// The source pointers of a register-resident kernel call ([`Caps::reduce_to_bf16`],
