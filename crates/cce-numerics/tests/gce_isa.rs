@@ -14,30 +14,14 @@
 use cce_numerics::gce;
 use cce_numerics::{Isa, detected_isa};
 
+mod common;
+use common::Rng;
+
 const ISAS: [Isa; 2] = [Isa::Avx2, Isa::Avx512];
 
 /// Block sizes: the header's four, other multiples of the kernels' 16-value step, and sizes
 /// only the element loop takes.
 const BLOCKS: [usize; 10] = [32, 64, 128, 256, 16, 48, 1, 3, 17, 100];
-
-/// splitmix64: test data only.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn bits(&mut self) -> u32 {
-        (self.next() >> 32) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
-    }
-}
 
 /// An e5m2 code's value as f32 bits (finite codes only), by its fields.
 fn e5m2_bits(code: u8) -> u32 {

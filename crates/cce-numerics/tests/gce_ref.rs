@@ -10,25 +10,8 @@
 use cce_numerics::gce;
 use std::path::{Path, PathBuf};
 
-/// splitmix64: test data only.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn bits(&mut self) -> u32 {
-        (self.next() >> 32) as u32
-    }
-    /// Uniform in [−1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.bits() >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-    }
-}
+mod common;
+use common::Rng;
 
 /// Blocks of every kind, as (name, values). Most have 1000 values, so the last block is
 /// ragged for every block size but 1.

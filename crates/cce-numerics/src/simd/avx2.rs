@@ -717,11 +717,12 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
 /// The CPU must have avx2.
 #[target_feature(enable = "avx2")]
 unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+    let Some(e5m2) = super::gce_e5m2() else { return 0 };
     let blocks = super::gce_call(src, payload, scales, block);
     // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
     // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
     // `blocks` (checked by `gce_call`); the slices outlive the call.
-    unsafe { gce_compress_avx2(src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
+    unsafe { gce_compress_avx2(&e5m2, src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
     blocks
 }
 
@@ -735,7 +736,14 @@ unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payl
 /// The CPU must have avx2; `src` reads `blocks · steps · 64` bytes, `payload` writes
 /// `blocks · steps · 16` and `scales` writes `blocks`.
 #[target_feature(enable = "avx2")]
-unsafe fn gce_compress_avx2(src: *const u8, steps: usize, blocks: usize, scales: *mut u8, payload: *mut u8) {
+unsafe fn gce_compress_avx2(
+    e5m2: &Fp8Enc,
+    src: *const u8,
+    steps: usize,
+    blocks: usize,
+    scales: *mut u8,
+    payload: *mut u8,
+) {
     use core::arch::x86_64::*;
     let splat = |v: u32| _mm256_set1_epi32(v as i32);
     let zero = _mm256_setzero_si256();
@@ -744,14 +752,15 @@ unsafe fn gce_compress_avx2(src: *const u8, steps: usize, blocks: usize, scales:
     let carry = splat(0x1f_ffff);
     let byte_bias = splat(15);
     let exp_254 = splat(254);
-    // e5m2's `Fp8Enc` constants: 21 dropped mantissa bits, rebias (127 - 15) << 23.
-    let bias_c = splat(0xf_ffffu32.wrapping_sub(112 << 23));
-    let small_lim = splat(113 << 23);
-    let magic = splat(134 << 23);
+    // e5m2's encoder constants (`Fp8Enc`), as `fp8_encode` uses them.
+    let s0 = _mm_cvtsi32_si128(e5m2.s0 as i32);
+    let bias_c = splat(e5m2.half_m1.wrapping_sub(e5m2.rebias));
+    let small_lim = splat(e5m2.rebias + (1 << 23));
+    let magic = splat(e5m2.magic);
     let magic_f = _mm256_castsi256_ps(magic);
     let one = splat(1);
-    let q_inf = splat(0x7c);
-    let q_nan = splat(0x7e);
+    let q_inf = splat(e5m2.over);
+    let q_nan = splat(e5m2.nan);
     let sign_bit = splat(0x80);
     // Dword order after the two packs: (v0 0..4, v1 0..4, dup, dup | v0 4..8, v1 4..8, dup, dup).
     let order = _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5);
@@ -775,8 +784,8 @@ unsafe fn gce_compress_avx2(src: *const u8, steps: usize, blocks: usize, scales:
         unsafe { *scales.add(b) = _mm_cvtsi128_si32(_mm256_castsi256_si128(byte)) as u8 };
         let encode = |x: __m256i| {
             let a = _mm256_and_si256(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(x), scale)), abs);
-            let lsb = _mm256_and_si256(_mm256_srli_epi32::<21>(a), one);
-            let norm = _mm256_srli_epi32::<21>(_mm256_add_epi32(_mm256_add_epi32(a, bias_c), lsb));
+            let lsb = _mm256_and_si256(_mm256_srl_epi32(a, s0), one);
+            let norm = _mm256_srl_epi32(_mm256_add_epi32(_mm256_add_epi32(a, bias_c), lsb), s0);
             let sub = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), magic_f)), magic);
             let enc = _mm256_blendv_epi8(norm, sub, _mm256_cmpgt_epi32(small_lim, a));
             let mag = _mm256_blendv_epi8(_mm256_min_epu32(enc, q_inf), q_nan, _mm256_cmpgt_epi32(a, inf));

@@ -1055,11 +1055,12 @@ unsafe fn measure_f32_avx512(job: &MeasureF32<'_>, lanes: &mut crate::check::Lan
 /// The CPU must have avx512f.
 #[target_feature(enable = "avx512f")]
 unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
+    let Some(e5m2) = super::gce_e5m2() else { return 0 };
     let blocks = super::gce_call(src, payload, scales, block);
     // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
     // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
     // `blocks` (checked by `gce_call`); the slices outlive the call.
-    unsafe { gce_compress_avx512(src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
+    unsafe { gce_compress_avx512(&e5m2, src.as_ptr(), block / 16, blocks, scales.as_mut_ptr(), payload.as_mut_ptr()) };
     blocks
 }
 
@@ -1081,7 +1082,14 @@ unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payl
 /// The CPU must have avx512f; `src` reads `blocks · vecs · 64` bytes, `payload` writes
 /// `blocks · vecs · 16` and `scales` writes `blocks`.
 #[target_feature(enable = "avx512f")]
-unsafe fn gce_compress_avx512(src: *const u8, vecs: usize, blocks: usize, scales: *mut u8, payload: *mut u8) {
+unsafe fn gce_compress_avx512(
+    e5m2: &Fp8Enc,
+    src: *const u8,
+    vecs: usize,
+    blocks: usize,
+    scales: *mut u8,
+    payload: *mut u8,
+) {
     use core::arch::x86_64::*;
     let splat = |v: u32| _mm512_set1_epi32(v as i32);
     let zero = _mm512_setzero_si512();
@@ -1090,14 +1098,15 @@ unsafe fn gce_compress_avx512(src: *const u8, vecs: usize, blocks: usize, scales
     let carry = splat(0x1f_ffff);
     let byte_bias = splat(15);
     let exp_254 = splat(254);
-    // e5m2's `Fp8Enc` constants: 21 dropped mantissa bits, rebias (127 - 15) << 23.
-    let bias_c = splat(0xf_ffffu32.wrapping_sub(112 << 23));
-    let small_lim = splat(113 << 23);
-    let magic = splat(134 << 23);
+    // e5m2's encoder constants (`Fp8Enc`), as `fp8_encode` uses them.
+    let s0 = _mm_cvtsi32_si128(e5m2.s0 as i32);
+    let bias_c = splat(e5m2.half_m1.wrapping_sub(e5m2.rebias));
+    let small_lim = splat(e5m2.rebias + (1 << 23));
+    let magic = splat(e5m2.magic);
     let magic_f = _mm512_castsi512_ps(magic);
     let one = splat(1);
-    let q_inf = splat(0x7c);
-    let q_nan = splat(0x7e);
+    let q_inf = splat(e5m2.over);
+    let q_nan = splat(e5m2.nan);
     let sign_bit = splat(0x80);
     for b in 0..blocks {
         let at = b * vecs;
@@ -1121,8 +1130,8 @@ unsafe fn gce_compress_avx512(src: *const u8, vecs: usize, blocks: usize, scales
         for v in 0..vecs {
             let x = load(v);
             let a = _mm512_and_si512(_mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(x), scale)), abs);
-            let lsb = _mm512_and_si512(_mm512_srli_epi32::<21>(a), one);
-            let norm = _mm512_srli_epi32::<21>(_mm512_add_epi32(_mm512_add_epi32(a, bias_c), lsb));
+            let lsb = _mm512_and_si512(_mm512_srl_epi32(a, s0), one);
+            let norm = _mm512_srl_epi32(_mm512_add_epi32(_mm512_add_epi32(a, bias_c), lsb), s0);
             let sum = _mm512_add_ps(_mm512_castsi512_ps(a), magic_f);
             let is_small = _mm512_cmplt_epu32_mask(a, small_lim);
             let enc = _mm512_mask_sub_epi32(norm, is_small, _mm512_castps_si512(sum), magic);

@@ -279,6 +279,14 @@ pub(crate) trait Caps {
     }
 }
 
+/// The e5m2 encoder constants the GCE compressors use: RNE, an infinity stays one, a NaN keeps
+/// its sign (`crate::gce`'s payload rule). `None` never happens for e5m2; a kernel that gets it
+/// leaves every block to the element loop.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+fn gce_e5m2() -> Option<crate::float::Fp8Enc> {
+    crate::float::Fp8Enc::new(crate::types::FloatFormat::E5M2, false, true)
+}
+
 /// The values one step of the GCE kernels takes: a block size must be a multiple of it.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 const GCE_STEP: usize = 16;
