@@ -516,18 +516,13 @@ pub(super) fn run_blocks(
             return Vec::new();
         }
         let mem = &mems[group[q]];
+        // The huge-page buffer's room, emptied: its pages are mapped as the copies fill them.
         let mut out = cce_numerics::buffer::zeroed(bytes as usize);
-        let mut len = 0;
+        out.clear();
         for (a, keep) in low.outputs(cfg, q) {
             let chunk = mem.take_region(a).unwrap_or_default();
-            let part = &chunk[..(keep as usize).min(chunk.len())];
-            if out.len() < len + part.len() {
-                out.resize(len + part.len(), 0);
-            }
-            out[len..len + part.len()].copy_from_slice(part);
-            len += part.len();
+            out.extend_from_slice(&chunk[..(keep as usize).min(chunk.len())]);
         }
-        out.truncate(len);
         out
     };
     let mut outputs: Vec<Vec<u8>> = vec![Vec::new(); cfg.ranks];
