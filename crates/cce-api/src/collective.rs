@@ -445,6 +445,18 @@ pub fn algo_label(cfg: &Config) -> String {
     }
 }
 
+/// The `check` key of a result's JSON, and null for every error key when nothing was checked
+/// (`check` none), for the single-process and the MPI results alike.
+pub fn add_check_keys(v: &mut Value, check: Check) {
+    if check == Check::None {
+        // Not measured: null, never a number that looks like a result.
+        for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
+            v[k] = Value::Null;
+        }
+    }
+    v["check"] = json!(check.name());
+}
+
 /// The keys a run of a user's schedule adds to its JSON (docs/MODEL.md X1): the file, its
 /// name, collective, protocol, channels, chunks, whether it ran in place, and its `<step>`
 /// count (`steps` stays the steps per rank).
@@ -505,15 +517,9 @@ impl AllreduceResult {
             "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
             "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
         });
-        if self.check == Check::None {
-            // Not measured: null, never a number that looks like a result.
-            for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
-                v[k] = Value::Null;
-            }
-        }
         // Keys after the original ones, so their order stays the contract's.
         v["algo"] = json!(self.config.algo.name());
-        v["check"] = json!(self.check.name());
+        add_check_keys(&mut v, self.check);
         add_file_keys(&mut v, &self.config);
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();

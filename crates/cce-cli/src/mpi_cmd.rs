@@ -47,12 +47,7 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed, reading: &dyn Fn(usiz
             "memory_bytes": need.total(),
         });
         cce_api::collective::add_file_keys(&mut v, cfg);
-        if a.check == metrics::Check::None {
-            for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
-                v[k] = serde_json::Value::Null;
-            }
-        }
-        v["check"] = json!(a.check.name());
+        cce_api::collective::add_check_keys(&mut v, a.check);
         crate::print_json(&v);
     } else {
         crate::output::outln!(
