@@ -35,18 +35,7 @@ pub fn values(dtype: SdmaDtype, bytes: &[u8]) -> Vec<f64> {
 /// subnormal spacing `2^(1 − bias − (p − 1))` (so at 0 and below the normal range it is that
 /// spacing); for an integer dtype 1. `None` for a dtype without values (fp32r, invalid).
 pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
-    let t = NumType::from_sdma(dtype).ok()?;
-    let Some(f) = t.float_format() else { return Some(1.0) };
-    let p = f.precision() as i32;
-    let min_exp = 1 - f.bias; // exponent of the smallest normal
-    let e = if x == 0.0 || !x.is_finite() {
-        min_exp
-    } else {
-        // floor(log2 |x|), exactly: the f64 exponent (f64 subnormals are far below every dtype).
-        let a = x.abs();
-        if a.is_normal() { ((a.to_bits() >> 52) & 0x7FF) as i32 - 1023 } else { min_exp }
-    };
-    Some(2f64.powi(e.max(min_exp) - p + 1))
+    Some(cce_numerics::check::ulp_of(NumType::from_sdma(dtype).ok()?, x))
 }
 
 /// What [`measure`] found. Every error compares an output element with the exact reduction of
