@@ -6,6 +6,11 @@
 //! GB/s counts bytes read + written. The baseline copies a buffer as large as all sources
 //! once, single-threaded (`copy_from_slice`), and counts read + written bytes likewise;
 //! `ratio = job GB/s / memcpy GB/s`. Each number is the best of `reps` runs.
+//!
+//! A reduce row also times, alternately with its repetitions, the cce-numerics kernel the
+//! engine calls for the job (`reduce_with` of the same spec on the same sources, at the same
+//! thread count, one call over the whole buffers) and reports `ratio_to_kernel`: what the path
+//! around the kernel (planning, rings, descriptor decode, the engine's pieces) costs.
 
 use std::time::Instant;
 
@@ -32,6 +37,14 @@ pub struct ReduceBenchResult {
     pub decode_fraction: f64,
     /// Share of the time the host spent building the rings (encoding).
     pub build_fraction: f64,
+    /// The numerics kernel the engine calls for the job (`level:route`, see
+    /// [`cce_numerics::kernel_name`]).
+    pub kernel: String,
+    /// That kernel alone on the same sources and thread count, bytes read + written per second
+    /// / 10⁹, timed alternately with this job's repetitions.
+    pub kernel_gbps: f64,
+    /// `gbps / kernel_gbps`.
+    pub ratio_to_kernel: f64,
 }
 
 /// The report.
@@ -101,6 +114,17 @@ pub fn check_reduce(bytes_per_source: usize) -> Result<(), PathError> {
     crate::single::check_inputs(&job, &[reduce_size(bytes_per_source) as u64; 4]).map(drop)
 }
 
+/// The numerics spec the engine resolves for [`reduce`]'s bf16 → fp32 → bf16 ADD with
+/// `rounding` on queue 0 (the stochastic-rounding stream is the queue).
+fn kernel_spec(rounding: Rounding) -> cce_numerics::ReduceSpec {
+    use cce_numerics::{NumType, ReduceSpec, Rounding as R};
+    let r = match rounding {
+        Rounding::Rne => R::Rne,
+        Rounding::Stochastic { seed } => R::Stochastic { seed: seed as u64, stream: 0 },
+    };
+    ReduceSpec::add(NumType::Bf16, NumType::F32, NumType::Bf16).with_rounding(r)
+}
+
 /// Runs both jobs at each thread count, `bytes_per_source` per source, best of `reps`.
 pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> Result<ReduceBench, PathError> {
     // The sizes and the budget, before anything is allocated.
@@ -110,14 +134,21 @@ pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> R
     let views: Vec<&[u8]> = srcs.iter().map(Vec::as_slice).collect();
     let mut memcpy = Memcpy::new(4 * size);
     let mut memcpy_best = memcpy.once();
+    // The kernel's output, touched now so no repetition pays first-touch faults (the engine's
+    // output region is touched before its timing starts too).
+    let mut kernel_out = vec![1u8; size];
+    let kernel_bytes = (views.len() * size + size) as f64;
     let mut results = Vec::new();
     for (name, rounding) in [("reduce4-bf16-rne", Rounding::Rne), ("reduce4-bf16-sr", Rounding::Stochastic { seed: 1 })]
     {
         for &threads in threads_list.iter().filter(|t| **t > 0) {
             let job =
                 ReduceJob { rounding, threads, ..ReduceJob::add(SdmaDtype::Bf16, SdmaDtype::Fp32, SdmaDtype::Bf16) };
+            let spec = kernel_spec(rounding);
+            let exec = cce_numerics::Exec { threads, ..cce_numerics::Exec::default() };
             let mut best: Option<(f64, f64, f64, u64)> = None;
             let mut copy_gbps: f64 = 0.0;
+            let mut kernel_s = f64::INFINITY;
             for _ in 0..reps.max(1) {
                 copy_gbps = copy_gbps.max(memcpy.once());
                 let o = run_reduce(&job, &views)?;
@@ -125,10 +156,15 @@ pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> R
                 if best.is_none_or(|b| o.seconds < b.0) {
                     best = Some((o.seconds, o.decode_seconds / o.seconds, o.build_seconds / o.seconds, bytes));
                 }
+                let t = Instant::now();
+                cce_numerics::reduce_with(&spec, &views, &mut [&mut kernel_out[..]], 0, &exec)
+                    .map_err(|e| PathError::Input(format!("the kernel alone: {e}")))?;
+                kernel_s = kernel_s.min(t.elapsed().as_secs_f64().max(1e-9));
             }
             memcpy_best = memcpy_best.max(copy_gbps);
             if let Some((secs, decode, build, bytes)) = best {
                 let gbps = bytes as f64 / secs / 1e9;
+                let kernel_gbps = kernel_bytes / kernel_s / 1e9;
                 results.push(ReduceBenchResult {
                     name,
                     threads,
@@ -137,6 +173,9 @@ pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> R
                     memcpy_gbps: copy_gbps,
                     decode_fraction: decode,
                     build_fraction: build,
+                    kernel: cce_numerics::kernel_name(&spec, views.len(), size / 2, &exec),
+                    kernel_gbps,
+                    ratio_to_kernel: gbps / kernel_gbps,
                 });
             }
         }

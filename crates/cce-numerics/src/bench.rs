@@ -15,6 +15,17 @@
 //! reports the worse: its sources and output in one buffer, back to back (`contiguous`), or
 //! with an odd gap between them (`staggered`). Each row also names the kernel the job took
 //! ([`crate::kernel_name`]).
+//!
+//! memcpy is not what a four-source job can reach on every host: four read streams and a
+//! non-temporal write stream may move fewer bytes per second than one copy (issue 13 measured
+//! 0.74–0.85 of memcpy for the least work such a job can do). So every job's repetitions also
+//! alternate with [`floor_pass`] over the job's own buffers (its streams, its layout, its thread
+//! count; the better of [`PREFETCHES`]), and each row reports `ratio_to_floor`, its GB/s over
+//! that floor's (`floor_gbps`). A kernel at 1.0 of it does all the memory allows.
+
+mod floor;
+
+pub use floor::{PREFETCHES, Prefetch, floor_pass};
 
 use crate::reduce::{Exec, convert_spec, reduce_with};
 use crate::spec::{FmaSource, Op, ReduceSpec, Rounding};
@@ -60,6 +71,12 @@ pub struct BenchResult {
     pub gbps_by_layout: Vec<(&'static str, f64)>,
     /// The kernel the job ran (`level:route`, see [`crate::kernel_name`]).
     pub kernel: std::string::String,
+    /// [`floor_pass`] over the job's streams at its reported layout and thread count, GB/s
+    /// counted as the job's, timed alternately with its repetitions; `None` where the floor loop
+    /// cannot run (no AVX2).
+    pub floor_gbps: Option<f64>,
+    /// `gbps / floor_gbps`.
+    pub ratio_to_floor: Option<f64>,
 }
 
 /// The whole report.
@@ -82,7 +99,8 @@ pub struct BenchReport {
 impl BenchReport {
     /// `{"memcpy_gbps": f, "memcpy_gbps_by_threads": [{"threads": n, "gbps": f}, …],
     /// "results": [{"name": …, "threads": n, "gbps": f, "ratio": f, "layout": …,
-    /// "gbps_by_layout": {"contiguous": f, "staggered": f}, "kernel": …, "memcpy_gbps": f}, …]}`.
+    /// "gbps_by_layout": {"contiguous": f, "staggered": f}, "kernel": …, "memcpy_gbps": f,
+    /// "floor_gbps": f, "ratio_to_floor": f}, …]}` (the last two `null` without a floor).
     pub fn to_json(&self) -> std::string::String {
         use std::fmt::Write;
         let mut s = std::format!("{{\"memcpy_gbps\": {:.3}, \"memcpy_gbps_by_threads\": [", self.memcpy_gbps);
@@ -102,7 +120,15 @@ impl BenchReport {
                 let sep = if j == 0 { "" } else { ", " };
                 let _ = write!(s, "{sep}\"{l}\": {g:.3}");
             }
-            let _ = write!(s, "}}, \"kernel\": \"{}\", \"memcpy_gbps\": {:.3}}}", r.kernel, r.memcpy_gbps);
+            let opt = |x: Option<f64>| x.map_or_else(|| "null".into(), |x| std::format!("{x:.3}"));
+            let _ = write!(
+                s,
+                "}}, \"kernel\": \"{}\", \"memcpy_gbps\": {:.3}, \"floor_gbps\": {}, \"ratio_to_floor\": {}}}",
+                r.kernel,
+                r.memcpy_gbps,
+                opt(r.floor_gbps),
+                opt(r.ratio_to_floor)
+            );
         }
         s.push_str("]}");
         s
@@ -112,7 +138,7 @@ impl BenchReport {
     pub fn to_table(&self) -> std::string::String {
         use std::fmt::Write;
         let mut s = std::format!(
-            "memcpy (1 thread): {:.2} GB/s, the run's best   [{} MiB per source, {:?}; GB/s and ratio: the worse layout, ratio to the memcpy timed with it]\n{:<16} {:>7} {:>7} {:>6} {:>7} {:>10} {:>9}  {}\n",
+            "memcpy (1 thread): {:.2} GB/s, the run's best   [{} MiB per source, {:?}; GB/s and ratio: the worse layout, ratio to the memcpy timed with it; floor: the least work on the job's streams timed with it]\n{:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>6} {:>10} {:>9}  {}\n",
             self.memcpy_gbps,
             self.size_bytes_per_source >> 20,
             self.isa,
@@ -121,6 +147,8 @@ impl BenchReport {
             "GB/s",
             "ratio",
             "memcpy",
+            "floor",
+            "/floor",
             LAYOUTS[0].0,
             LAYOUTS[1].0,
             "kernel"
@@ -131,6 +159,11 @@ impl BenchReport {
         for r in &self.results {
             let _ =
                 write!(s, "{:<16} {:>7} {:>7.2} {:>6.2} {:>7.2}", r.name, r.threads, r.gbps, r.ratio, r.memcpy_gbps);
+            match (r.floor_gbps, r.ratio_to_floor) {
+                (Some(f), Some(q)) => write!(s, " {f:>7.2} {q:>6.2}"),
+                _ => write!(s, " {:>7} {:>6}", "-", "-"),
+            }
+            .ok();
             for (_, g) in &r.gbps_by_layout {
                 let _ = write!(s, " {g:>9.2}");
             }
@@ -167,8 +200,17 @@ struct Job<'d> {
     out_bytes: usize,
 }
 
+/// What [`time_layout`] measured: the best seconds of the job and of memcpy, and the floor's
+/// best seconds and bytes (`None` without a floor).
+struct Timed {
+    job_s: f64,
+    copy_s: f64,
+    floor: Option<(f64, u64)>,
+}
+
 /// Runs `job` at one layout (its buffers `gap` bytes apart in `arena`), best of `reps`, each
-/// repetition followed by one of `memcpy`; returns the seconds of both.
+/// repetition followed by one of `memcpy` and one [`floor_pass`] of each of [`PREFETCHES`] over
+/// the job's own buffers at its thread count.
 fn time_layout(
     job: &Job<'_>,
     gap: usize,
@@ -176,7 +218,7 @@ fn time_layout(
     exec: &Exec,
     reps: usize,
     mut memcpy: impl FnMut(),
-) -> (f64, f64) {
+) -> Timed {
     let len = job.data[0].len();
     let stride = len + gap;
     let need = job.data.len() * stride + job.out_bytes;
@@ -188,13 +230,21 @@ fn time_layout(
     let srcs: Vec<&[u8]> = (0..job.data.len()).map(|k| &srcs[k * stride..k * stride + len]).collect();
     let out = &mut out[..job.out_bytes];
     let (mut job_s, mut copy_s) = (f64::INFINITY, f64::INFINITY);
+    let mut floor: Option<(f64, u64)> = None;
     for _ in 0..reps.max(1) {
         job_s = job_s.min(best_of(1, || {
             let _ = reduce_with(&job.spec, &srcs, &mut [&mut *out], 0, exec);
         }));
         copy_s = copy_s.min(best_of(1, &mut memcpy));
+        for p in PREFETCHES {
+            let t = Instant::now();
+            if let Some(bytes) = floor_pass(&srcs, out, p, exec.threads) {
+                let t = t.elapsed().as_secs_f64().max(1e-9);
+                floor = Some(floor.map_or((t, bytes), |(b, _)| (b.min(t), bytes)));
+            }
+        }
     }
-    (job_s, copy_s)
+    Timed { job_s, copy_s, floor }
 }
 
 /// Runs every job at each thread count in `threads_list` (entries of 0 are skipped) and each
@@ -293,17 +343,18 @@ pub fn run_numerics_bench_at(
             let exec = Exec { threads, max_isa, ..Exec::default() };
             let j = job(name);
             let bytes = j.data.len() * size + j.out_bytes;
-            let timed: Vec<(&'static str, f64, f64)> = LAYOUTS
+            // (layout, GB/s, memcpy GB/s, floor GB/s) per layout.
+            let timed: Vec<(&'static str, f64, f64, Option<f64>)> = LAYOUTS
                 .iter()
                 .map(|&(l, gap)| {
-                    let (job_s, copy_s) =
-                        time_layout(&j, gap, &mut arena, &exec, reps, || big_dst.copy_from_slice(&big_src));
-                    (l, bytes as f64 / job_s / 1e9, (8 * size) as f64 / copy_s / 1e9)
+                    let t = time_layout(&j, gap, &mut arena, &exec, reps, || big_dst.copy_from_slice(&big_src));
+                    let floor = t.floor.map(|(s, b)| b as f64 / s / 1e9);
+                    (l, bytes as f64 / t.job_s / 1e9, (8 * size) as f64 / t.copy_s / 1e9, floor)
                 })
                 .collect();
-            let gbps_by_layout: Vec<(&'static str, f64)> = timed.iter().map(|&(l, g, _)| (l, g)).collect();
-            let (layout, gbps, copy_gbps) =
-                timed.iter().copied().fold(("", f64::INFINITY, 0.0), |w, x| if x.1 < w.1 { x } else { w });
+            let gbps_by_layout: Vec<(&'static str, f64)> = timed.iter().map(|&(l, g, ..)| (l, g)).collect();
+            let (layout, gbps, copy_gbps, floor_gbps) =
+                timed.iter().copied().fold(("", f64::INFINITY, 0.0, None), |w, x| if x.1 < w.1 { x } else { w });
             memcpy_best = memcpy_best.max(timed.iter().fold(0.0, |m, x| x.2.max(m)));
             let elements = size / j.spec.in_type.size();
             let kernel = crate::reduce::kernel_name(&j.spec, j.data.len(), elements, &exec);
@@ -316,6 +367,8 @@ pub fn run_numerics_bench_at(
                 layout,
                 gbps_by_layout,
                 kernel,
+                floor_gbps,
+                ratio_to_floor: floor_gbps.map(|f| gbps / f),
             });
         }
     }

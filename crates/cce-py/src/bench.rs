@@ -8,8 +8,10 @@ use crate::errors::{api_error, detached};
 
 /// Runs `cce bench reduce`'s jobs (4 sources × `bytes_per_source` bf16 → fp32 → bf16, RNE and
 /// SR) at each thread count, best of `reps`; returns `{memcpy_gbps, results: [{name, threads,
-/// gbps, ratio, decode_fraction, build_fraction, memcpy_gbps}]}` as `cce bench reduce --json`
-/// reports them (a row's `ratio` is against the `memcpy_gbps` timed alternately with it).
+/// gbps, ratio, decode_fraction, build_fraction, memcpy_gbps, kernel, kernel_gbps,
+/// ratio_to_kernel}]}` as `cce bench reduce --json` reports them (a row's `ratio` is against the
+/// `memcpy_gbps` timed alternately with it, its `ratio_to_kernel` against the engine's numerics
+/// kernel alone, `kernel_gbps`, timed likewise).
 #[pyfunction]
 #[pyo3(signature = (bytes_per_source, threads, reps = 3))]
 pub(crate) fn bench_reduce<'py>(
@@ -34,6 +36,9 @@ pub(crate) fn bench_reduce<'py>(
             d.set_item("decode_fraction", x.decode_fraction)?;
             d.set_item("build_fraction", x.build_fraction)?;
             d.set_item("memcpy_gbps", x.memcpy_gbps)?;
+            d.set_item("kernel", &x.kernel)?;
+            d.set_item("kernel_gbps", x.kernel_gbps)?;
+            d.set_item("ratio_to_kernel", x.ratio_to_kernel)?;
             Ok(d)
         })
         .collect::<PyResult<Vec<_>>>()?;
