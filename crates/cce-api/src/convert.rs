@@ -7,7 +7,7 @@
 //! - The same inputs give the same bytes as the CLI, whatever the thread count.
 
 use cce_format::SdmaDtype;
-use cce_numerics::sample::{SampleKind, sample_par};
+use cce_numerics::sample::{SampleKind, sample_into_par, sample_par};
 use cce_numerics::{NumType, Rounding};
 use serde_json::{Value, json};
 
@@ -143,19 +143,96 @@ pub struct Generated {
     pub seed: u64,
 }
 
-impl Generated {
+/// A checked request for a generated array (see [`generation`]), made whole ([`Self::collect`])
+/// or streamed to a writer block by block in constant memory ([`Self::write_to`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generation {
+    /// The dtype.
+    pub dtype: NumType,
+    /// Elements.
+    pub elements: u64,
+    /// `uniform`, `ramp` or `bits`.
+    pub values: String,
+    /// The seed.
+    pub seed: u64,
+    kind: SampleKind,
+}
+
+/// Bytes each thread generates per block of [`Generation::write_to`]: small enough that a block
+/// is still in cache when it is written, large enough that the per-block thread start-up is
+/// noise (measured on the 2-vCPU Xeon, docs/MODEL.md C10).
+const GEN_BLOCK: usize = 1 << 20;
+
+impl Generation {
+    /// The array's length in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.elements * self.dtype.size() as u64
+    }
+
+    /// The whole array in memory, made on the host's threads.
+    ///
+    /// # Errors
+    /// [`ApiError`] from the numerics (never for the dtypes [`num_type`] resolves).
+    pub fn collect(self) -> Result<Generated, ApiError> {
+        let data = sample_par(self.dtype, self.elements as usize, self.seed, self.kind, host_threads())?;
+        Ok(Generated { data, dtype: self.dtype, elements: self.elements, values: self.values, seed: self.seed })
+    }
+
+    /// Writes the array to `w` in order, holding two blocks per thread: the host's threads make
+    /// the next block while one thread writes the last. Returns the bytes written.
+    ///
+    /// # Errors
+    /// The writer's error (nothing after the failed write is attempted), or an
+    /// [`std::io::ErrorKind::Other`] wrapping a numerics error (never for the dtypes
+    /// [`num_type`] resolves).
+    pub fn write_to(&self, w: &mut (dyn std::io::Write + Send)) -> std::io::Result<u64> {
+        let size = self.dtype.size();
+        let threads = host_threads();
+        let round_elems = (threads * GEN_BLOCK / size).max(1) as u64;
+        let fill = |buf: &mut [u8], first: u64| {
+            sample_into_par(self.dtype, first, self.seed, self.kind, buf, threads).map_err(std::io::Error::other)
+        };
+        let (mut ready, mut next) = (Vec::new(), Vec::new());
+        let mut first = 0;
+        let take = |first: u64| (self.elements - first).min(round_elems) as usize * size;
+        ready.resize(take(0), 0);
+        fill(&mut ready, 0)?;
+        while !ready.is_empty() {
+            first += (ready.len() / size) as u64;
+            next.resize(take(first), 0);
+            let (written, made) = std::thread::scope(|s| {
+                let writer = s.spawn(|| w.write_all(&ready));
+                let made = fill(&mut next, first);
+                (writer.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), made)
+            });
+            written?;
+            made?;
+            std::mem::swap(&mut ready, &mut next);
+        }
+        Ok(self.bytes())
+    }
+
     /// The object `cce gen --json` prints for the array written to `output`.
     pub fn to_json(&self, output: &str) -> Value {
         json!({
             "output": output, "dtype": self.dtype.name(), "elements": self.elements,
-            "bytes": self.data.len(), "values": self.values, "seed": self.seed,
+            "bytes": self.bytes(), "values": self.values, "seed": self.seed,
         })
     }
 }
 
-/// `elems` elements of `dtype` (see [`num_type`]): `values` `uniform`, `ramp` or `bits` (as
-/// [`cce_numerics::sample`] makes them); the same seed gives the same bytes.
-pub fn generate(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Generated, ApiError> {
+/// The threads the host offers.
+fn host_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Checks a request for `elems` elements of `dtype` (see [`num_type`]) holding `values`
+/// `uniform`, `ramp` or `bits` (as [`cce_numerics::sample`] makes them) against [`FILE_BUDGET`];
+/// nothing is allocated. The same seed gives the same bytes.
+///
+/// # Errors
+/// [`ApiError::Input`] for an unknown dtype or values kind, or a size over the budget.
+pub fn generation(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Generation, ApiError> {
     let t = num_type(dtype)?;
     let kind = SampleKind::from_name(values)
         .ok_or_else(|| ApiError::Input(format!("--values '{values}': expected uniform, ramp or bits")))?;
@@ -166,7 +243,13 @@ pub fn generate(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Gene
             t.name()
         )));
     }
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let data = sample_par(t, elems as usize, seed, kind, threads)?;
-    Ok(Generated { data, dtype: t, elements: elems, values: values.to_string(), seed })
+    Ok(Generation { dtype: t, elements: elems, values: values.to_string(), seed, kind })
+}
+
+/// `elems` elements of `dtype`, whole: [`generation`] then [`Generation::collect`].
+///
+/// # Errors
+/// As [`generation`].
+pub fn generate(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Generated, ApiError> {
+    generation(dtype, elems, seed, values)?.collect()
 }

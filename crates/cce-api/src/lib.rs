@@ -60,7 +60,7 @@ pub use bits::{
 };
 pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned};
-pub use convert::{Conversion, FILE_BUDGET, Generated, convert, generate, num_type};
+pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};
 pub use reduce::{ReduceParams, ReduceResult, reduce, reduce_into};

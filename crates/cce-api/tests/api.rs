@@ -223,6 +223,30 @@ fn convert_and_generate_resolve_names_as_the_cli() {
         cce_numerics::sample::sample(cce_numerics::NumType::Bf16, 64, 3, cce_numerics::sample::SampleKind::Uniform)
             .unwrap()
     );
+    // Streamed in blocks (several rounds of the writer and the generating threads, a short
+    // last one): the same bytes as the whole array.
+    let n = 2_600_001;
+    let request = cce_api::generation("bf16", n, 11, "uniform").unwrap();
+    let mut streamed = Vec::new();
+    assert_eq!(request.write_to(&mut streamed).unwrap(), 2 * n);
+    assert_eq!(streamed, request.clone().collect().unwrap().data);
+    // A writer that fails part-way: its error, and nothing written after it.
+    struct Full(usize);
+    impl std::io::Write for Full {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if self.0 == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+            }
+            let n = b.len().min(self.0);
+            self.0 -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut full = Full(3 << 20);
+    assert_eq!(request.write_to(&mut full).unwrap_err().kind(), std::io::ErrorKind::StorageFull);
     let f32s = cce_api::convert("bf16", "f32", &g.data, "rne", None, false, 2).unwrap();
     let back = cce_api::convert("fp32", "bf16", &f32s, "sr", Some(5), false, 1).unwrap();
     assert_eq!(back, g.data);

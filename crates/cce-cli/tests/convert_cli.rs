@@ -72,3 +72,25 @@ fn refusals_and_sr_threads() {
     }
     assert_eq!(outs[0], outs[1]);
 }
+
+#[test]
+fn gen_streams_every_block_in_order_and_leaves_devices_alone() {
+    // 3 Mi + 5 i32 elements of the ramp: many of the writer's blocks and a short last one;
+    // element i must hold i.
+    let n = (3 << 20) + 5;
+    let f = tmp("gen-ramp");
+    let out = cce(&["gen", "--dtype", "i32", "--elems", &n.to_string(), "--values", "ramp", "-o", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&f).unwrap();
+    assert_eq!(bytes.len(), 4 * n);
+    for (i, c) in bytes.chunks_exact(4).enumerate() {
+        assert_eq!(i32::from_le_bytes([c[0], c[1], c[2], c[3]]), i as i32, "element {i}");
+    }
+    // A device is written, never renamed over: /dev/null stays what it was.
+    let was_file = std::fs::metadata("/dev/null").is_ok_and(|m| m.is_file());
+    let out = cce(&["gen", "--dtype", "bf16", "--elems", "1000", "-o", "/dev/null"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    if !was_file {
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "/dev/null was replaced by a file");
+    }
+}

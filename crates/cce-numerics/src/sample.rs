@@ -189,23 +189,39 @@ pub fn sample_par(
     kind: SampleKind,
     threads: usize,
 ) -> Result<Vec<u8>, NumericsError> {
+    let mut out = crate::buffer::zeroed(count * t.size());
+    sample_into_par(t, 0, seed, kind, &mut out, threads)?;
+    Ok(out)
+}
+
+/// [`sample_into`] on `threads` threads, each filling its own stretch of `out` (the same bytes).
+///
+/// # Errors
+/// As [`sample_into`].
+#[cfg(feature = "std")]
+pub fn sample_into_par(
+    t: NumType,
+    first: u64,
+    seed: u64,
+    kind: SampleKind,
+    out: &mut [u8],
+    threads: usize,
+) -> Result<(), NumericsError> {
     let size = t.size();
-    let mut out = crate::buffer::zeroed(count * size);
+    let count = out.len() / size;
     // Stretches of whole passes, so no thread's last pass is cut short.
     let per = count.div_ceil(threads.max(1)).div_ceil(PASS) * PASS;
-    if per == 0 || per >= count {
-        sample_into(t, 0, seed, kind, &mut out)?;
-        return Ok(out);
+    if per == 0 || per >= count || out.len() % size != 0 {
+        return sample_into(t, first, seed, kind, out);
     }
     std::thread::scope(|s| {
         let handles: Vec<_> = out
             .chunks_mut(per * size)
             .enumerate()
-            .map(|(i, part)| s.spawn(move || sample_into(t, (i * per) as u64, seed, kind, part)))
+            .map(|(i, part)| s.spawn(move || sample_into(t, first.wrapping_add((i * per) as u64), seed, kind, part)))
             .collect();
         handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-    })?;
-    Ok(out)
+    })
 }
 
 #[cfg(test)]
@@ -254,6 +270,10 @@ mod tests {
         let whole = sample(NumType::Bf16, 3 * PASS + 5, 8, SampleKind::Uniform).unwrap();
         for threads in [1, 2, 3, 7] {
             assert_eq!(sample_par(NumType::Bf16, 3 * PASS + 5, 8, SampleKind::Uniform, threads).unwrap(), whole);
+            // A stretch that starts mid-sample, split over threads, is that stretch of the whole.
+            let mut part = vec![0u8; 2 * (2 * PASS + 3)];
+            sample_into_par(NumType::Bf16, 7, 8, SampleKind::Uniform, &mut part, threads).unwrap();
+            assert_eq!(part, whole[14..14 + part.len()], "{threads}");
         }
     }
 
