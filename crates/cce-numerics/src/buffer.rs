@@ -1,4 +1,4 @@
-//! Large zeroed buffers that the OS may map with huge pages.
+//! Large buffers, zeroed or empty with room reserved, that the OS may map with huge pages.
 //!
 //! An all-reduce of 8 ranks × 64 Mi bf16 holds a few GB of inputs, outputs and engine memory,
 //! each written whole soon after it is allocated. On Linux every 4 KiB page of such a buffer
@@ -12,7 +12,10 @@
 //! - The buffer is `len` zero bytes whatever the OS does: the advice changes only how pages
 //!   are mapped, never their contents, and a refusal (another OS, THP disabled, an old kernel)
 //!   is ignored.
-//! - Buffers below [`HUGE_MIN`] are plain `vec![0; len]`.
+//! - [`with_capacity`] is an empty `Vec` with room for `len` bytes: nothing is zeroed, so a
+//!   buffer that is filled by copies (an output gathered from the engine) pays for its bytes
+//!   once, not twice; its pages are mapped as the copies reach them.
+//! - Buffers below [`HUGE_MIN`] are plain `vec![0; len]` / `Vec::with_capacity(len)`.
 #![allow(unsafe_code, reason = "one madvise call, whose soundness the SAFETY comment states")]
 
 use std::vec::Vec;
@@ -21,24 +24,35 @@ use std::vec::Vec;
 /// with room to spare).
 pub const HUGE_MIN: usize = 4 << 20;
 
-/// `len` zero bytes, mapped with huge pages where the OS allows (see the module).
-pub fn zeroed(len: usize) -> Vec<u8> {
-    let v = std::vec![0u8; len];
+/// An empty buffer with room for `len` bytes, mapped with huge pages where the OS allows (see
+/// the module).
+pub fn with_capacity(len: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(len);
     if len >= HUGE_MIN {
-        advise_huge(&v);
+        let room = v.spare_capacity_mut();
+        advise_huge(room.as_ptr() as usize, room.len());
     }
     v
 }
 
-/// Advises the 2 MiB-aligned stretch inside `v` to be mapped with huge pages.
+/// `len` zero bytes, mapped with huge pages where the OS allows (see the module).
+pub fn zeroed(len: usize) -> Vec<u8> {
+    let v = std::vec![0u8; len];
+    if len >= HUGE_MIN {
+        advise_huge(v.as_ptr() as usize, v.len());
+    }
+    v
+}
+
+/// Advises the 2 MiB-aligned stretch inside the `len` bytes at `start` (one live allocation of
+/// the caller's) to be mapped with huge pages.
 #[cfg(target_os = "linux")]
-fn advise_huge(v: &[u8]) {
+fn advise_huge(start: usize, len: usize) {
     const HUGE: usize = 2 << 20;
-    let start = v.as_ptr() as usize;
     let first = start.next_multiple_of(HUGE);
-    let end = (start + v.len()) / HUGE * HUGE;
+    let end = (start + len) / HUGE * HUGE;
     if end > first {
-        // SAFETY: [first, end) lies inside `v`'s allocation, which lives for the call.
+        // SAFETY: [first, end) lies inside the caller's allocation, which lives for the call.
         // MADV_HUGEPAGE changes only how the kernel may map those pages, never their contents
         // or who may access them, so no reference is invalidated; its result is ignored.
         unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
@@ -46,7 +60,7 @@ fn advise_huge(v: &[u8]) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge(_v: &[u8]) {}
+fn advise_huge(_start: usize, _len: usize) {}
 
 #[cfg(test)]
 mod tests {
@@ -58,6 +72,10 @@ mod tests {
             let v = zeroed(len);
             assert_eq!(v.len(), len);
             assert!(v.iter().all(|&b| b == 0), "{len}");
+            let mut w = with_capacity(len);
+            assert!(w.is_empty() && w.capacity() >= len, "{len}");
+            w.extend((0..len).map(|i| i as u8));
+            assert!(w.iter().enumerate().all(|(i, &b)| b == i as u8), "{len}");
         }
     }
 }

@@ -147,6 +147,7 @@ fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u
         1,
         &|_| true,
         inputs.into_iter().map(Some).collect(),
+        true,
         &partition::Local,
         &boxes,
         &net,

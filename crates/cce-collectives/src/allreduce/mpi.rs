@@ -236,7 +236,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
                 }
             }
         });
-        run_blocks(cfg, processes, &|g| g == me, inputs, &wire, &boxes, &net)
+        run_blocks(cfg, processes, &|g| g == me, inputs, false, &wire, &boxes, &net)
     });
     waits().finished = true;
     let run = match run {

@@ -364,7 +364,7 @@ pub fn run_partitioned(
     }
     let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
-    let r = run_blocks(cfg, groups, &|_| true, inputs.into_iter().map(Some).collect(), &Local, &boxes, &net)?;
+    let r = run_blocks(cfg, groups, &|_| true, inputs.into_iter().map(Some).collect(), true, &Local, &boxes, &net)?;
     Ok((r.outcome, r.inputs, r.report))
 }
 
@@ -384,13 +384,16 @@ pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
 /// Runs the blocks `local` says are this process's (their ranks' inputs given, the others
 /// `None`), messages to other processes going over `wire` and coming in through `boxes`;
 /// `net` holds the semaphores and the first failure (a receiver of other processes' failures
-/// records them there). `cfg` is checked.
+/// records them there). `cfg` is checked. With `hand_back`, the run's `inputs` are the inputs
+/// as given; without, an input the run copied is freed once copied (its entry comes back empty).
 #[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
+#[allow(clippy::too_many_arguments, reason = "the three callers (one memory, partitioned, MPI) differ in each")]
 pub(super) fn run_blocks(
     cfg: &Config,
     groups: usize,
     local: &dyn Fn(usize) -> bool,
     inputs: Vec<Option<Vec<u8>>>,
+    hand_back: bool,
     wire: &dyn Wire,
     boxes: &[Mailbox],
     net: &InProcess,
@@ -408,7 +411,9 @@ pub(super) fn run_blocks(
     // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     let mems: Vec<SharedMemory> = (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
-    // The inputs a run works on a copy of, kept as they are to be handed back.
+    // The inputs a run works on a copy of, kept as they are to be handed back (when the caller
+    // wants them: an MPI process measures against inputs it reads again, so it frees each one
+    // as soon as its pieces are mapped).
     let mut kept: Vec<Option<Vec<u8>>> = vec![None; cfg.ranks];
     for (q, input) in inputs.into_iter().enumerate() {
         let Some(input) = input.filter(|_| here(q)) else { continue };
@@ -421,10 +426,15 @@ pub(super) fn run_blocks(
                     mem.add_region_from(a, piece.to_vec())?;
                 }
                 // The preload reads the input where a moved one would be.
-                if !low.preload(cfg, q).is_empty() {
-                    mem.add_region_from(Layout::base(q), input.clone())?;
+                let preload = !low.preload(cfg, q).is_empty();
+                if hand_back {
+                    if preload {
+                        mem.add_region_from(Layout::base(q), input.clone())?;
+                    }
+                    kept[q] = Some(input);
+                } else if preload {
+                    mem.add_region_from(Layout::base(q), input)?;
                 }
-                kept[q] = Some(input);
             }
         }
         for (a, len) in low.buffers(q) {
@@ -516,9 +526,9 @@ pub(super) fn run_blocks(
             return Vec::new();
         }
         let mem = &mems[group[q]];
-        // The huge-page buffer's room, emptied: its pages are mapped as the copies fill them.
-        let mut out = cce_numerics::buffer::zeroed(bytes as usize);
-        out.clear();
+        // Room, not zeros: its pages are mapped as the copies fill them, and nothing is
+        // written twice (a reused heap block would be zeroed first).
+        let mut out = cce_numerics::buffer::with_capacity(bytes as usize);
         for (a, keep) in low.outputs(cfg, q) {
             let chunk = mem.take_region(a).unwrap_or_default();
             out.extend_from_slice(&chunk[..(keep as usize).min(chunk.len())]);
