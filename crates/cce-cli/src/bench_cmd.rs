@@ -130,8 +130,8 @@ fn reduce_table(r: &cce_collectives::bench::ReduceBench) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<18} {:>7} {:>9} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7}  {}",
-        "job", "threads", "GB/s", "ratio", "memcpy", "decode", "build", "kernel", "/kernel", "level:route"
+        "{:<18} {:>7} {:>9} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7}  level:route",
+        "job", "threads", "GB/s", "ratio", "memcpy", "decode", "build", "kernel", "/kernel"
     );
     for x in &r.results {
         let _ = writeln!(

@@ -32,7 +32,9 @@
 //!   into bf16 and fp16, the GCE codec's compress and expand, the error check's measures),
 //!   each block with a `// SAFETY:` comment; a portable copy of every kernel gives the same
 //!   bits where the CPU features are missing (tested against it on every pattern class).
-//!   [`kernel_name`] says which kernel a call takes.
+//!   [`kernel_name`] says which kernel a call takes. The benchmark's memory-floor loop
+//!   (`bench::floor_pass`, AVX2 / AVX-512) is the one other `unsafe` module; it computes
+//!   nothing a caller reads as numbers.
 //!
 //! ## Example
 //! ```

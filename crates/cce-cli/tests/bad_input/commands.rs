@@ -7,6 +7,11 @@ use crate::{Files, Row, build_args, reduce_args, set, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    (
+        "the kernel alone: ",
+        "`cce bench reduce` times the numerics kernel on the sources and spec the engine has just \
+         reduced; reduce_with refuses only shapes the bench's size check refuses first",
+    ),
     // MPI (feature `mpi`, which this matrix's build lacks; tests/mpi.rs runs them under mpirun)
     (
         "started by an MPI launcher, but this cce was built without MPI",
