@@ -573,6 +573,11 @@ impl SharedMemory {
         Some(r)
     }
 
+    /// The length of the region that starts at `base`, or `None` when no region starts there.
+    pub fn region_len(&self, base: u64) -> Option<u64> {
+        self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&base).map(|r| r.len)
+    }
+
     /// Unmaps the region that starts at `base` and returns its bytes (no copy), or `None` when
     /// no region starts there. A reader that still holds the region (a view in progress on
     /// another thread) keeps its bytes alive until it is done; the bytes are then copied out.

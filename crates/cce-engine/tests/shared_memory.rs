@@ -92,3 +92,14 @@ fn lookups_do_not_wait_for_a_writer_of_the_region() {
         assert!(held.join().unwrap(), "the lookups waited for the writer's lock");
     });
 }
+
+#[test]
+fn a_region_is_found_by_its_start_and_taken_whole() {
+    let m = SharedMemory::new(1 << 20);
+    m.add_region_from(0x1000, (0..=255u8).collect()).unwrap();
+    assert_eq!(m.region_len(0x1000), Some(256));
+    // Only where a region starts: not inside one, not where none is.
+    assert_eq!((m.region_len(0x1001), m.region_len(0x9000)), (None, None));
+    assert_eq!(m.take_region(0x1000).unwrap(), (0..=255u8).collect::<Vec<_>>());
+    assert_eq!((m.region_len(0x1000), m.used()), (None, 0));
+}

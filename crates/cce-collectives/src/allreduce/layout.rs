@@ -1,6 +1,6 @@
 //! The buffer map (MODEL): where rank `r`'s input, partials, outputs, receive buffers,
 //! compressed buffers and rings sit in the model's address space, one slot of 2^45 bytes per
-//! rank and 2^36 per chunk. Every address of a schedule comes from here, and
+//! rank and 2^36 per scratch chunk; the input's and the output's chunks lie back to back. Every address of a schedule comes from here, and
 //! [`Layout::rank_of`] gives an address's owner.
 //!
 //! A compressed buffer (`--compress gce`, docs/MODEL.md G6) holds a chunk's GCE headers (one
@@ -43,8 +43,16 @@ impl Layout {
     pub(super) fn p(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + P_OFF + c as u64 * CHUNK_STRIDE
     }
+    /// `W(r, c)`: chunk `c` of rank `r`'s output. A rank's chunks sit back to back (an empty
+    /// chunk's one byte included, see [`Self::chunk_bytes`]), so one buffer can hold them all
+    /// and become the rank's output as it is.
     pub(super) fn w(&self, r: usize, c: usize) -> u64 {
-        Self::base(r) + W_OFF + c as u64 * CHUNK_STRIDE
+        Self::base(r) + W_OFF + self.w_offset(c)
+    }
+    /// Where chunk `c` starts in a rank's `W` chunks; `c = R` gives their total length.
+    pub(super) fn w_offset(&self, c: usize) -> u64 {
+        let empty_before = if self.n >= self.r as u64 { 0 } else { (0..c).filter(|&k| self.len(k) == 0).count() };
+        self.start(c) * self.size + empty_before as u64
     }
     pub(super) fn recv(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + RECV_OFF + c as u64 * CHUNK_STRIDE

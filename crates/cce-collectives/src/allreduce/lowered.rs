@@ -58,9 +58,14 @@ impl Lowered {
         }
     }
 
-    /// The regions rank `q` maps before the run besides its input and rings.
-    pub(super) fn buffers(&self, q: usize) -> Vec<(u64, u64)> {
+    /// The regions rank `q` maps before the run besides its input and rings. A built-in
+    /// schedule whose output is every chunk (all-reduce, all-gather), none of them empty, maps
+    /// its `W` chunks as one region: the output is then that buffer, taken without a copy.
+    pub(super) fn buffers(&self, cfg: &Config, q: usize) -> Vec<(u64, u64)> {
         match &self.shape {
+            Shape::BuiltIn { .. } if cfg.collective != Collective::ReduceScatter && cfg.elems >= self.l.r as u64 => {
+                vec![(self.l.w(q, 0), self.l.w_offset(self.l.r))]
+            }
             Shape::BuiltIn { .. } => (0..self.l.r).map(|c| (self.l.w(q, c), self.l.chunk_bytes(c))).collect(),
             Shape::User(g) => g.buffers(q),
         }

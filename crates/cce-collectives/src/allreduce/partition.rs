@@ -437,7 +437,7 @@ pub(super) fn run_blocks(
                 }
             }
         }
-        for (a, len) in low.buffers(q) {
+        for (a, len) in low.buffers(cfg, q) {
             mem.add_region(a, len)?;
         }
         let rb = programs[q].rings.ring_size as u64 * 16;
@@ -526,10 +526,18 @@ pub(super) fn run_blocks(
             return Vec::new();
         }
         let mem = &mems[group[q]];
+        let outputs = low.outputs(cfg, q);
+        // Outputs that fill one region back to back, kept whole: that buffer is the output.
+        let tiled = outputs.windows(2).all(|p| p[0].0 + p[0].1 == p[1].0) && outputs.iter().all(|o| o.1 > 0);
+        if let Some(&(first, _)) = outputs.first().filter(|_| tiled) {
+            if mem.region_len(first) == Some(bytes) {
+                return mem.take_region(first).unwrap_or_default();
+            }
+        }
         // Room, not zeros: its pages are mapped as the copies fill them, and nothing is
         // written twice (a reused heap block would be zeroed first).
         let mut out = cce_numerics::buffer::with_capacity(bytes as usize);
-        for (a, keep) in low.outputs(cfg, q) {
+        for (a, keep) in outputs {
             let chunk = mem.take_region(a).unwrap_or_default();
             out.extend_from_slice(&chunk[..(keep as usize).min(chunk.len())]);
         }
