@@ -1,7 +1,8 @@
 //! The buffer map (MODEL): where rank `r`'s input, partials, outputs, receive buffers,
 //! compressed buffers and rings sit in the model's address space, one slot of 2^45 bytes per
-//! rank and 2^36 per scratch chunk; the input's and the output's chunks lie back to back. Every address of a schedule comes from here, and
-//! [`Layout::rank_of`] gives an address's owner.
+//! rank and 2^36 per scratch chunk; the input's and the output's chunks lie back to back.
+//! Every address of a schedule comes from here, and [`Layout::rank_of`] gives an address's
+//! owner.
 //!
 //! A compressed buffer (`--compress gce`, docs/MODEL.md G6) holds a chunk's GCE headers (one
 //! [`cce_host::gradient::header_stride`] per packet) and then its fp8 payload; it starts on a

@@ -528,7 +528,9 @@ pub(super) fn run_blocks(
         let mem = &mems[group[q]];
         let outputs = low.outputs(cfg, q);
         // Outputs that fill one region back to back, kept whole: that buffer is the output.
-        let tiled = outputs.windows(2).all(|p| p[0].0 + p[0].1 == p[1].0) && outputs.iter().all(|o| o.1 > 0);
+        let tiled = outputs.windows(2).all(|p| p[0].0 + p[0].1 == p[1].0)
+            && outputs.iter().all(|o| o.1 > 0)
+            && outputs.iter().map(|o| o.1).sum::<u64>() == bytes;
         if let Some(&(first, _)) = outputs.first().filter(|_| tiled) {
             if mem.region_len(first) == Some(bytes) {
                 return mem.take_region(first).unwrap_or_default();
