@@ -10,7 +10,8 @@
 //! A reduce row also times, alternately with its repetitions, the cce-numerics kernel the
 //! engine calls for the job (`reduce_with` of the same spec on the same sources, at the same
 //! thread count, one call over the whole buffers) and reports `ratio_to_kernel`: what the path
-//! around the kernel (planning, rings, descriptor decode, the engine's pieces) costs.
+//! around the kernel (planning, rings, descriptor decode, the engine's pieces) costs. Under RNE
+//! every repetition checks that the kernel alone wrote the engine's bytes.
 
 use std::time::Instant;
 
@@ -160,6 +161,16 @@ pub fn reduce(bytes_per_source: usize, threads_list: &[usize], reps: usize) -> R
                 cce_numerics::reduce_with(&spec, &views, &mut [&mut kernel_out[..]], 0, &exec)
                     .map_err(|e| PathError::Input(format!("the kernel alone: {e}")))?;
                 kernel_s = kernel_s.min(t.elapsed().as_secs_f64().max(1e-9));
+                // `kernel_spec` restates how the engine resolves the job: under RNE the bytes
+                // prove it timed the same computation. (Stochastic rounding draws from the
+                // destination's address in the engine and from element 0 here: the same work,
+                // other bits.)
+                let same = o.outputs.first().is_some_and(|e| e[..] == kernel_out[..]);
+                if rounding == Rounding::Rne && !same {
+                    return Err(PathError::Input(format!(
+                        "{name}: the kernel alone gave other bytes than the engine at {threads} thread(s)"
+                    )));
+                }
             }
             memcpy_best = memcpy_best.max(copy_gbps);
             if let Some((secs, decode, build, bytes)) = best {

@@ -12,6 +12,11 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
         "`cce bench reduce` times the numerics kernel on the sources and spec the engine has just \
          reduced; reduce_with refuses only shapes the bench's size check refuses first",
     ),
+    (
+        "{name}: the kernel alone gave other bytes than the engine",
+        "a consistency check of `cce bench reduce` (the kernel's spec restated against the \
+         engine's resolution); bench_cmd.rs's unit test runs it on both thread counts",
+    ),
     // MPI (feature `mpi`, which this matrix's build lacks; tests/mpi.rs runs them under mpirun)
     (
         "started by an MPI launcher, but this cce was built without MPI",
