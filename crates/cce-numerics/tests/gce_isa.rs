@@ -15,7 +15,7 @@ use cce_numerics::gce;
 use cce_numerics::{Isa, detected_isa};
 
 mod common;
-use common::Rng;
+use common::{NAN_AND_INF, Rng, sprinkled};
 
 const ISAS: [Isa; 2] = [Isa::Avx2, Isa::Avx512];
 
@@ -120,22 +120,9 @@ fn kinds() -> Vec<(String, Vec<f32>)> {
     k.push(("tiny subnormals".into(), (0..2_001).map(|_| f32::from_bits(r.bits() & 0x8000_00ff)).collect()));
     k.push(("zeros".into(), vec![0.0; 1_000]));
     k.push(("signed zeros".into(), (0..1_000).map(|i| if i % 3 == 0 { -0.0 } else { 0.0 }).collect()));
-    let specials = [
-        f32::NAN,
-        -f32::NAN,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::from_bits(0xff80_0001),
-        f32::from_bits(0x7fbf_ffff),
-    ];
-    k.push(("only nan and inf".into(), (0..2_000).map(|i| specials[i % specials.len()]).collect()));
-    let mut mix: Vec<f32> = (0..6_000).map(|_| f32::from_bits(0x3f80_0000 | (r.bits() & 0x807f_ffff))).collect();
-    for (i, v) in specials.into_iter().enumerate() {
-        for j in (i * 7..mix.len()).step_by(37) {
-            mix[j] = v;
-        }
-    }
-    k.push(("nan and inf among values".into(), mix));
+    k.push(("only nan and inf".into(), (0..2_000).map(|i| NAN_AND_INF[i % NAN_AND_INF.len()]).collect()));
+    let mix: Vec<f32> = (0..6_000).map(|_| f32::from_bits(0x3f80_0000 | (r.bits() & 0x807f_ffff))).collect();
+    k.push(("nan and inf among values".into(), sprinkled(mix, 7, 37)));
     for (i, c) in [1.75f32, f32::from_bits(0x3fe0_0001), 57344.0, f32::from_bits(0x4760_0001), f32::MAX, 1e-40]
         .into_iter()
         .enumerate()

@@ -11,7 +11,7 @@ use cce_numerics::gce;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::Rng;
+use common::{NAN_AND_INF, Rng, sprinkled};
 
 /// Blocks of every kind, as (name, values). Most have 1000 values, so the last block is
 /// ragged for every block size but 1.
@@ -39,22 +39,9 @@ fn kinds() -> Vec<(String, Vec<f32>)> {
         "subnormals-and-zeros".into(),
         (0..1000).map(|i| f32::from_bits((r.bits() & 0x807F_FFFF) * (i % 2))).collect(),
     ));
-    let specials = [
-        f32::NAN,
-        -f32::NAN,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::from_bits(0xFF80_0001),
-        f32::from_bits(0x7FBF_FFFF),
-    ];
-    let mut mix: Vec<f32> = (0..1000).map(|_| r.unit() * 1e3).collect();
-    for (i, v) in specials.into_iter().enumerate() {
-        for j in (i * 11..1000).step_by(53) {
-            mix[j] = v;
-        }
-    }
-    k.push(("nan-inf-mix".into(), mix));
-    k.push(("only-nan-inf".into(), (0..1000).map(|i| specials[i % specials.len()]).collect()));
+    let mix: Vec<f32> = (0..1000).map(|_| r.unit() * 1e3).collect();
+    k.push(("nan-inf-mix".into(), sprinkled(mix, 11, 53)));
+    k.push(("only-nan-inf".into(), (0..1000).map(|i| NAN_AND_INF[i % NAN_AND_INF.len()]).collect()));
     k.push((
         "near-f32-max".into(),
         (0..1000).map(|_| f32::from_bits(0x7F60_0000 + (r.bits() & 0x1F_FFFF) + (r.bits() & 0x8000_0000))).collect(),

@@ -1,4 +1,5 @@
-//! Test data shared by the codec tests (`gce_ref.rs`, `gce_isa.rs`): a seeded generator.
+//! Test data shared by the codec tests (`gce_ref.rs`, `gce_isa.rs`): a seeded generator and
+//! the NaN / infinity patterns.
 #![allow(dead_code, reason = "each test file uses the helpers it needs")]
 
 /// splitmix64: test data only.
@@ -27,4 +28,18 @@ impl Rng {
     pub(crate) fn below(&mut self, n: u32) -> u32 {
         (((self.next() >> 32) * u64::from(n)) >> 32) as u32
     }
+}
+
+/// NaNs of both signs (one with a payload), the infinities, and two NaNs next to them.
+pub(crate) const NAN_AND_INF: [f32; 6] =
+    [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::from_bits(0xff80_0001), f32::from_bits(0x7fbf_ffff)];
+
+/// `values` with [`NAN_AND_INF`]'s `i`-th pattern at `i · offset`, `i · offset + stride`, ….
+pub(crate) fn sprinkled(mut values: Vec<f32>, offset: usize, stride: usize) -> Vec<f32> {
+    for (i, v) in NAN_AND_INF.into_iter().enumerate() {
+        for j in (i * offset..values.len()).step_by(stride) {
+            values[j] = v;
+        }
+    }
+    values
 }
