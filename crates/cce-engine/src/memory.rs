@@ -383,16 +383,42 @@ struct SharedBuf {
 
 type SharedRegion = std::sync::Arc<SharedBuf>;
 
+/// Buffers at least this long are touched by every host thread at once.
+const TOUCH_SPLIT: usize = 8 << 20;
+
 /// `len` zero bytes, every 4 KiB page written once: resident now, so the engine that writes
-/// them later does not page-fault inside its run.
+/// them later does not page-fault inside its run. A long buffer is touched by all the host's
+/// threads, each its own stretch: the kernel zeroes fresh pages as they fault, and that zeroing
+/// is most of the cost (docs/MODEL.md E1).
 fn touched_zeros(len: usize) -> Box<[u8]> {
     let mut v = cce_numerics::buffer::zeroed(len).into_boxed_slice();
-    // Through black_box, so the stores of zero into zeroed memory are not optimised away.
-    let pages = std::hint::black_box(&mut v[..]);
-    for i in (0..len).step_by(4096) {
-        pages[i] = 0;
+    let threads = host_threads();
+    if len >= TOUCH_SPLIT && threads > 1 {
+        let per = len.div_ceil(threads).next_multiple_of(4096);
+        std::thread::scope(|s| {
+            for part in v.chunks_mut(per) {
+                s.spawn(move || touch(part));
+            }
+        });
+    } else {
+        touch(&mut v);
     }
     v
+}
+
+/// Writes a zero into every 4 KiB page of `pages` (which holds zeros).
+fn touch(pages: &mut [u8]) {
+    // Through black_box, so the stores of zero into zeroed memory are not optimised away.
+    let pages = std::hint::black_box(pages);
+    for i in (0..pages.len()).step_by(4096) {
+        pages[i] = 0;
+    }
+}
+
+/// The host's threads (asked once).
+fn host_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -103,3 +103,19 @@ fn a_region_is_found_by_its_start_and_taken_whole() {
     assert_eq!(m.take_region(0x1000).unwrap(), (0..=255u8).collect::<Vec<_>>());
     assert_eq!((m.region_len(0x1000), m.used()), (None, 0));
 }
+
+#[test]
+fn long_regions_touched_by_several_threads_are_whole_and_zero() {
+    // Above the length at which every host thread touches its own stretch; not a multiple of
+    // the page or of the stretch.
+    let len = (8 << 20) + 3 * 4096 + 77;
+    let m = SharedMemory::new(1 << 30);
+    m.add_region(0x10_0000, len).unwrap();
+    assert_eq!(m.region_len(0x10_0000), Some(len));
+    let mut back = vec![1u8; len as usize];
+    m.read(0x10_0000, &mut back).unwrap();
+    assert!(back.iter().all(|&b| b == 0));
+    let mut w = m.clone();
+    w.write(0x10_0000 + len - 1, &[9]).unwrap();
+    assert!(m.read(0x10_0000 + len, &mut [0]).is_err(), "the region ends at its length");
+}
