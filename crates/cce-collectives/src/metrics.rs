@@ -376,14 +376,17 @@ fn exact_block(
     first: usize,
     len: usize,
     exact: &mut ExactBlock,
-    buf: &mut Vec<u8>,
+    bufs: &mut Vec<Vec<u8>>,
     divisor: f64,
 ) -> std::io::Result<()> {
     exact.start(len);
-    for rank in 0..cfg.ranks {
-        let b = source.block(rank, first as u64, len, buf)?;
-        exact.add(b).map_err(std::io::Error::other)?;
-    }
+    bufs.resize_with(cfg.ranks, Vec::new);
+    let srcs = bufs
+        .iter_mut()
+        .enumerate()
+        .map(|(rank, buf)| source.block(rank, first as u64, len, buf))
+        .collect::<std::io::Result<Vec<&[u8]>>>()?;
+    exact.add_ranks(&srcs).map_err(std::io::Error::other)?;
     exact.finish(divisor);
     Ok(())
 }
@@ -393,7 +396,7 @@ fn exact_block(
 fn blocks<R: Send + Default + Clone>(
     n: usize,
     threads: usize,
-    job: impl Fn(usize, usize, &mut ExactBlock, &mut OutputScratch, &mut Vec<u8>) -> std::io::Result<R> + Sync,
+    job: impl Fn(usize, usize, &mut ExactBlock, &mut OutputScratch, &mut Vec<Vec<u8>>) -> std::io::Result<R> + Sync,
     t: NumType,
     combine: Combine,
 ) -> std::io::Result<Vec<R>> {
