@@ -97,6 +97,27 @@ impl Kernel for UniformF32<'_> {
     }
 }
 
+/// The bf16 uniform values of counters `lo ..` (no wrap of the low half), as little-endian
+/// bytes filling `out`: the fp32 value rounded to nearest-even in the same loop (the value is
+/// finite, never NaN, so the rounding is the carry-add on its bits).
+struct UniformBf16<'a> {
+    lo: u32,
+    keys: (u32, u32),
+    out: &'a mut [u8],
+}
+
+impl Kernel for UniformBf16<'_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        let (lo, keys) = (self.lo, self.keys);
+        for (j, o) in self.out.chunks_exact_mut(2).enumerate() {
+            let b = uniform_of(bits_of(lo.wrapping_add(j as u32), keys)).to_bits();
+            let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
+            o.copy_from_slice(&rounded.to_le_bytes());
+        }
+    }
+}
+
 /// Fills `out` (whole elements of `t`) with elements `first ..` of the sample of (`t`, `seed`,
 /// `kind`): the bytes [`sample`] would hold there.
 ///
@@ -132,6 +153,12 @@ pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mu
             let run = (n - done).min((u64::from(u32::MAX) - u64::from(lo) + 1) as usize);
             let (keys, part) = (keys(seed, (at >> 32) as u32), &mut chunk[done * size..(done + run) * size]);
             match (kind, t.is_float()) {
+                (SampleKind::Uniform, true) if t == NumType::Bf16 => {
+                    let mut job = UniformBf16 { lo, keys, out: part };
+                    dispatch(&mut job, detected_isa());
+                    done += run;
+                    continue;
+                }
                 (SampleKind::Uniform, true) => {
                     let mut job = UniformF32 { lo, keys, out: &mut wide[..4 * run] };
                     dispatch(&mut job, detected_isa());
