@@ -121,6 +121,17 @@ impl ExactBlock {
         if self.t.int_info().is_some() {
             return srcs.iter().try_for_each(|s| self.add(s));
         }
+        if self.t == NumType::Bf16 {
+            // A bf16 element is the high half of its fp32 value: widened in the loop itself.
+            let mut job = AccumulateRanks {
+                rows: Rows::Bf16(srcs),
+                value: &mut self.value,
+                magnitude: &mut self.magnitude,
+                combine: self.combine,
+            };
+            dispatch(&mut job, detected_isa());
+            return Ok(());
+        }
         let mut first = 0;
         while first < self.len {
             let n = STRETCH.min(self.len - first);
@@ -136,8 +147,7 @@ impl ExactBlock {
                 }
             }
             let mut job = AccumulateRanks {
-                wide: &self.wide,
-                n,
+                rows: Rows::F32 { wide: &self.wide, n },
                 value: &mut self.value[first..first + n],
                 magnitude: &mut self.magnitude[first..first + n],
                 combine: self.combine,
@@ -377,31 +387,61 @@ impl Kernel for Accumulate<'_> {
 /// fp32 stretches fit in L1 (16 KiB).
 const STRETCH: usize = 512;
 
-/// Every rank's fp32 values of `n` elements (rank-major in `wide`) combined into `value` and
-/// `magnitude` element by element, ranks in order.
+/// Every rank's values of one stretch of elements, combined into `value` and `magnitude`
+/// element by element, ranks in order.
 struct AccumulateRanks<'a> {
-    wide: &'a [u8],
-    n: usize,
+    rows: Rows<'a>,
     value: &'a mut [f64],
     magnitude: &'a mut [f64],
     combine: Combine,
+}
+
+/// Where [`AccumulateRanks`] reads each rank's values.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    /// fp32 bytes, `n` elements per rank, rank after rank.
+    F32 { wide: &'a [u8], n: usize },
+    /// Every rank's bf16 bytes of the stretch.
+    Bf16(&'a [&'a [u8]]),
 }
 
 impl AccumulateRanks<'_> {
     /// The elements `at .. at + W` of every rank into `v`, `m`.
     #[inline(always)]
     fn group<const W: usize>(&self, at: usize, v: &mut [f64; W], m: &mut [f64; W]) {
-        for row in self.wide.chunks_exact(self.n * 4) {
-            let row = &row[at * 4..(at + W) * 4];
-            for j in 0..W {
-                let x = f64::from(f32::from_le_bytes([row[4 * j], row[4 * j + 1], row[4 * j + 2], row[4 * j + 3]]));
-                m[j] += x.abs();
-                v[j] = match self.combine {
-                    Combine::Sum => v[j] + x,
-                    Combine::Min => v[j].min(x),
-                    Combine::Max => v[j].max(x),
-                };
+        match self.rows {
+            Rows::F32 { wide, n } => {
+                for row in wide.chunks_exact(n * 4) {
+                    let row = &row[at * 4..(at + W) * 4];
+                    let xs: [f32; W] = core::array::from_fn(|j| {
+                        f32::from_le_bytes([row[4 * j], row[4 * j + 1], row[4 * j + 2], row[4 * j + 3]])
+                    });
+                    self.take(&xs, v, m);
+                }
             }
+            Rows::Bf16(srcs) => {
+                for src in srcs {
+                    let row = &src[at * 2..(at + W) * 2];
+                    let xs: [f32; W] = core::array::from_fn(|j| {
+                        f32::from_bits(u32::from(u16::from_le_bytes([row[2 * j], row[2 * j + 1]])) << 16)
+                    });
+                    self.take(&xs, v, m);
+                }
+            }
+        }
+    }
+
+    /// One rank's values `xs` combined into `v`, `m`.
+    #[inline(always)]
+    fn take<const W: usize>(&self, xs: &[f32; W], v: &mut [f64; W], m: &mut [f64; W]) {
+        for j in 0..W {
+            let x = f64::from(xs[j]);
+            m[j] += x.abs();
+            v[j] = match self.combine {
+                Combine::Sum => v[j] + x,
+                Combine::Min => v[j].min(x),
+                Combine::Max => v[j].max(x),
+            };
         }
     }
 }
