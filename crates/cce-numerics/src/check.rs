@@ -5,7 +5,8 @@
 //!
 //! Guarantees:
 //! - A float element is widened to fp32 by [`crate::convert`]'s SIMD kernels (exact: every
-//!   float dtype here is a subset of fp32), then to f64 (exact). An integer element is read as
+//!   float dtype here is a subset of fp32; [`ExactBlock::add_ranks`] widens bf16 itself, its
+//!   bits in the high half, the same value), then to f64 (exact). An integer element is read as
 //!   i64 (sign-extended or zero-extended from its width) and as f64 (exact up to 2^53).
 //! - [`ExactBlock`] adds the ranks in the order they are given, element by element, as an
 //!   element-by-element f64 loop over the ranks would: its values depend neither on the block
@@ -108,8 +109,9 @@ impl ExactBlock {
 
     /// Adds every rank's elements of the block at once (`srcs[r]` holds exactly the block's
     /// elements of rank r, in rank order): the values [`add`](ExactBlock::add) of each rank in
-    /// turn gives (a NaN's sign and payload aside), made a stretch of elements at a time with every rank's value of an element
-    /// added in registers, so the block's f64 sums are read and written once, not once per rank.
+    /// turn gives (a NaN's sign and payload aside). Each element's ranks are added in
+    /// registers, a stretch of elements at a time, so the block's f64 sums are read and
+    /// written once, not once per rank.
     ///
     /// # Errors
     /// [`NumericsError::OutputLength`] when a source is not the block's length in bytes.

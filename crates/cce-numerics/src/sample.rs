@@ -11,7 +11,8 @@
 //!   the 32-bit integers.
 //! - `uniform`: `u = x >> 8`, v = (2u + 1 − 2²⁴) · 2⁻²⁴, an odd multiple of 2⁻²⁴ in (−1, 1)
 //!   (exact in fp32, never 0); floats hold v rounded to the dtype with RNE by
-//!   [`crate::convert`]; integers hold trunc(1000 v) ∈ (−1000, 1000) in two's complement,
+//!   [`crate::convert`] (bf16: by the same carry-add rounding in the generating loop, the same
+//!   bytes; `tests/python/test_gen.py` checks both against ml_dtypes); integers hold trunc(1000 v) ∈ (−1000, 1000) in two's complement,
 //!   wrapped to the dtype's width.
 //! - `ramp`: element i holds i (floats: i as fp32, then the dtype, both RNE; integers wrap).
 //! - `bits`: byte b of the array is byte b mod 4 of the 32 bits of counter b / 4 (any pattern,
