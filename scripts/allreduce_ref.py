@@ -434,6 +434,17 @@ def sr_bits(key, index):
     return _fmix32(lo ^ k)
 
 
+def uniform_sample(seed, n):
+    """Elements 0 .. n (n < 2^32) of `cce gen --values uniform --dtype fp32 --seed seed`, the
+    all-reduce's generated inputs before rounding to the dtype: keys from SplitMix64's finaliser
+    of the seed and the index's high half (0), 32 bits fmix32(fmix32(i ^ k0) ^ k1), then
+    (2 (x >> 8) + 1 - 2^24) / 2^24 (cce-numerics `sample`)."""
+    k = _mix64(_mix64(seed ^ 0x5A3CE1B496F20D87) ^ 0)
+    x = _fmix32(_fmix32(np.arange(n, dtype=np.uint32) ^ np.uint32(k & 0xFFFFFFFF)) ^ np.uint32(k >> 32))
+    u = (x >> np.uint32(8)).astype(np.int64)
+    return ((2 * u + 1 - (1 << 24)).astype(np.float64) / float(1 << 24)).astype(np.float32)
+
+
 _NARROW = {np.dtype(ml_dtypes.bfloat16): (np.uint16, 0x7F80, 0x8000, 0x7FC0),
            np.dtype(np.float16): (np.uint16, 0x7C00, 0x8000, 0x7E00),
            np.dtype(np.float32): (np.uint32, 0x7F800000, 0x80000000, 0x7FC00000)}
