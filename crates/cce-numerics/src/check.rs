@@ -631,29 +631,46 @@ mod tests {
     }
 
     #[test]
-    fn adding_every_rank_at_once_gives_the_bits_of_adding_them_in_turn() {
-        // Float dtypes (NaN, inf and every pattern from random bytes) and integers, each
-        // combine, lengths around the stretch and the eight-element groups.
-        for t in
-            [NumType::Bf16, NumType::F16, NumType::F32, NumType::F8E4M3, NumType::F8E5M2, NumType::I32, NumType::U8]
-        {
+    fn adding_every_rank_at_once_equals_the_element_by_element_f64_loop() {
+        // Every float dtype (random bytes: NaN, inf and every pattern), each combine, lengths
+        // around the stretch and the eight-element groups, against `float::decode` and a
+        // plain f64 fold over the ranks in order. Any NaN stands for every NaN: its sign and
+        // payload are the compiler's to choose (it may swap an addition's operands).
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for t in [NumType::Bf16, NumType::F16, NumType::F32, NumType::F8E4M3, NumType::F8E5M2, NumType::F8E3M4] {
             for combine in [Combine::Sum, Combine::Min, Combine::Max] {
                 for n in [1, 7, 8, 9, STRETCH - 1, STRETCH, 2 * STRETCH + 13] {
                     let ranks: Vec<Vec<u8>> = (0..5).map(|r| bytes(r * 31 + n as u64, n * t.size())).collect();
-                    let (turn_v, turn_m) = exact_of(t, combine, &ranks, 1.0);
                     let mut b = ExactBlock::new(t, combine);
                     b.start(n);
                     b.add_ranks(&ranks.iter().map(Vec::as_slice).collect::<Vec<_>>()).unwrap();
                     b.finish(1.0);
-                    // NaN's sign and payload are the compiler's to choose (it may swap an
-                    // addition's operands): any NaN stands for every NaN.
-                    let bits = |v: &[f64]| {
-                        v.iter().map(|x| if x.is_nan() { f64::NAN.to_bits() } else { x.to_bits() }).collect::<Vec<_>>()
-                    };
-                    assert_eq!(bits(b.values()), bits(&turn_v), "{t:?} {combine:?} {n}");
-                    assert_eq!(bits(b.magnitudes()), bits(&turn_m), "{t:?} {combine:?} {n}");
+                    for i in 0..n {
+                        let xs: Vec<f64> =
+                            ranks.iter().map(|r| decode(t, &r[i * t.size()..(i + 1) * t.size()])).collect();
+                        let want = match combine {
+                            Combine::Sum => xs.iter().fold(0.0, |a, x| a + x),
+                            Combine::Min => xs.iter().fold(f64::INFINITY, |a, &x| a.min(x)),
+                            Combine::Max => xs.iter().fold(f64::NEG_INFINITY, |a, &x| a.max(x)),
+                        };
+                        let mag = xs.iter().fold(0.0, |a, x| a + x.abs());
+                        assert!(same(b.values()[i], want), "{t:?} {combine:?} {n} {i}");
+                        assert!(same(b.magnitudes()[i], mag), "{t:?} {combine:?} {n} {i}");
+                    }
                 }
             }
+        }
+        // Integers add rank after rank through `add` (tested below): the same wrapped sums.
+        let ints: Vec<Vec<u8>> = (0..3).map(|r| bytes(r + 5, 4 * 9)).collect();
+        let mut b = ExactBlock::new(NumType::I32, Combine::Sum);
+        b.start(9);
+        b.add_ranks(&ints.iter().map(Vec::as_slice).collect::<Vec<_>>()).unwrap();
+        b.finish(1.0);
+        for i in 0..9 {
+            let sum = ints
+                .iter()
+                .fold(0i32, |a, r| a.wrapping_add(i32::from_le_bytes(r[4 * i..4 * i + 4].try_into().unwrap())));
+            assert_eq!(b.values()[i], f64::from(sum), "{i}");
         }
         let mut b = ExactBlock::new(NumType::Bf16, Combine::Sum);
         b.start(4);
