@@ -80,41 +80,24 @@ fn uniform_int_of(x: u32) -> i64 {
 /// Elements made per pass through the fp32 scratch.
 const PASS: usize = 2048;
 
-/// The fp32 uniform values of counters `lo ..` (no wrap of the low half), as little-endian
-/// bytes filling `out`.
-struct UniformF32<'a> {
+/// The uniform values of counters `lo ..` (no wrap of the low half), as little-endian bytes
+/// filling `out`: fp32 when `BYTES` is 4; bf16 when it is 2, the fp32 value rounded to
+/// nearest-even in the same loop (the value is finite, never NaN, so the rounding is the
+/// carry-add on its bits).
+struct Uniform<'a, const BYTES: usize> {
     lo: u32,
     keys: (u32, u32),
     out: &'a mut [u8],
 }
 
-impl Kernel for UniformF32<'_> {
+impl<const BYTES: usize> Kernel for Uniform<'_, BYTES> {
     #[inline(always)]
     fn run<C: Caps>(&mut self) {
         let (lo, keys) = (self.lo, self.keys);
-        for (j, o) in self.out.chunks_exact_mut(4).enumerate() {
-            o.copy_from_slice(&uniform_of(bits_of(lo.wrapping_add(j as u32), keys)).to_le_bytes());
-        }
-    }
-}
-
-/// The bf16 uniform values of counters `lo ..` (no wrap of the low half), as little-endian
-/// bytes filling `out`: the fp32 value rounded to nearest-even in the same loop (the value is
-/// finite, never NaN, so the rounding is the carry-add on its bits).
-struct UniformBf16<'a> {
-    lo: u32,
-    keys: (u32, u32),
-    out: &'a mut [u8],
-}
-
-impl Kernel for UniformBf16<'_> {
-    #[inline(always)]
-    fn run<C: Caps>(&mut self) {
-        let (lo, keys) = (self.lo, self.keys);
-        for (j, o) in self.out.chunks_exact_mut(2).enumerate() {
+        for (j, o) in self.out.chunks_exact_mut(BYTES).enumerate() {
             let b = uniform_of(bits_of(lo.wrapping_add(j as u32), keys)).to_bits();
-            let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
-            o.copy_from_slice(&rounded.to_le_bytes());
+            let word = if BYTES == 2 { b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16 } else { b };
+            o.copy_from_slice(&word.to_le_bytes()[..BYTES]);
         }
     }
 }
@@ -143,6 +126,8 @@ pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mu
         return Ok(());
     }
     let mut wide = [0u8; 4 * PASS];
+    // fp32 and bf16 uniform values are written in place; other floats go through fp32.
+    let direct = kind == SampleKind::Uniform && matches!(t, NumType::F32 | NumType::Bf16);
     for (c, chunk) in out.chunks_mut(PASS * size).enumerate() {
         let n = chunk.len() / size;
         let start = first.wrapping_add((c * PASS) as u64);
@@ -154,15 +139,14 @@ pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mu
             let run = (n - done).min((u64::from(u32::MAX) - u64::from(lo) + 1) as usize);
             let (keys, part) = (keys(seed, (at >> 32) as u32), &mut chunk[done * size..(done + run) * size]);
             match (kind, t.is_float()) {
-                (SampleKind::Uniform, true) if t == NumType::Bf16 => {
-                    let mut job = UniformBf16 { lo, keys, out: part };
-                    dispatch(&mut job, detected_isa());
-                    done += run;
-                    continue;
+                (SampleKind::Uniform, true) if direct && size == 2 => {
+                    dispatch(&mut Uniform::<2> { lo, keys, out: part }, detected_isa());
+                }
+                (SampleKind::Uniform, true) if direct => {
+                    dispatch(&mut Uniform::<4> { lo, keys, out: part }, detected_isa());
                 }
                 (SampleKind::Uniform, true) => {
-                    let mut job = UniformF32 { lo, keys, out: &mut wide[..4 * run] };
-                    dispatch(&mut job, detected_isa());
+                    dispatch(&mut Uniform::<4> { lo, keys, out: &mut wide[..4 * run] }, detected_isa());
                 }
                 (SampleKind::Ramp, true) => {
                     for (j, w) in wide[..4 * run].chunks_exact_mut(4).enumerate() {
@@ -181,7 +165,7 @@ pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mu
                     }
                 }
             }
-            if t.is_float() {
+            if t.is_float() && !direct {
                 let w = &wide[..4 * run];
                 if t == NumType::F32 {
                     part.copy_from_slice(w);
