@@ -368,6 +368,58 @@ pub fn decompress_le(
     Ok(())
 }
 
+/// [`decompress_le`] rounded to bf16 in the same pass: two little-endian bytes per payload
+/// byte, each the bf16 that [`crate::convert`] from f32 (RNE, no saturation) gives for the
+/// decompressed f32 — an f32 past bf16's largest finite value becomes inf, a NaN stays the
+/// quiet NaN with its sign. The AVX-512 kernel rounds in registers; other levels decompress
+/// stretches to f32 with their kernel and round them. Errors as [`decompress_le`], the output
+/// counted in bytes (two per element).
+pub fn decompress_bf16_le(
+    scales: &[u8],
+    payload: &[u8],
+    block: usize,
+    out: &mut [u8],
+    max_isa: Isa,
+) -> Result<(), GceError> {
+    check_scales(scales, payload.len(), block)?;
+    let expected = payload.len().saturating_mul(2);
+    if out.len() != expected {
+        return Err(GceError::OutputBytes { got: out.len(), expected });
+    }
+    let done = if max_isa == Isa::Portable {
+        0
+    } else {
+        let mut job = ExpandBf16Job { scales, payload, block, out: &mut *out, done: 0 };
+        dispatch(&mut job, max_isa);
+        job.done
+    };
+    // The rest: whole blocks decompressed to f32 in stretches of at most STRETCH values, then
+    // rounded; a block longer than a stretch element by element.
+    const STRETCH: usize = 256;
+    let per = (STRETCH / block).max(1);
+    let mut wide = [0u8; 4 * STRETCH];
+    let mut b = done;
+    while b < scales.len() {
+        let k = per.min(scales.len() - b);
+        let (start, end) = (b * block, ((b + k) * block).min(payload.len()));
+        let round = |bits: u32| crate::float::narrow_bf16_rne(bits, false, true).to_le_bytes();
+        if end - start <= STRETCH {
+            let wide = &mut wide[..4 * (end - start)];
+            decompress_checked(&scales[b..b + k], &payload[start..end], block, Out::Le(wide), max_isa);
+            for (o, w) in out[2 * start..2 * end].chunks_exact_mut(2).zip(wide.chunks_exact(4)) {
+                o.copy_from_slice(&round(u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+            }
+        } else {
+            let e = scale_exponent_of_byte(scales[b]);
+            for (i, q) in (start..end).zip(&payload[start..end]) {
+                out[2 * i..2 * i + 2].copy_from_slice(&round(decode_element(*q, e).to_bits()));
+            }
+        }
+        b += k;
+    }
+    Ok(())
+}
+
 /// The code path [`compress_with`] and [`decompress_with`] take at `max_isa` on this machine,
 /// for a block size that is a multiple of 16: `avx512` or `avx2` (the vector kernels), or
 /// `portable` (the element loops, which also run every other block size and a partial last
@@ -490,6 +542,23 @@ impl Kernel for ExpandJob<'_> {
     #[inline(always)]
     fn run<C: Caps>(&mut self) {
         self.done = C::gce_expand(self.scales, self.payload, self.block, self.out);
+    }
+}
+
+/// The fused expand-and-round-to-bf16 job: whole blocks, at the best level allowed.
+struct ExpandBf16Job<'a> {
+    scales: &'a [u8],
+    payload: &'a [u8],
+    block: usize,
+    out: &'a mut [u8],
+    /// Blocks the kernel did.
+    done: usize,
+}
+
+impl Kernel for ExpandBf16Job<'_> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        self.done = C::gce_expand_bf16(self.scales, self.payload, self.block, self.out);
     }
 }
 

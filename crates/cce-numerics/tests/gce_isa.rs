@@ -218,6 +218,45 @@ fn expand_random_and_unaligned_agree_on_every_isa() {
     }
 }
 
+/// The fused expand-and-round to bf16 gives, at every level and byte offset, the bits of
+/// expanding to f32 (the portable element loop) and then `convert` to bf16 (RNE, no
+/// saturation): every code under every scale byte (overflow to inf, f32-subnormal results that
+/// round, NaN signs) and random payloads with partial blocks, at every block size.
+#[test]
+fn expand_to_bf16_is_expand_then_convert_on_every_isa() {
+    use cce_numerics::{NumType, Rounding};
+    let mut r = Rng(11);
+    let every: Vec<u8> = (0..256 * 256).map(|i| i as u8).collect();
+    let random: Vec<u8> = (0..20_013).map(|_| r.bits() as u8).collect();
+    for (name, payload) in [("every code", &every), ("random", &random)] {
+        for block in BLOCKS {
+            let scales: Vec<u8> = if name == "random" {
+                (0..payload.len().div_ceil(block)).map(|_| r.bits() as u8).collect()
+            } else {
+                (0..payload.len().div_ceil(block)).map(|b| (b * block / 256) as u8).collect()
+            };
+            let wide: Vec<u8> =
+                expanded(&scales, payload, block, Isa::Portable).iter().flat_map(|b| b.to_le_bytes()).collect();
+            let mut want = vec![0u8; 2 * payload.len()];
+            cce_numerics::convert(NumType::F32, NumType::Bf16, &wide, &mut want, Rounding::Rne, false).unwrap();
+            for isa in [Isa::Portable, Isa::Avx2, Isa::Avx512] {
+                for offset in 0..2 {
+                    let mut out = vec![0xa5u8; 2 * payload.len() + offset];
+                    gce::decompress_bf16_le(&scales, payload, block, &mut out[offset..], isa).unwrap();
+                    assert!(out[offset..] == want[..], "{name}: block {block} {isa:?} offset {offset}");
+                }
+            }
+        }
+    }
+    let (s, q) = ([0u8; 1], [0u8; 2]);
+    let mut out = [0u8; 3];
+    assert_eq!(
+        gce::decompress_bf16_le(&s, &q, 32, &mut out, Isa::Avx512),
+        Err(gce::GceError::OutputBytes { got: 3, expected: 4 })
+    );
+    assert_eq!(out, [0; 3], "nothing written before an error");
+}
+
 /// The level a call takes is the best this CPU has, capped; the byte entry points refuse what
 /// is not whole f32 values.
 #[test]

@@ -718,7 +718,7 @@ unsafe fn fp8_add_scaled_avx2<const SH: i32, const S0: i32>(
 #[target_feature(enable = "avx2")]
 unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
     let Some(e5m2) = super::gce_e5m2() else { return 0 };
-    let blocks = super::gce_call(src, payload, scales, block);
+    let blocks = super::gce_call(src, 4, payload, scales, block);
     // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
     // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
     // `blocks` (checked by `gce_call`); the slices outlive the call.
@@ -809,7 +809,7 @@ unsafe fn gce_compress_avx2(
 /// The CPU must have avx2 and f16c.
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn gce_expand_checked(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
-    let blocks = super::gce_call(out, payload, scales, block);
+    let blocks = super::gce_call(out, 4, payload, scales, block);
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
     // `scales` holds at least `blocks` bytes, `payload` `blocks · block` and `out`
     // `blocks · block · 4` (checked by `gce_call`); the slices outlive the call.

@@ -90,6 +90,13 @@ macro_rules! shared_avx512_helpers {
             // confirmed; it checks every length before it touches memory.
             unsafe { gce_expand_checked(scales, payload, block, out) }
         }
+        #[inline(always)]
+        fn gce_expand_bf16(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+            // SAFETY: as for `gce_expand`: avx512f and avx2 (the features
+            // `gce_expand_bf16_checked` needs) were confirmed; it checks every length before it
+            // touches memory.
+            unsafe { gce_expand_bf16_checked(scales, payload, block, out) }
+        }
     };
 }
 
@@ -1056,7 +1063,7 @@ unsafe fn measure_f32_avx512(job: &MeasureF32<'_>, lanes: &mut crate::check::Lan
 #[target_feature(enable = "avx512f")]
 unsafe fn gce_compress_checked(src: &[u8], block: usize, scales: &mut [u8], payload: &mut [u8]) -> usize {
     let Some(e5m2) = super::gce_e5m2() else { return 0 };
-    let blocks = super::gce_call(src, payload, scales, block);
+    let blocks = super::gce_call(src, 4, payload, scales, block);
     // SAFETY: the CPU feature was confirmed by the caller (this function's contract). `src`
     // holds at least `blocks · block · 4` bytes, `payload` `blocks · block` and `scales`
     // `blocks` (checked by `gce_call`); the slices outlive the call.
@@ -1152,11 +1159,27 @@ unsafe fn gce_compress_avx512(
 /// The CPU must have avx512f and avx2.
 #[target_feature(enable = "avx512f,avx2")]
 unsafe fn gce_expand_checked(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
-    let blocks = super::gce_call(out, payload, scales, block);
+    let blocks = super::gce_call(out, 4, payload, scales, block);
     // SAFETY: the CPU features were confirmed by the caller (this function's contract).
     // `scales` holds at least `blocks` bytes, `payload` `blocks · block` and `out`
     // `blocks · block · 4` (checked by `gce_call`); the slices outlive the call.
-    unsafe { gce_expand_avx512(scales.as_ptr(), payload.as_ptr(), block / 16, blocks, out.as_mut_ptr()) };
+    unsafe { gce_expand_avx512::<false>(scales.as_ptr(), payload.as_ptr(), block / 16, blocks, out.as_mut_ptr()) };
+    blocks
+}
+
+/// Checks a [`Caps::gce_expand_bf16`] call and runs [`gce_expand_avx512`] rounding to bf16 on
+/// its whole blocks; returns the blocks done (0 when the call does not qualify, see
+/// `super::gce_call`, two bytes per value in `out`).
+///
+/// # Safety
+/// The CPU must have avx512f and avx2.
+#[target_feature(enable = "avx512f,avx2")]
+unsafe fn gce_expand_bf16_checked(scales: &[u8], payload: &[u8], block: usize, out: &mut [u8]) -> usize {
+    let blocks = super::gce_call(out, 2, payload, scales, block);
+    // SAFETY: the CPU features were confirmed by the caller (this function's contract).
+    // `scales` holds at least `blocks` bytes, `payload` `blocks · block` and `out`
+    // `blocks · block · 2` (checked by `gce_call`); the slices outlive the call.
+    unsafe { gce_expand_avx512::<true>(scales.as_ptr(), payload.as_ptr(), block / 16, blocks, out.as_mut_ptr()) };
     blocks
 }
 
@@ -1168,13 +1191,24 @@ unsafe fn gce_expand_checked(scales: &[u8], payload: &[u8], block: usize, out: &
 /// wherever the portable result is exact (the product lies on the f32 grid, module docs of
 /// `crate::gce`), and infinite exactly where the portable result saturates — the minimum with
 /// the largest finite magnitude. Infinite codes give infinity, NaN codes 0x7fc0_0000, each with
-/// the code's sign.
+/// the code's sign. With `BF16`, the product is rounded to bf16 (RNE) in registers instead:
+/// adding `0x7fff` plus the kept low bit never carries into the sign (no magnitude above inf
+/// takes that path), an overflowing product is inf — where the f32 result's `f32::MAX` rounds
+/// to inf as well —, a NaN lane becomes `0x7fc0` with its sign, and `vpmovdw` keeps the high
+/// halves: `convert`'s bits for the f32 results.
 ///
 /// # Safety
 /// The CPU must have avx512f and avx2; `scales` reads `blocks` bytes, `payload` reads
-/// `blocks · vecs · 16` and `out` writes `blocks · vecs · 64`.
+/// `blocks · vecs · 16` and `out` writes `blocks · vecs · 64` (`blocks · vecs · 32` with
+/// `BF16`).
 #[target_feature(enable = "avx512f,avx2")]
-unsafe fn gce_expand_avx512(scales: *const u8, payload: *const u8, vecs: usize, blocks: usize, out: *mut u8) {
+unsafe fn gce_expand_avx512<const BF16: bool>(
+    scales: *const u8,
+    payload: *const u8,
+    vecs: usize,
+    blocks: usize,
+    out: *mut u8,
+) {
     use core::arch::x86_64::*;
     let splat = |v: u32| _mm512_set1_epi32(v as i32);
     let abs = splat(0x7fff_ffff);
@@ -1194,6 +1228,22 @@ unsafe fn gce_expand_avx512(scales: *const u8, payload: *const u8, vecs: usize, 
             let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
             let d = _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q)));
             let p = _mm512_mul_ps(_mm512_mul_ps(d, m1), m2);
+            if BF16 {
+                // The product rounded to bf16 directly: an overflowing product is already inf
+                // (the f32 path's f32::MAX rounds to that inf too), so only NaN needs a lane
+                // of its own.
+                let pi = _mm512_castps_si512(p);
+                let hi = _mm512_srli_epi32::<16>(pi);
+                let lsb = _mm512_and_si512(hi, splat(1));
+                let t = _mm512_srli_epi32::<16>(_mm512_add_epi32(_mm512_add_epi32(pi, splat(0x7fff)), lsb));
+                // 0x7fc0 | (hi & 0x8000): `vpternlogd` 0xf8 is A | (B & C).
+                let nan = _mm512_ternarylogic_epi32::<0xf8>(splat(0x7fc0), hi, splat(0x8000));
+                let t = _mm512_mask_mov_epi32(t, _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(p, p), nan);
+                // SAFETY: `at · 32 + 32 <= blocks · vecs · 32` bytes the caller made writable;
+                // unaligned store.
+                unsafe { _mm256_storeu_si256(out.add(at * 32).cast(), _mm512_cvtepi32_epi16(t)) };
+                continue;
+            }
             let da = _mm512_and_si512(_mm512_castps_si512(d), abs);
             let mag = _mm512_min_epu32(_mm512_and_si512(_mm512_castps_si512(p), abs), max);
             let mag = _mm512_mask_mov_epi32(mag, _mm512_cmpeq_epi32_mask(da, inf), inf);

@@ -277,6 +277,13 @@ pub(crate) trait Caps {
     fn gce_expand(_scales: &[u8], _payload: &[u8], _block: usize, _out: &mut [u8]) -> usize {
         0
     }
+    /// [`Caps::gce_expand`] with each f32 rounded to bf16 in registers (RNE as `convert` from
+    /// f32 rounds: no saturation, a NaN keeps its sign), two bytes per value into `out`.
+    /// Returns the blocks done (see `gce_call`).
+    #[inline(always)]
+    fn gce_expand_bf16(_scales: &[u8], _payload: &[u8], _block: usize, _out: &mut [u8]) -> usize {
+        0
+    }
 }
 
 /// The e5m2 encoder constants the GCE compressors use: RNE, an infinity stays one, a NaN keeps
@@ -291,15 +298,16 @@ fn gce_e5m2() -> Option<crate::float::Fp8Enc> {
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 const GCE_STEP: usize = 16;
 
-/// The whole blocks a [`Caps::gce_compress`] or [`Caps::gce_expand`] call can run: every block
-/// that `wide` (f32 bytes), `payload` (one byte per value) and `scales` (one byte per block)
-/// all hold, or 0 when `block` is 0 or not a multiple of `GCE_STEP`.
+/// The whole blocks a [`Caps::gce_compress`], [`Caps::gce_expand`] or
+/// [`Caps::gce_expand_bf16`] call can run: every block that `values` (`width` bytes per value:
+/// 4 for f32, 2 for bf16), `payload` (one byte per value) and `scales` (one byte per block) all
+/// hold, or 0 when `block` is 0 or not a multiple of `GCE_STEP`.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
-fn gce_call(wide: &[u8], payload: &[u8], scales: &[u8], block: usize) -> usize {
+fn gce_call(values: &[u8], width: usize, payload: &[u8], scales: &[u8], block: usize) -> usize {
     if block == 0 || block % GCE_STEP != 0 {
         return 0;
     }
-    (wide.len() / 4 / block).min(payload.len() / block).min(scales.len())
+    (values.len() / width / block).min(payload.len() / block).min(scales.len())
 }
 
 /// `v`'s bytes, which are its little-endian f32 encodings on a little-endian target (the
