@@ -46,16 +46,31 @@ fn s(x: &str) -> String {
 
 /// Runs scripts/gce_ref.py on one packet's f32 values; its (scales, payload, decoded f32).
 fn reference(name: &str, values: &[f32]) -> (Vec<u8>, Vec<u8>, Vec<f32>) {
+    references(name, &[values]).remove(0)
+}
+
+/// Runs scripts/gce_ref.py once on several packets' values; per packet (scales, payload,
+/// decoded f32).
+fn references(name: &str, packets: &[&[f32]]) -> Vec<(Vec<u8>, Vec<u8>, Vec<f32>)> {
     let dir = tmp(&format!("ref-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("v.f32"), values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-    std::fs::write(dir.join("manifest.json"), r#"[{"name": "v", "kind": "compress", "block": 32}]"#).unwrap();
+    let mut manifest = Vec::new();
+    for (k, values) in packets.iter().enumerate() {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(dir.join(format!("v{k}.f32")), bytes).unwrap();
+        manifest.push(format!(r#"{{"name": "v{k}", "kind": "compress", "block": 32}}"#));
+    }
+    std::fs::write(dir.join("manifest.json"), format!("[{}]", manifest.join(", "))).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/gce_ref.py");
     let o = Command::new("python3").args([script, dir.to_str().unwrap()]).output().expect("python3 (scripts/test)");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let read = |ext: &str| std::fs::read(dir.join(format!("v.{ext}"))).unwrap();
-    let decoded = read("decoded").chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
-    (read("scales"), read("payload"), decoded)
+    (0..packets.len())
+        .map(|k| {
+            let read = |ext: &str| std::fs::read(dir.join(format!("v{k}.{ext}"))).unwrap();
+            let decoded = read("decoded").chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+            (read("scales"), read("payload"), decoded)
+        })
+        .collect()
 }
 
 #[test]
@@ -227,5 +242,117 @@ fn a_faulting_gce_packet_writes_nothing() {
         assert_eq!(code, Some(1), "{err}");
         assert!(err.contains(want), "{err}");
         assert_eq!(std::fs::read(&dump).unwrap(), vec![0xAB; 256], "case {i}: the destination is unchanged");
+    }
+}
+
+/// A run of 40 GCE packets executes in batches (docs/MODEL.md G5): every packet's payload,
+/// header and scale table equal the reference's for its own values; a bad header in the middle
+/// of a decompressing run, or a compressing run whose header span ends early, stops the run at
+/// that packet — the packets before it written, it and the ones after it untouched. The
+/// decompressing case keeps the payload and the output in one region (the engine copies rather
+/// than views), the compressing ones use separate regions (views).
+#[test]
+fn a_long_run_equals_the_reference_and_stops_where_a_header_fails() {
+    const PACKETS: usize = 40;
+    let n = PACKETS * PER_PACKET;
+    let val = |i: usize, k: u32| ((i as u32).wrapping_mul(2_246_822_519) ^ k) % 30011;
+    let a: Vec<f32> =
+        (0..n).map(|i| (val(i, 3) as f32 / 3000.0 - 5.0) * 2f32.powi((i / 97 % 30) as i32 - 15)).collect();
+    let b: Vec<f32> = (0..n).map(|i| val(i, 41) as f32 / 7000.0 - 2.1).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| bf16(*x)).collect::<Vec<u8>>();
+    let (fa, fb) = (write("r-a.bin", &bytes(&a)), write("r-b.bin", &bytes(&b)));
+    let widen = |x: f32| f32::from_bits(u32::from(u16::from_le_bytes(bf16(x))) << 16);
+    let mid: Vec<f32> = (0..n).map(|i| widen(widen(a[i]) + widen(b[i]))).collect();
+    let chunks: Vec<&[f32]> = mid.chunks(PER_PACKET).collect();
+    let want = references("run", &chunks);
+    let compress = build(
+        "r-c.ring",
+        &format!(
+            "--op gce-compress --in bf16 --accum fp32 --out-dtype fp8e5 --elems {n} --src 0x100000 0x200000 --dst 0x300000 --header 0x400000"
+        ),
+    );
+    let canary = write("r-canary.bin", &vec![0xAB; n]);
+    // (headers mapped, packets expected to run): all of them, then a span 30 headers long.
+    for (mapped, good) in [(PACKETS, PACKETS), (30, 30)] {
+        let headers_in = write(&format!("r-h{mapped}.bin"), &vec![0; mapped * STRIDE]);
+        let (payload, headers) = (tmp(&format!("r-payload{mapped}.bin")), tmp(&format!("r-headers{mapped}.bin")));
+        let (code, err) = run(&[
+            s("run"),
+            compress.clone(),
+            s("--load"),
+            format!("0x100000={fa}"),
+            s("--load"),
+            format!("0x200000={fb}"),
+            s("--load"),
+            format!("0x300000={canary}"),
+            s("--load"),
+            format!("0x400000={headers_in}"),
+            s("--dump"),
+            format!("0x300000:{n}={}", payload.display()),
+            s("--dump"),
+            format!("0x400000:{}={}", mapped * STRIDE, headers.display()),
+        ]);
+        if good == PACKETS {
+            assert_eq!(code, Some(0), "{err}");
+        } else {
+            assert_eq!(code, Some(1), "{err}");
+            let addr = format!("invalid compression header addr {:x}", 0x400000 + good * STRIDE);
+            assert!(err.contains(&addr), "{err}");
+        }
+        let (payload_b, headers_b) = (std::fs::read(&payload).unwrap(), std::fs::read(&headers).unwrap());
+        for (k, (scales, pay, _)) in want.iter().enumerate() {
+            let got = &payload_b[k * PER_PACKET..(k + 1) * PER_PACKET];
+            if k >= good {
+                assert_eq!(got, &vec![0xAB; PER_PACKET][..], "packet {k} after the fault is untouched");
+                continue;
+            }
+            assert_eq!(got, &pay[..], "packet {k}: payload");
+            let h = &headers_b[k * STRIDE..(k + 1) * STRIDE];
+            assert_eq!(&h[..4], b"GCE1", "packet {k}");
+            assert_eq!(u32::from_le_bytes(h[8..12].try_into().unwrap()) as usize, PER_PACKET);
+            assert_eq!(&h[32..32 + scales.len()], &scales[..], "packet {k}: scale table");
+        }
+    }
+    // Decompress to fp32 with packet 25's header broken: payload and output in one region.
+    let (payload_b, mut headers_b) = (
+        std::fs::read(tmp(&format!("r-payload{PACKETS}.bin"))).unwrap(),
+        std::fs::read(tmp(&format!("r-headers{PACKETS}.bin"))).unwrap(),
+    );
+    let bad = 25;
+    headers_b[bad * STRIDE] ^= 0x20;
+    let mut region = payload_b.clone();
+    let out_at = n.next_multiple_of(4096);
+    region.resize(out_at + 4 * n, 0xAB);
+    let (fr, fh) = (write("r-region.bin", &region), write("r-headers-bad.bin", &headers_b));
+    let d = build(
+        "r-d.ring",
+        &format!(
+            "--op gce-decompress --in fp8e5 --accum fp32 --out-dtype fp32 --elems {n} --src 0x1000000 --dst 0x{:x} --header 0x400000",
+            0x1000000 + out_at
+        ),
+    );
+    let out = tmp("r-out.bin");
+    let (code, err) = run(&[
+        s("run"),
+        d,
+        s("--load"),
+        format!("0x1000000={fr}"),
+        s("--load"),
+        format!("0x400000={fh}"),
+        s("--dump"),
+        format!("0x{:x}:{}={}", 0x1000000 + out_at, 4 * n, out.display()),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("Failed to build decompression header: gce header magic is"), "{err}");
+    let got = std::fs::read(&out).unwrap();
+    for (k, (_, _, decoded)) in want.iter().enumerate() {
+        let g = &got[k * 4 * PER_PACKET..(k + 1) * 4 * PER_PACKET];
+        if k >= bad {
+            assert_eq!(g, &vec![0xAB; 4 * PER_PACKET][..], "packet {k} from the bad header on is untouched");
+        } else {
+            let bits: Vec<u32> = g.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+            let want: Vec<u32> = decoded.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(bits, want, "packet {k}: decoded values");
+        }
     }
 }

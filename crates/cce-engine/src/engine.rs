@@ -486,25 +486,9 @@ impl<M: Memory> Engine<M> {
         let exec = Exec { threads: self.config.threads.max(1), ..Exec::default() };
         // (packets done, bytes read and written, the fault of the packet after them).
         let (done, (read, written), failed) = match &work.gce {
-            // A GCE packet has its own header: the run's packets execute one at a time, each
-            // exactly as it would alone, and one that faults stops the run there.
-            Some(_) => {
-                let (mut done, mut io, mut failed) = (0, (0, 0), None);
-                while done < count {
-                    let w = work.shifted(done, header_step);
-                    match crate::gce::execute(&mut self.mem, &w, &exec, &mut self.scratch.gce) {
-                        Ok((r, wr)) => {
-                            io = (io.0 + r, io.1 + wr);
-                            done += 1;
-                        }
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
-                    }
-                }
-                (done, io, failed)
-            }
+            // A GCE packet has its own header: the run executes in batches of whole packets, or
+            // one at a time, and one that faults stops the run there.
+            Some(_) => crate::gce_run::execute_run(&mut self.mem, &work, count, header_step, &exec, &mut self.scratch),
             None => match exec::execute(&mut self.mem, &work, count, &exec, &mut self.scratch) {
                 Ok(io) => (count, io, None),
                 Err(e) => (0, (0, 0), Some(e)),

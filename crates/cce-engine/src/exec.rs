@@ -223,8 +223,21 @@ pub(crate) fn execute(
         done += n;
     }
     // Replication: the result, copied to every other destination.
+    replicate(mem, d0, &w.dsts[1..], total * w.out_size, &mut scratch.out)?;
     let out_bytes = total * w.out_size;
-    for &d in &w.dsts[1..] {
+    Ok((total * w.in_size * w.srcs.len() as u64, out_bytes * w.dsts.len() as u64))
+}
+
+/// Copies `out_bytes` bytes at `d0` to each of `others`, through views where storage allows,
+/// else through `buf`.
+pub(crate) fn replicate(
+    mem: &mut dyn Memory,
+    d0: u64,
+    others: &[u64],
+    out_bytes: u64,
+    buf: &mut Vec<u8>,
+) -> Result<(), FaultReason> {
+    for &d in others {
         let mut off = 0;
         while off < out_bytes {
             let n = (out_bytes - off).min(PIECE_ELEMS * 8);
@@ -233,14 +246,14 @@ pub(crate) fn execute(
                 .with_views(&[(d0 + off, n as usize)], (d + off, n as usize), &mut |v, out| out.copy_from_slice(v[0]))
                 .map_err(FaultReason::Memory)?;
             if !copied {
-                scratch.out.resize(n as usize, 0);
-                mem.read(d0 + off, &mut scratch.out).map_err(FaultReason::Memory)?;
-                mem.write(d + off, &scratch.out).map_err(FaultReason::Memory)?;
+                buf.resize(n as usize, 0);
+                mem.read(d0 + off, buf).map_err(FaultReason::Memory)?;
+                mem.write(d + off, buf).map_err(FaultReason::Memory)?;
             }
             off += n;
         }
     }
-    Ok((total * w.in_size * w.srcs.len() as u64, out_bytes * w.dsts.len() as u64))
+    Ok(())
 }
 
 /// Reusable buffers for the copying path and the GCE packets.

@@ -111,17 +111,17 @@ fn header_at(mem: &dyn Memory, g: &GceWork, buffer: u64, len: u64, buffers: &[(u
 #[derive(Debug, Default)]
 pub(crate) struct GceScratch {
     /// The sources' bytes.
-    inputs: Vec<Vec<u8>>,
+    pub(crate) inputs: Vec<Vec<u8>>,
     /// The reduce's output (compressing) or the output dtype's bytes (decompressing).
-    narrow: Vec<u8>,
+    pub(crate) narrow: Vec<u8>,
     /// The values as little-endian f32 bytes, the codec's side.
-    wide: Vec<u8>,
+    pub(crate) wide: Vec<u8>,
     /// The scale table.
-    scales: Vec<u8>,
+    pub(crate) scales: Vec<u8>,
     /// The compressed payload.
-    payload: Vec<u8>,
+    pub(crate) payload: Vec<u8>,
     /// The header (and, compressing, its scale table after it).
-    head: Vec<u8>,
+    pub(crate) head: Vec<u8>,
 }
 
 /// Executes one GCE packet `w` (its `gce` set): compressing, `w.spec` is the reduce (its

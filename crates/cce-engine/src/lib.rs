@@ -31,6 +31,7 @@ mod engine;
 mod exec;
 pub mod feed;
 pub mod gce;
+mod gce_run;
 pub mod host_memory;
 pub mod memory;
 
