@@ -91,6 +91,9 @@ fn plan(mem: &dyn Memory, w: &Work, count: u64, header_step: u32, scratch: &mut 
         return None;
     }
     let compress = g.gce.mode == GceMode::Compress;
+    if compress && w.spec.is_none() {
+        return None;
+    }
     let (buffer, size) = if compress { (w.dsts[0], w.out_size) } else { (w.srcs[0], w.in_size) };
     let header = g.gce.header_addr(buffer);
     // The first header: built (compressing) or read back (decompressing).
@@ -185,6 +188,7 @@ fn run_batch(
         let dst = (w.dsts[0] + p0 * n * w.out_size, elems * w.out_size as usize);
         let GceScratch { inputs, narrow, wide, payload, scales, .. } = &mut scratch.gce;
         let scales = &mut scales[p0 as usize * tables..(p0 + k) as usize * tables];
+        // (A compressing batch has its reduce: `plan` checked.)
         let mut piece = |views: &[&[u8]], out: &mut [u8]| match (compress, w.spec.as_ref()) {
             (true, Some(spec)) => compress_piece(spec, g.mid, views, dst.0, exec, (narrow, wide), block, scales, out),
             _ => expand_piece(g.out, views[0], block, scales, exec, wide, out),
