@@ -389,7 +389,7 @@ pub fn decompress_bf16_le(
     let done = if max_isa == Isa::Portable {
         0
     } else {
-        let mut job = ExpandBf16Job { scales, payload, block, out: &mut *out, done: 0 };
+        let mut job = ExpandJob { scales, payload, block, out: &mut *out, bf16: true, done: 0 };
         dispatch(&mut job, max_isa);
         job.done
     };
@@ -528,12 +528,14 @@ impl Kernel for CompressJob<'_> {
     }
 }
 
-/// The vector expander's job: whole blocks, at the best level allowed.
+/// The vector expander's job: whole blocks, at the best level allowed, into f32 or (`bf16`)
+/// rounded to bf16.
 struct ExpandJob<'a> {
     scales: &'a [u8],
     payload: &'a [u8],
     block: usize,
     out: &'a mut [u8],
+    bf16: bool,
     /// Blocks the kernel did.
     done: usize,
 }
@@ -541,24 +543,11 @@ struct ExpandJob<'a> {
 impl Kernel for ExpandJob<'_> {
     #[inline(always)]
     fn run<C: Caps>(&mut self) {
-        self.done = C::gce_expand(self.scales, self.payload, self.block, self.out);
-    }
-}
-
-/// The fused expand-and-round-to-bf16 job: whole blocks, at the best level allowed.
-struct ExpandBf16Job<'a> {
-    scales: &'a [u8],
-    payload: &'a [u8],
-    block: usize,
-    out: &'a mut [u8],
-    /// Blocks the kernel did.
-    done: usize,
-}
-
-impl Kernel for ExpandBf16Job<'_> {
-    #[inline(always)]
-    fn run<C: Caps>(&mut self) {
-        self.done = C::gce_expand_bf16(self.scales, self.payload, self.block, self.out);
+        self.done = if self.bf16 {
+            C::gce_expand_bf16(self.scales, self.payload, self.block, self.out)
+        } else {
+            C::gce_expand(self.scales, self.payload, self.block, self.out)
+        };
     }
 }
 
@@ -592,7 +581,7 @@ fn compress_blocks(values: Values<'_>, block: usize, scales: &mut [u8], payload:
 fn decompress_checked(scales: &[u8], payload: &[u8], block: usize, mut out: Out<'_>, max_isa: Isa) {
     let done = match out.le_bytes() {
         Some(bytes) if max_isa != Isa::Portable => {
-            let mut job = ExpandJob { scales, payload, block, out: bytes, done: 0 };
+            let mut job = ExpandJob { scales, payload, block, out: bytes, bf16: false, done: 0 };
             dispatch(&mut job, max_isa);
             job.done
         }
