@@ -13,14 +13,16 @@
 //!   header with its scale table at the header address; decompressing writes the values in the
 //!   output dtype (rounded to nearest even from the exact decoded f32).
 //! - Deterministic and independent of threads: the codec is a pure function of the values.
-//! - Per packet, the values pass through buffers the engine keeps ([`GceScratch`]): the
+//! - Per packet, the values pass through buffers the engine keeps (`GceScratch`): the
 //!   reduce's output, its exact widening to f32 (the crate's widening kernels) and the codec's
-//!   vector kernels (`cce_numerics::gce`), with no allocation once the buffers have grown.
+//!   vector kernels (`cce_numerics::gce`; expanding to bf16 rounds in the same pass), with no
+//!   allocation once the buffers have grown. `compress_values` and `expand_values` are the
+//!   codec steps both this path and the batched runs (`crate::gce_run`) take.
 
 use cce_format::SdmaDtype;
 use cce_format::gce::{COMPRESS_BLOCK, GceHeader};
 use cce_format::packet::{Gce, GceMode};
-use cce_numerics::{Exec, NumType, Rounding};
+use cce_numerics::{Exec, NumType, ReduceSpec, Rounding};
 
 use crate::engine::FaultReason;
 use crate::memory::Memory;
@@ -91,7 +93,8 @@ pub(crate) fn resolve(
     }
 }
 
-fn overlaps(a: u64, alen: u64, b: u64, blen: u64) -> bool {
+/// Whether `[a, a + alen)` and `[b, b + blen)` share a byte.
+pub(crate) fn overlaps(a: u64, alen: u64, b: u64, blen: u64) -> bool {
     a < b.saturating_add(blen) && b < a.saturating_add(alen)
 }
 
@@ -151,27 +154,17 @@ pub(crate) fn execute(
         .map(|&a| (a, elems * in_size))
         .chain(dsts.iter().map(|&d| (d, elems * g.out.size() as u64)))
         .collect();
-    let convert = |from: NumType, to: NumType, bytes: &[u8], out: &mut Vec<u8>| {
-        out.resize(bytes.len() / from.size() * to.size(), 0);
-        cce_numerics::convert(from, to, bytes, out, Rounding::Rne, false).map_err(FaultReason::Numerics)
-    };
     match (g.gce.mode, spec) {
         (GceMode::Compress, Some(spec)) => {
             let header = GceHeader::new(g.gce.mid_dt, elems as u32, COMPRESS_BLOCK)
                 .map_err(|_| FaultReason::Gce(GceFault::Buffer("no header describes these values")))?;
             let region = header.region_bytes();
             let at = header_at(mem, g, dsts[0], region, &own)?;
-            // The reduce, rounded to the mid dtype (stochastic rounding keyed by the payload's
-            // element address), then widened exactly to f32 for the codec.
-            narrow.resize(n * g.mid.size(), 0);
-            let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-            cce_numerics::reduce_with(spec, &views, &mut [narrow.as_mut_slice()], dsts[0], exec)
-                .map_err(FaultReason::Numerics)?;
-            convert(g.mid, NumType::F32, narrow.as_slice(), wide)?;
             scales.resize(header.scale_count() as usize, 0);
             payload.resize(n, 0);
-            cce_numerics::gce::compress_le(wide, COMPRESS_BLOCK as usize, scales, payload, exec.max_isa)
-                .map_err(|_| FaultReason::Gce(GceFault::Buffer("the codec refused the sizes")))?;
+            let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+            let block = COMPRESS_BLOCK as usize;
+            compress_values(spec, g.mid, &views, dsts[0], exec, (narrow, wide), block, scales, payload)?;
             for &d in dsts {
                 mem.write(d, payload).map_err(FaultReason::Memory)?;
             }
@@ -195,12 +188,54 @@ pub(crate) fn execute(
             let at = header_at(mem, g, srcs[0], header.region_bytes(), &own)?;
             scales.resize(header.scale_count() as usize, 0);
             mem.read(at + cce_format::gce::HEADER_BYTES as u64, scales).map_err(FaultReason::Memory)?;
-            wide.resize(4 * n, 0);
-            cce_numerics::gce::decompress_le(scales, &inputs[0], header.block.elems() as usize, wide, exec.max_isa)
-                .map_err(|_| FaultReason::Gce(GceFault::Header("its scale table does not fit the payload".into())))?;
-            convert(NumType::F32, g.out, wide.as_slice(), narrow)?;
+            narrow.resize(n * g.out.size(), 0);
+            expand_values(g.out, &inputs[0], header.block.elems() as usize, scales, exec, wide, narrow)?;
             mem.write(dsts[0], narrow).map_err(FaultReason::Memory)?;
             Ok((read + header.region_bytes(), narrow.len() as u64))
         }
     }
+}
+
+/// Compresses one packet's values, or a batch's piece of whole packets: the reduce rounded to
+/// the mid dtype (stochastic rounding keyed from `first`, the payload's first element
+/// address), widened exactly to f32, compressed into `out` and `scales`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn compress_values(
+    spec: &ReduceSpec,
+    mid: NumType,
+    views: &[&[u8]],
+    first: u64,
+    exec: &Exec,
+    (narrow, wide): (&mut Vec<u8>, &mut Vec<u8>),
+    block: usize,
+    scales: &mut [u8],
+    out: &mut [u8],
+) -> Result<(), FaultReason> {
+    narrow.resize(out.len() * mid.size(), 0);
+    cce_numerics::reduce_with(spec, views, &mut [narrow.as_mut_slice()], first, exec).map_err(FaultReason::Numerics)?;
+    wide.resize(out.len() * 4, 0);
+    cce_numerics::convert(mid, NumType::F32, narrow, wide, Rounding::Rne, false).map_err(FaultReason::Numerics)?;
+    cce_numerics::gce::compress_le(wide, block, scales, out, exec.max_isa)
+        .map_err(|_| FaultReason::Gce(GceFault::Buffer("the codec refused the sizes")))
+}
+
+/// Expands one packet's payload, or a batch's piece of whole packets: the values rounded to
+/// the output dtype (RNE) into `out`, in one pass for bf16, through f32 otherwise.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_values(
+    to: NumType,
+    payload: &[u8],
+    block: usize,
+    scales: &[u8],
+    exec: &Exec,
+    wide: &mut Vec<u8>,
+    out: &mut [u8],
+) -> Result<(), FaultReason> {
+    let bad = |_| FaultReason::Gce(GceFault::Header("its scale table does not fit the payload".into()));
+    if to == NumType::Bf16 {
+        return cce_numerics::gce::decompress_bf16_le(scales, payload, block, out, exec.max_isa).map_err(bad);
+    }
+    wide.resize(payload.len() * 4, 0);
+    cce_numerics::gce::decompress_le(scales, payload, block, wide, exec.max_isa).map_err(bad)?;
+    cce_numerics::convert(NumType::F32, to, wide, out, Rounding::Rne, false).map_err(FaultReason::Numerics)
 }

@@ -17,11 +17,11 @@
 
 use cce_format::gce::{COMPRESS_BLOCK, GceHeader, HEADER_BYTES};
 use cce_format::packet::GceMode;
-use cce_numerics::{Exec, NumType, ReduceSpec, Rounding};
+use cce_numerics::Exec;
 
 use crate::engine::FaultReason;
 use crate::exec::{Scratch, Work};
-use crate::gce::{GceScratch, GceWork};
+use crate::gce::{GceScratch, GceWork, compress_values, expand_values, overlaps};
 use crate::memory::Memory;
 
 /// Most elements one piece of a batch holds (whole packets, at least one): its scratch stays
@@ -75,10 +75,6 @@ pub(crate) fn execute_run(
         }
     }
     (done, io, None)
-}
-
-fn overlaps(a: u64, alen: u64, b: u64, blen: u64) -> bool {
-    a < b.saturating_add(blen) && b < a.saturating_add(alen)
 }
 
 /// The batch that starts at `w` (the run's next packet), if at least two packets qualify.
@@ -190,8 +186,8 @@ fn run_batch(
         let scales = &mut scales[p0 as usize * tables..(p0 + k) as usize * tables];
         // (A compressing batch has its reduce: `plan` checked.)
         let mut piece = |views: &[&[u8]], out: &mut [u8]| match (compress, w.spec.as_ref()) {
-            (true, Some(spec)) => compress_piece(spec, g.mid, views, dst.0, exec, (narrow, wide), block, scales, out),
-            _ => expand_piece(g.out, views[0], block, scales, exec, wide, out),
+            (true, Some(spec)) => compress_values(spec, g.mid, views, dst.0, exec, (narrow, wide), block, scales, out),
+            _ => expand_values(g.out, views[0], block, scales, exec, wide, out),
         };
         let mut failed = None;
         let viewed = mem
@@ -225,50 +221,6 @@ fn run_batch(
     } else {
         Ok((count * (n * w.in_size + region), count * n * w.out_size))
     }
-}
-
-/// One piece of a compressing batch: the reduce rounded to the mid dtype (stochastic rounding
-/// keyed from `first`, the payload's first element address), widened exactly to f32,
-/// compressed into `out` and `scales`.
-#[allow(clippy::too_many_arguments)]
-fn compress_piece(
-    spec: &ReduceSpec,
-    mid: NumType,
-    views: &[&[u8]],
-    first: u64,
-    exec: &Exec,
-    (narrow, wide): (&mut Vec<u8>, &mut Vec<u8>),
-    block: usize,
-    scales: &mut [u8],
-    out: &mut [u8],
-) -> Result<(), FaultReason> {
-    narrow.resize(out.len() * mid.size(), 0);
-    cce_numerics::reduce_with(spec, views, &mut [narrow.as_mut_slice()], first, exec).map_err(FaultReason::Numerics)?;
-    wide.resize(out.len() * 4, 0);
-    cce_numerics::convert(mid, NumType::F32, narrow, wide, Rounding::Rne, false).map_err(FaultReason::Numerics)?;
-    cce_numerics::gce::compress_le(wide, block, scales, out, exec.max_isa)
-        .map_err(|_| FaultReason::Gce(crate::gce::GceFault::Buffer("the codec refused the sizes")))
-}
-
-/// One piece of a decompressing batch: the payload expanded with its scales and rounded to
-/// the output dtype (RNE) into `out` — in one pass for bf16, through f32 otherwise.
-#[allow(clippy::too_many_arguments)]
-fn expand_piece(
-    to: NumType,
-    payload: &[u8],
-    block: usize,
-    scales: &[u8],
-    exec: &Exec,
-    wide: &mut Vec<u8>,
-    out: &mut [u8],
-) -> Result<(), FaultReason> {
-    let bad = |_| FaultReason::Gce(crate::gce::GceFault::Header("its scale table does not fit the payload".into()));
-    if to == NumType::Bf16 {
-        return cce_numerics::gce::decompress_bf16_le(scales, payload, block, out, exec.max_isa).map_err(bad);
-    }
-    wide.resize(payload.len() * 4, 0);
-    cce_numerics::gce::decompress_le(scales, payload, block, wide, exec.max_isa).map_err(bad)?;
-    cce_numerics::convert(NumType::F32, to, wide, out, Rounding::Rne, false).map_err(FaultReason::Numerics)
 }
 
 /// Writes every packet's header and scale table, in one write when they are back to back.

@@ -359,11 +359,7 @@ pub fn decompress_le(
     out: &mut [u8],
     max_isa: Isa,
 ) -> Result<(), GceError> {
-    check_scales(scales, payload.len(), block)?;
-    let expected = payload.len().saturating_mul(4);
-    if out.len() != expected {
-        return Err(GceError::OutputBytes { got: out.len(), expected });
-    }
+    check_out_bytes(scales, payload, block, out, 4)?;
     decompress_checked(scales, payload, block, Out::Le(out), max_isa);
     Ok(())
 }
@@ -381,11 +377,7 @@ pub fn decompress_bf16_le(
     out: &mut [u8],
     max_isa: Isa,
 ) -> Result<(), GceError> {
-    check_scales(scales, payload.len(), block)?;
-    let expected = payload.len().saturating_mul(2);
-    if out.len() != expected {
-        return Err(GceError::OutputBytes { got: out.len(), expected });
-    }
+    check_out_bytes(scales, payload, block, out, 2)?;
     let done = if max_isa == Isa::Portable {
         0
     } else {
@@ -442,6 +434,17 @@ fn check_scales(scales: &[u8], elems: usize, block: usize) -> Result<(), GceErro
     let expected = scale_count(elems, block)?;
     if scales.len() != expected {
         return Err(GceError::ScaleCount { got: scales.len(), expected, elems, block });
+    }
+    Ok(())
+}
+
+/// A byte-output expansion's size checks: the scale table for `payload`, and `width` output
+/// bytes per payload byte.
+fn check_out_bytes(scales: &[u8], payload: &[u8], block: usize, out: &[u8], width: usize) -> Result<(), GceError> {
+    check_scales(scales, payload.len(), block)?;
+    let expected = payload.len().saturating_mul(width);
+    if out.len() != expected {
+        return Err(GceError::OutputBytes { got: out.len(), expected });
     }
     Ok(())
 }
