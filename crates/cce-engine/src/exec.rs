@@ -172,16 +172,20 @@ pub(crate) fn execute(
     let mut done = 0u64;
     let d0 = w.dsts[0];
     while done < total {
-        // The piece: as many elements as every stream holds contiguously from here.
-        let mut n = (total - done).min(PIECE_ELEMS);
+        // The piece: as many elements as every stream holds contiguously from here. Viewed in
+        // place, it is one numerics call however long (one fan-out to the threads); copied, at
+        // most `PIECE_ELEMS` (the scratch buffers' bound).
+        let mut n = total - done;
         for &a in &w.srcs {
             n = n.min(mem.contiguous(a + done * w.in_size) / w.in_size);
         }
         n = n.min(mem.contiguous(d0 + done * w.out_size) / w.out_size);
         let n = n.max(1).min(total - done);
-        let srcs: Vec<(u64, usize)> =
-            w.srcs.iter().map(|&a| (a + done * w.in_size, (n * w.in_size) as usize)).collect();
-        let dst = (d0 + done * w.out_size, (n * w.out_size) as usize);
+        let piece = |n: u64| -> (Vec<(u64, usize)>, (u64, usize)) {
+            let srcs = w.srcs.iter().map(|&a| (a + done * w.in_size, (n * w.in_size) as usize)).collect();
+            (srcs, (d0 + done * w.out_size, (n * w.out_size) as usize))
+        };
+        let (srcs, dst) = piece(n);
         let first = dst.0 / w.out_size;
         let mut err = None;
         // In place where storage allows: one pass from the sources' bytes to the destination's.
@@ -203,7 +207,9 @@ pub(crate) fn execute(
         if let Some(e) = err {
             return Err(FaultReason::Numerics(e));
         }
+        let n = if viewed { n } else { n.min(PIECE_ELEMS) };
         if !viewed {
+            let (srcs, dst) = piece(n);
             scratch.srcs.resize(srcs.len(), Vec::new());
             for (buf, &(a, l)) in scratch.srcs.iter_mut().zip(&srcs) {
                 buf.resize(l, 0);
