@@ -1,0 +1,300 @@
+"""JAX's ``psum`` and ``pmean`` with Trainium's all-reduce numerics, on CPU devices.
+
+``cce.jax.psum(x, axis_name, **opts)`` and ``cce.jax.pmean`` are used where ``jax.lax.psum`` /
+``pmean`` would be: inside ``jax.shard_map`` (or ``pmap``) over CPU devices
+(``jax.config.update("jax_num_cpu_devices", n)``), under ``jit`` and ``grad``. Device ``i`` of
+the axis gets rank ``i``'s output of ``cce.allreduce`` of every device's shard — the same bytes,
+bit for bit: the shards cross the devices by ``all_gather`` (exact), and one host callback runs
+the CCE all-reduce once per call, whichever device's callback arrives first; the others take their
+rank's output. ``opts`` are ``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``,
+``arch``, ``compress``, ``ranks_per_node``, ``check`` (default ``"none"``: the adapters do not run
+the exact check unless asked).
+
+Seeds that replay (stochastic rounding): a call given ``seed=s`` uses exactly ``s``, so it equals
+``cce.allreduce(..., seed=s)``. Without one, the seed is drawn from (the base seed — 0, or the
+``collectives(seed=...)`` in force —, the call's position: the order in which the program's cce
+collectives were traced, and the step: how many times this device has run this call before).
+Each device counts its own runs, so the seed never depends on thread or process scheduling; the
+same program traced in the same order gives the same bits on every run. The all-reduce itself
+gives each rank its own stream (the engine's queue).
+
+``with cce.jax.collectives(**opts):`` routes unmodified ``jax.lax.psum`` / ``jax.lax.pmean`` of
+bf16, float16 and float32 arrays over one named axis through cce; everything else (integers,
+Python scalars such as ``psum(1, axis)``, several axes) falls through to XLA with a
+``CceFallthrough`` warning that says why. The context restores ``jax.lax.psum`` / ``pmean`` on
+exit. JAX reuses a function's trace, so entering and leaving clear JAX's caches
+(``jax.clear_caches()``): a step traced before the context is traced again inside it, and one
+traced inside it again outside. ``routed()`` lists the calls the context sent to cce.
+
+Gradients follow JAX's rule for ``psum`` inside ``shard_map``: the output is one value for every
+device, so a shard's cotangent is the output's (times fl32(1/R) for ``pmean``, the FMA's scale);
+no collective runs backwards.
+
+Supported JAX: the versions in ``SUPPORTED_JAX`` (``pip install .[jax]`` installs one); another
+version imports with a warning.
+"""
+import contextlib
+import threading
+import warnings
+
+import numpy as np
+
+from ._errors import CceError
+
+#: JAX releases this adapter is tested with (major.minor.patch prefixes).
+SUPPORTED_JAX = ("0.10.2",)
+
+#: ``cce.allreduce`` options the adapters pass on.
+OPTIONS = ("algo", "accum", "rounding", "seed", "arch", "compress", "ranks_per_node", "check")
+
+#: dtypes ``collectives()`` routes to cce (names as numpy / ml_dtypes spell them).
+ROUTED_DTYPES = ("bfloat16", "float16", "float32")
+
+
+class CceFallthrough(UserWarning):
+    """A ``jax.lax.psum`` / ``pmean`` under ``collectives()`` that runs on XLA: the message
+    says why (its dtype, a Python scalar, several axes)."""
+
+
+def _jax():
+    try:
+        import jax
+    except ImportError:
+        raise CceError("cce.jax needs jax: pip install 'cce-trainium[jax]'") from None
+    if not jax.__version__.startswith(SUPPORTED_JAX):
+        warnings.warn(f"cce.jax is tested with jax {', '.join(SUPPORTED_JAX)}; this is jax {jax.__version__}",
+                      stacklevel=3)
+    return jax
+
+
+def _checked(opts):
+    """The options, validated by name (their values are cce.allreduce's to check)."""
+    bad = sorted(set(opts) - set(OPTIONS))
+    if bad:
+        raise CceError(f"cce.jax: unknown option {bad[0]!r}; expected one of {', '.join(OPTIONS)}")
+    opts = dict(opts)
+    opts.setdefault("check", "none")
+    return opts
+
+
+def _mix64(x):
+    """SplitMix64's finaliser: a 64-bit integer to 64 well-mixed bits."""
+    m = (1 << 64) - 1
+    x = (x + 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+def derived_seed(base, position, step):
+    """The stochastic-rounding seed of a call without ``seed=``: the base seed, the call's
+    position (trace order) and the step (this device's earlier runs of the call), mixed."""
+    return _mix64(_mix64(_mix64(int(base)) ^ int(position)) ^ int(step))
+
+
+class _Calls:
+    """The process's cce collectives: trace positions, per-device run counts, and the outputs of
+    each run until every device has taken its own."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.positions = 0
+        self.runs = {}  # (position, device) -> runs so far
+        self.results = {}  # (position, step) -> [outputs, devices still to take theirs]
+
+    def next_position(self):
+        with self.lock:
+            self.positions += 1
+            return self.positions - 1
+
+    def step(self, position, device):
+        with self.lock:
+            k = (position, device)
+            s = self.runs.get(k, 0)
+            self.runs[k] = s + 1
+            return s
+
+    def run(self, position, step, compute):
+        """Rank outputs of run ``step`` of call ``position``: computed by the first device to ask
+        (the others wait for it), kept until every rank has taken its own."""
+        with self.lock:
+            entry = self.results.get((position, step))
+            if entry is None:
+                outs = compute()
+                entry = self.results[(position, step)] = [outs, len(outs)]
+            entry[1] -= 1
+            if entry[1] == 0:
+                del self.results[(position, step)]
+            return entry[0]
+
+
+_CALLS = _Calls()
+
+
+def _allreduce_op(x, axis_name, op, opts, base_seed):
+    """The forward of one collective: every device's shard gathered, the CCE all-reduce run once,
+    device ``i`` given rank ``i``'s output."""
+    jax = _jax()
+    from . import allreduce
+
+    position = _CALLS.next_position()
+    explicit = opts.get("seed")
+    rest = {k: v for k, v in opts.items() if k != "seed"}
+    shape, dtype = x.shape, x.dtype
+
+    def host(device, *pieces):
+        # JAX hands a callback its arguments as arrays placed on CPU device 0: read them before
+        # taking the lock, so the device computing (under it) never waits for a device waiting
+        # for it.
+        device = int(device)
+        gathered = np.concatenate([np.asarray(p) for p in pieces], axis=1)
+        step = _CALLS.step(position, device)
+        rounding = rest.get("rounding", "rne")
+        seed = explicit if explicit is not None else (derived_seed(base_seed, position, step) if rounding == "sr" else 0)
+
+        def compute():
+            ranks = [r.reshape(shape) for r in gathered]
+            outs, _ = allreduce(ranks, op=op, seed=seed, **rest)
+            return outs
+
+        outs = _CALLS.run(position, step, compute)
+        return np.asarray(outs[device]).reshape(shape)
+
+    gathered = jax.lax.all_gather(x, axis_name).reshape(jax.lax.axis_size(axis_name), -1)
+    device = jax.lax.axis_index(axis_name)
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), device, *_pieces(gathered))
+
+
+#: Most bytes one callback argument holds. With several CPU devices, jax 0.9.2 and 0.10.2 hung
+#: (every device's callback waiting in ``np.asarray`` of its argument) on gathered shards passed
+#: whole: 2, 4 and 8 devices x 262,144 fp32, also cut into 4 or 16 arguments; cut into
+#: arguments of 64 KiB the same runs (and 4 x 1 Mi fp32) finished. Measured, not understood:
+#: the gathered shards reach the callback in arguments of at most this size.
+PIECE_BYTES = 64 << 10
+
+
+def _pieces(gathered):
+    """``gathered`` (ranks x elements) cut along the elements into arguments of at most
+    ``PIECE_BYTES``."""
+    ranks, n = gathered.shape
+    step = max(1, PIECE_BYTES // (ranks * gathered.dtype.itemsize))
+    return [gathered[:, a:a + step] for a in range(0, max(n, 1), step)]
+
+
+def _varying_axes(jax, x):
+    """The manual axes ``x`` varies over (``jax.typeof(x).manual_axis_type.varying`` in the
+    supported JAX; empty outside shard_map)."""
+    mat = getattr(jax.typeof(x), "manual_axis_type", None)
+    return getattr(mat, "varying", frozenset())
+
+
+def _collective(x, axis_name, op, opts, base_seed=0):
+    jax = _jax()
+    if not isinstance(axis_name, str):
+        raise CceError(f"cce.jax: axis_name must be one axis name (a str), not {axis_name!r}")
+
+    @jax.custom_vjp
+    def f(v):
+        return _allreduce_op(v, axis_name, op, opts, base_seed)
+
+    def fwd(v):
+        return f(v), None
+
+    # The transpose (JAX's rule for psum in shard_map): the output is one value for every
+    # device, so each shard's cotangent is the output's — times fl32(1/R) for pmean (the FMA's
+    # scale), times R more when the shard itself was one value for every device. Typed as the
+    # shard was (the callback's output is typed invariant).
+    varying = axis_name in _varying_axes(jax, x)
+    ranks = jax.lax.axis_size(axis_name)
+    scale = (1.0 if op == "add" else float(np.float32(1.0) / np.float32(ranks))) * (1 if varying else ranks)
+
+    def bwd(_, ct):
+        g = ct if scale == 1.0 else ct * np.asarray(scale, dtype=ct.dtype)
+        return (jax.lax.pcast(g, axis_name, to="varying") if varying else g,)
+
+    f.defvjp(fwd, bwd)
+    return f(x)
+
+
+def psum(x, axis_name, **opts):
+    """The sum of ``x`` over the devices of ``axis_name`` as Trainium's CCE all-reduce computes
+    it (``cce.allreduce`` with ``op="add"``); device ``i`` gets rank ``i``'s output. ``opts``:
+    ``cce.allreduce``'s options (see the module doc). Raises CceError for an unknown option or
+    an axis that is not one name; the all-reduce raises CceError for what it refuses."""
+    return _collective(x, axis_name, "add", _checked(opts))
+
+
+def pmean(x, axis_name, **opts):
+    """The mean of ``x`` over the devices of ``axis_name`` as the CCE computes it: ``op="avg"``,
+    an FMA with the scale fl32(1/R) (docs/MODEL.md). As ``psum`` otherwise."""
+    return _collective(x, axis_name, "avg", _checked(opts))
+
+
+_ROUTE = threading.local()
+
+
+def routed():
+    """The calls the innermost active ``collectives()`` sent to cce, as ``(name, dtype,
+    shape)`` tuples, in trace order (empty outside one)."""
+    stack = getattr(_ROUTE, "stack", None)
+    return list(stack[-1]["routed"]) if stack else []
+
+
+def _why_not(x, axis_name):
+    """Why ``collectives()`` leaves this call to XLA, or None to route it."""
+    if not isinstance(axis_name, str):
+        return f"axis_name {axis_name!r} is not one axis name"
+    dt = getattr(x, "dtype", None)
+    if dt is None or not hasattr(x, "shape"):
+        return f"{type(x).__name__} is not an array"
+    if np.dtype(dt).name not in ROUTED_DTYPES:
+        return f"dtype {np.dtype(dt).name} is not one of {', '.join(ROUTED_DTYPES)}"
+    return None
+
+
+@contextlib.contextmanager
+def collectives(**opts):
+    """Routes ``jax.lax.psum`` / ``jax.lax.pmean`` through cce while active (see the module
+    doc); ``opts`` as ``psum``'s, ``seed`` the base seed of the calls. Restores both on exit."""
+    jax = _jax()
+    opts = _checked(opts)
+    base = opts.pop("seed", 0)
+    if base is None:
+        base = 0
+    original = {"psum": jax.lax.psum, "pmean": jax.lax.pmean}
+    frame = {"routed": []}
+
+    def router(name, op):
+        def routed_call(x, axis_name, **kw):
+            leaves = jax.tree_util.tree_leaves(x)
+            why = "keyword arguments " + ", ".join(sorted(kw)) if kw else None
+            why = why or next((w for w in (_why_not(leaf, axis_name) for leaf in leaves) if w), None)
+            if why is not None or not leaves:
+                warnings.warn(f"cce.jax: {name} falls through to XLA: {why or 'no arrays'}", CceFallthrough,
+                              stacklevel=2)
+                return original[name](x, axis_name, **kw)
+
+            def one(leaf):
+                frame["routed"].append((name, np.dtype(leaf.dtype).name, tuple(leaf.shape)))
+                return _collective(leaf, axis_name, op, opts, base)
+
+            return jax.tree_util.tree_map(one, x)
+
+        routed_call.__name__ = name
+        routed_call.__doc__ = f"cce's {name} (cce.jax.collectives is active)."
+        return routed_call
+
+    stack = getattr(_ROUTE, "stack", None)
+    if stack is None:
+        stack = _ROUTE.stack = []
+    stack.append(frame)
+    # JAX reuses a function's trace: cleared on entry, a step traced before takes the route;
+    # cleared on exit, it takes XLA's again.
+    jax.clear_caches()
+    jax.lax.psum, jax.lax.pmean = router("psum", "add"), router("pmean", "avg")
+    try:
+        yield frame["routed"]
+    finally:
+        jax.lax.psum, jax.lax.pmean = original["psum"], original["pmean"]
+        stack.pop()
+        jax.clear_caches()
