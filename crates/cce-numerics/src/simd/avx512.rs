@@ -797,21 +797,30 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
             })
         }};
     }
-    // The FMA over exactly `$n` sources, their pointers and scales in registers.
-    macro_rules! fma_fixed {
-        ($n:literal, $scales:expr) => {{
-            let ptrs: [*const u8; $n] = core::array::from_fn(|i| srcs[i]);
-            let scales: [__m512; $n] = core::array::from_fn(|i| _mm512_set1_ps($scales[i]));
+    // The FMA over the sources `$ptrs` with the scales `$scales` (zipped; arrays of a fixed
+    // length keep both in registers).
+    macro_rules! fma_blocks {
+        ($ptrs:expr, $scales:expr) => {{
+            let (ptrs, scales) = ($ptrs, $scales);
             for_blocks!(blocks, streams, group, |b| {
                 let off = b * in_bytes;
                 let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-                for (&p, &s) in ptrs.iter().zip(&scales) {
+                for (&p, &sc) in ptrs.iter().zip(scales.iter()) {
                     let (x0, x1) = load!(p, off);
+                    let s = _mm512_set1_ps(sc);
                     a0 = _mm512_fmadd_ps(x0, s, a0);
                     a1 = _mm512_fmadd_ps(x1, s, a1);
                 }
                 finish!(b, a0, a1);
             })
+        }};
+    }
+    // `fma_blocks` over exactly `$n` sources.
+    macro_rules! fma_fixed {
+        ($n:literal, $scales:expr) => {{
+            let ptrs: [*const u8; $n] = core::array::from_fn(|i| srcs[i]);
+            let scales: [f32; $n] = core::array::from_fn(|i| $scales[i]);
+            fma_blocks!(ptrs, scales)
         }};
     }
     // One loop per operation (the operation is decided once per call, and a loop holds only
@@ -834,17 +843,7 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
         StreamOp::Fma(scales) if srcs.len() == 2 => fma_fixed!(2, scales),
         StreamOp::Fma(scales) if srcs.len() == 3 => fma_fixed!(3, scales),
         StreamOp::Fma(scales) if srcs.len() == 4 => fma_fixed!(4, scales),
-        StreamOp::Fma(scales) => for_blocks!(blocks, streams, group, |b| {
-            let off = b * in_bytes;
-            let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-            for (&p, &sc) in srcs.iter().zip(&scales) {
-                let (x0, x1) = load!(p, off);
-                let s = _mm512_set1_ps(sc);
-                a0 = _mm512_fmadd_ps(x0, s, a0);
-                a1 = _mm512_fmadd_ps(x1, s, a1);
-            }
-            finish!(b, a0, a1);
-        }),
+        StreamOp::Fma(scales) => fma_blocks!(srcs, scales),
         StreamOp::MinMax { max: true, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(true),
         StreamOp::MinMax { max: false, clamp: None } if !F32_IN && !rest.is_empty() => minmax_key_blocks!(false),
         StreamOp::MinMax { max: true, clamp } => minmax_blocks!(true, clamp),
