@@ -4,11 +4,12 @@
 ``pmean`` would be: inside ``jax.shard_map`` (or ``pmap``) over CPU devices
 (``jax.config.update("jax_num_cpu_devices", n)``), under ``jit`` and ``grad``. Device ``i`` of
 the axis gets rank ``i``'s output of ``cce.allreduce`` of every device's shard — the same bytes,
-bit for bit: the shards cross the devices by ``all_gather`` (exact), and one host callback runs
-the CCE all-reduce once per call, whichever device's callback arrives first; the others take their
-rank's output. ``opts`` are ``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``,
-``arch``, ``compress``, ``ranks_per_node``, ``check`` (default ``"none"``: the adapters do not run
-the exact check unless asked).
+bit for bit: each device's host callback brings its shard to one meeting, the last to arrive runs
+the CCE all-reduce once, and every device takes its rank's output (a device that does not arrive
+within ``RENDEZVOUS_SECONDS`` ends the call with a ``CceError`` naming it). ``opts`` are
+``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``, ``arch``, ``compress``,
+``ranks_per_node``, ``check`` (default ``"none"``: the adapters do not run the exact check
+unless asked).
 
 Seeds that replay (stochastic rounding): a call given ``seed=s`` uses exactly ``s``, so it equals
 ``cce.allreduce(..., seed=s)``. Without one, the seed is drawn from (the base seed — 0, or the
@@ -92,48 +93,69 @@ def derived_seed(base, position, step):
     return _mix64(_mix64(_mix64(int(base)) ^ int(position)) ^ int(step))
 
 
+#: Seconds a device's callback waits for the other devices of its axis to bring their shards
+#: before it raises (a device that never arrives — its process failed, or JAX ran the devices'
+#: callbacks one after another — ends the call with an error naming the missing devices).
+RENDEZVOUS_SECONDS = 120.0
+
+
 class _Calls:
-    """The process's cce collectives: trace positions, per-device run counts, and the outputs of
-    each run until every device has taken its own."""
+    """The process's cce collectives: trace positions, per-device run counts, and the meeting of
+    every device's shard for each run."""
 
     def __init__(self):
-        self.lock = threading.Lock()
+        self.cond = threading.Condition()
         self.positions = 0
         self.runs = {}  # (position, device) -> runs so far
-        self.results = {}  # (position, step) -> [outputs, devices still to take theirs]
+        self.meetings = {}  # (position, step) -> {"shards": {device: array}, "outs", "error", "left"}
 
     def next_position(self):
-        with self.lock:
+        with self.cond:
             self.positions += 1
             return self.positions - 1
 
     def step(self, position, device):
-        with self.lock:
+        with self.cond:
             k = (position, device)
             s = self.runs.get(k, 0)
             self.runs[k] = s + 1
             return s
 
-    def run(self, position, step, compute):
-        """Rank outputs of run ``step`` of call ``position``: computed by the first device to ask
-        (the others wait for it), kept until every rank has taken its own."""
-        with self.lock:
-            entry = self.results.get((position, step))
-            if entry is None:
-                outs = compute()
-                entry = self.results[(position, step)] = [outs, len(outs)]
-            entry[1] -= 1
-            if entry[1] == 0:
-                del self.results[(position, step)]
-            return entry[0]
+    def meet(self, position, step, device, shard, ranks, compute):
+        """Rank ``device``'s output of run ``step`` of call ``position``: the device that brings
+        the last of the ``ranks`` shards runs ``compute(shards)`` (rank order), the others wait
+        for it; kept until every device has taken its own."""
+        key = (position, step)
+        with self.cond:
+            m = self.meetings.setdefault(key, {"shards": {}, "outs": None, "error": None, "left": ranks})
+            m["shards"][device] = shard
+            if len(m["shards"]) == ranks:
+                try:
+                    m["outs"] = compute([m["shards"][r] for r in range(ranks)])
+                except BaseException as e:  # every device of the call raises it
+                    m["error"] = e
+                m["shards"] = None
+                self.cond.notify_all()
+            elif not self.cond.wait_for(lambda: m["shards"] is None, timeout=RENDEZVOUS_SECONDS):
+                missing = sorted(set(range(ranks)) - set(m["shards"]))
+                # The call failed: a device that arrives later meets no one and times out too.
+                self.meetings.pop(key, None)
+                raise CceError(f"cce.jax: device(s) {missing} of the axis did not bring their shards to call "
+                               f"{position} (run {step}) within {RENDEZVOUS_SECONDS:g} s")
+            m["left"] -= 1
+            if m["left"] == 0:
+                del self.meetings[key]
+            if m["error"] is not None:
+                raise m["error"]
+            return m["outs"][device]
 
 
 _CALLS = _Calls()
 
 
 def _allreduce_op(x, axis_name, op, opts, base_seed):
-    """The forward of one collective: every device's shard gathered, the CCE all-reduce run once,
-    device ``i`` given rank ``i``'s output."""
+    """The forward of one collective: every device's shard brought to one host meeting, the CCE
+    all-reduce run once, device ``i`` given rank ``i``'s output."""
     jax = _jax()
     from . import allreduce
 
@@ -141,44 +163,37 @@ def _allreduce_op(x, axis_name, op, opts, base_seed):
     explicit = opts.get("seed")
     rest = {k: v for k, v in opts.items() if k != "seed"}
     shape, dtype = x.shape, x.dtype
+    ranks = jax.lax.axis_size(axis_name)
 
     def host(device, *pieces):
-        # JAX hands a callback its arguments as arrays placed on CPU device 0: read them before
-        # taking the lock, so the device computing (under it) never waits for a device waiting
-        # for it.
         device = int(device)
-        gathered = np.concatenate([np.asarray(p) for p in pieces], axis=1)
+        shard = np.concatenate([np.asarray(p) for p in pieces]).reshape(shape)
         step = _CALLS.step(position, device)
         rounding = rest.get("rounding", "rne")
         seed = explicit if explicit is not None else (derived_seed(base_seed, position, step) if rounding == "sr" else 0)
 
-        def compute():
-            ranks = [r.reshape(shape) for r in gathered]
-            outs, _ = allreduce(ranks, op=op, seed=seed, **rest)
+        def compute(shards):
+            outs, _ = allreduce(shards, op=op, seed=seed, **rest)
             return outs
 
-        outs = _CALLS.run(position, step, compute)
-        return np.asarray(outs[device]).reshape(shape)
+        return np.asarray(_CALLS.meet(position, step, device, shard, ranks, compute)).reshape(shape)
 
-    gathered = jax.lax.all_gather(x, axis_name).reshape(jax.lax.axis_size(axis_name), -1)
     device = jax.lax.axis_index(axis_name)
-    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), device, *_pieces(gathered))
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), device, *_pieces(x.reshape(-1)))
 
 
 #: Most bytes one callback argument holds. With several CPU devices, jax 0.9.2 and 0.10.2 hung
-#: (every device's callback waiting in ``np.asarray`` of its argument) on gathered shards passed
-#: whole: 2, 4 and 8 devices x 262,144 fp32, also cut into 4 or 16 arguments; cut into
-#: arguments of 64 KiB the same runs (and 4 x 1 Mi fp32) finished. Measured, not understood:
-#: the gathered shards reach the callback in arguments of at most this size.
+#: (every device's callback waiting in ``np.asarray`` of its argument) on arguments of a few
+#: MiB: 2, 4 and 8 devices x 262,144 gathered fp32, also cut into 4 or 16 arguments; 4 devices
+#: x 1 Mi fp32 as one argument. Cut into arguments of 64 KiB, the same runs finished. Measured,
+#: not understood: a shard reaches the callback in arguments of at most this size.
 PIECE_BYTES = 64 << 10
 
 
-def _pieces(gathered):
-    """``gathered`` (ranks x elements) cut along the elements into arguments of at most
-    ``PIECE_BYTES``."""
-    ranks, n = gathered.shape
-    step = max(1, PIECE_BYTES // (ranks * gathered.dtype.itemsize))
-    return [gathered[:, a:a + step] for a in range(0, max(n, 1), step)]
+def _pieces(flat):
+    """``flat`` (one dimension) cut into arguments of at most ``PIECE_BYTES``."""
+    step = max(1, PIECE_BYTES // flat.dtype.itemsize)
+    return [flat[a:a + step] for a in range(0, max(flat.shape[0], 1), step)]
 
 
 def _varying_axes(jax, x):

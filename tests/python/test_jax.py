@@ -74,3 +74,11 @@ def test_bad_options_raise_cce_error():
     with pytest.raises(cce.CceError, match="unknown option 'bogus'"):
         with cj.collectives(bogus=1):
             pass
+
+
+def test_a_device_that_never_arrives_ends_the_call_with_an_error(monkeypatch):
+    monkeypatch.setattr(cj, "RENDEZVOUS_SECONDS", 0.2)
+    shard = np.zeros(4, np.float32)
+    with pytest.raises(cce.CceError, match=r"device\(s\) \[1, 2\] of the axis did not bring their shards"):
+        cj._CALLS.meet(-1, 0, 0, shard, 3, lambda shards: shards)
+    assert (-1, 0) not in cj._CALLS.meetings
