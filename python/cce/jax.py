@@ -31,8 +31,8 @@ Gradients follow JAX's rule for ``psum`` inside ``shard_map``: the output is one
 device, so a shard's cotangent is the output's (times fl32(1/R) for ``pmean``, the FMA's scale);
 no collective runs backwards.
 
-Supported JAX: the versions in ``SUPPORTED_JAX`` (``pip install .[jax]`` installs one); another
-version imports with a warning.
+Supported JAX: the versions in ``SUPPORTED_JAX`` (``pip install .[jax]`` installs one); with
+another version the first call warns once.
 """
 import contextlib
 import threading
@@ -62,10 +62,15 @@ def _jax():
         import jax
     except ImportError:
         raise CceError("cce.jax needs jax: pip install 'cce-trainium[jax]'") from None
-    if not jax.__version__.startswith(SUPPORTED_JAX):
+    if not jax.__version__.startswith(SUPPORTED_JAX) and not _WARNED:
+        _WARNED.append(jax.__version__)
         warnings.warn(f"cce.jax is tested with jax {', '.join(SUPPORTED_JAX)}; this is jax {jax.__version__}",
                       stacklevel=3)
     return jax
+
+
+# The unsupported JAX version once warned about (a warning per process, not per call).
+_WARNED = []
 
 
 def _checked(opts):
