@@ -188,10 +188,11 @@ def _allreduce_op(x, axis_name, op, opts, base_seed):
 
 
 #: Most bytes one callback argument holds. With several CPU devices, jax 0.9.2 and 0.10.2 hung
-#: (every device's callback waiting in ``np.asarray`` of its argument) on arguments of a few
-#: MiB: 2, 4 and 8 devices x 262,144 gathered fp32, also cut into 4 or 16 arguments; 4 devices
-#: x 1 Mi fp32 as one argument. Cut into arguments of 64 KiB, the same runs finished. Measured,
-#: not understood: a shard reaches the callback in arguments of at most this size.
+#: (every device's callback waiting in ``np.asarray`` of its argument) on larger arguments:
+#: 2, 4 and 8 devices x 262,144 gathered fp32, also cut into 4 or 16 arguments; 4 devices x 1 Mi
+#: fp32 as one argument; each device's own shard in 256 KiB or 1 MiB arguments (4 and 8 devices).
+#: Cut into arguments of 64 KiB, the same runs finished. Measured, not understood: a shard
+#: reaches the callback in arguments of at most this size.
 PIECE_BYTES = 64 << 10
 
 
