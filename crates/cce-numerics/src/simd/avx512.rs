@@ -1263,25 +1263,29 @@ unsafe fn gce_expand_avx512<const BF16: bool>(
         // SAFETY: `b < blocks` bytes the caller made readable.
         let e = i32::from(unsafe { *scales.add(b) }) - 127;
         let (m1, m2) = (pow2(e >> 1), pow2(e - (e >> 1)));
+        // Vector `at`'s codes as f32 (`d`) and their values times 2^E (`p`).
+        let value = |at: usize| {
+            // SAFETY: `at · 16 + 16 <= blocks · vecs · 16` bytes the caller made readable;
+            // unaligned load.
+            let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
+            let d = _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q)));
+            (d, _mm512_mul_ps(_mm512_mul_ps(d, m1), m2))
+        };
+        // The product rounded to bf16 in the high half of each lane: an overflowing product is
+        // already inf (the f32 path's f32::MAX rounds to that inf too), so only NaN needs a lane
+        // of its own, 0x7fc0_0000 | (p & sign) (`vpternlogd` 0xf8 is A | (B & C)).
+        let bf16_hi = |p: __m512| {
+            let pi = _mm512_castps_si512(p);
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(pi), splat(1));
+            let t = _mm512_add_epi32(_mm512_add_epi32(pi, splat(0x7fff)), lsb);
+            let nan = _mm512_ternarylogic_epi32::<0xf8>(qnan, pi, sign);
+            _mm512_mask_mov_epi32(t, _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(p, p), nan)
+        };
         if BF16 && vecs % 2 == 0 {
-            // Two vectors at a time, rounded in the high halves of their lanes and merged by one
-            // `vpermt2w` into one 64-byte store.
+            // Two vectors at a time, merged by one `vpermt2w` into one 64-byte store.
             for v in (0..vecs).step_by(2) {
                 let at = b * vecs + v;
-                let round = |at: usize| {
-                    // SAFETY: `at · 16 + 16 <= blocks · vecs · 16` bytes the caller made
-                    // readable; unaligned load.
-                    let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
-                    let d = _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q)));
-                    let pi = _mm512_castps_si512(_mm512_mul_ps(_mm512_mul_ps(d, m1), m2));
-                    let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(pi), splat(1));
-                    let t = _mm512_add_epi32(_mm512_add_epi32(pi, splat(0x7fff)), lsb);
-                    // 0x7fc0_0000 | (pi & sign): `vpternlogd` 0xf8 is A | (B & C).
-                    let nan = _mm512_ternarylogic_epi32::<0xf8>(qnan, pi, sign);
-                    let pf = _mm512_castsi512_ps(pi);
-                    _mm512_mask_mov_epi32(t, _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(pf, pf), nan)
-                };
-                let w = _mm512_permutex2var_epi16(round(at), odd_words, round(at + 1));
+                let w = _mm512_permutex2var_epi16(bf16_hi(value(at).1), odd_words, bf16_hi(value(at + 1).1));
                 // SAFETY: `at · 32 + 64 <= blocks · vecs · 32` bytes the caller made writable
                 // (`at + 1 < blocks · vecs`); unaligned store.
                 unsafe { _mm512_storeu_si512(out.add(at * 32).cast(), w) };
@@ -1290,22 +1294,9 @@ unsafe fn gce_expand_avx512<const BF16: bool>(
         }
         for v in 0..vecs {
             let at = b * vecs + v;
-            // SAFETY: `at · 16 + 16 <= blocks · vecs · 16` bytes the caller made readable;
-            // unaligned load.
-            let q = unsafe { _mm_loadu_si128(payload.add(at * 16).cast()) };
-            let d = _mm512_cvtph_ps(_mm256_slli_epi16::<8>(_mm256_cvtepu8_epi16(q)));
-            let p = _mm512_mul_ps(_mm512_mul_ps(d, m1), m2);
+            let (d, p) = value(at);
             if BF16 {
-                // The product rounded to bf16 directly: an overflowing product is already inf
-                // (the f32 path's f32::MAX rounds to that inf too), so only NaN needs a lane
-                // of its own.
-                let pi = _mm512_castps_si512(p);
-                let hi = _mm512_srli_epi32::<16>(pi);
-                let lsb = _mm512_and_si512(hi, splat(1));
-                let t = _mm512_srli_epi32::<16>(_mm512_add_epi32(_mm512_add_epi32(pi, splat(0x7fff)), lsb));
-                // 0x7fc0 | (hi & 0x8000): `vpternlogd` 0xf8 is A | (B & C).
-                let nan = _mm512_ternarylogic_epi32::<0xf8>(splat(0x7fc0), hi, splat(0x8000));
-                let t = _mm512_mask_mov_epi32(t, _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(p, p), nan);
+                let t = _mm512_srli_epi32::<16>(bf16_hi(p));
                 // SAFETY: `at · 32 + 32 <= blocks · vecs · 32` bytes the caller made writable;
                 // unaligned store.
                 unsafe { _mm256_storeu_si256(out.add(at * 32).cast(), _mm512_cvtepi32_epi16(t)) };
