@@ -41,6 +41,7 @@ import warnings
 import numpy as np
 
 from ._errors import CceError
+from ._seeds import derived_seed
 
 #: JAX releases this adapter is tested with (major.minor.patch prefixes).
 SUPPORTED_JAX = ("0.10.2",)
@@ -81,21 +82,6 @@ def _checked(opts):
     opts = dict(opts)
     opts.setdefault("check", "none")
     return opts
-
-
-def _mix64(x):
-    """SplitMix64's finaliser: a 64-bit integer to 64 well-mixed bits."""
-    m = (1 << 64) - 1
-    x = (x + 0x9E3779B97F4A7C15) & m
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
-    return x ^ (x >> 31)
-
-
-def derived_seed(base, position, step):
-    """The stochastic-rounding seed of a call without ``seed=``: the base seed, the call's
-    position (trace order) and the step (this device's earlier runs of the call), mixed."""
-    return _mix64(_mix64(_mix64(int(base)) ^ int(position)) ^ int(step))
 
 
 #: Seconds a device's callback waits for the other devices of its axis to bring their shards
