@@ -81,15 +81,95 @@ class Segments:
 
     # The leader's status for a call, in each rank's own header (a rank maps only its own).
 
-    def set_status(self, rank, kind, message=""):
+    def set_status(self, rank, kind, message="", failed_rank=None):
         """Leader: ``rank``'s status for this call. 0: its output is written; 1 CceError,
-        2 EngineFault, 3 RankFailed, 4 another error (the message says which)."""
+        2 EngineFault, 3 RankFailed (``failed_rank``: the rank it names), 4 another error (the
+        message says which)."""
         import numpy as np
 
-        text = message.encode()[:HEADER - 8]
-        self.array(rank)[:8 + len(text)] = np.frombuffer(struct.pack("<II", kind, len(text)) + text, dtype=np.uint8)
+        text = message.encode()[:HEADER - 12]
+        head = struct.pack("<III", kind, len(text), 0 if failed_rank is None else failed_rank + 1)
+        self.array(rank)[:12 + len(text)] = np.frombuffer(head + text, dtype=np.uint8)
 
     def status(self):
-        """(kind, message): this rank's status, as the leader set it."""
-        kind, n = struct.unpack("<II", bytes(self.array()[:8]))
-        return kind, bytes(self.array()[8:8 + n]).decode(errors="replace")
+        """(kind, message, failed rank or None): this rank's status, as the leader set it."""
+        kind, n, failed = struct.unpack("<III", bytes(self.array()[:12]))
+        return kind, bytes(self.array()[12:12 + n]).decode(errors="replace"), failed - 1 if failed else None
+
+
+class PeerFailed(Exception):
+    """A doorbell wait ended without the ring: ``ranks`` (the ranks whose process is gone or that
+    did not ring within the timeout) and ``dead`` (True when their processes are gone)."""
+
+    def __init__(self, ranks, dead):
+        super().__init__(f"rank(s) {ranks} {'exited' if dead else 'did not arrive in time'}")
+        self.ranks, self.dead = ranks, dead
+
+
+def _alive(pid):
+    """True while process ``pid`` runs (a zombie — exited, not yet reaped — counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+class Doorbells:
+    """One FIFO per rank under /dev/shm, the same-host transport's synchronisation: a rank rings
+    the leader's bell (writing its rank number) when its input is in place; the leader rings each
+    rank's bell when that rank's output (or error) is. A wait wakes on the ring — one system call
+    and one wake-up, where a gloo barrier takes several round trips through gloo's threads — and
+    looks every ``POLL_SECONDS`` whether the awaited processes still run. FIFOs are unlinked once
+    every rank has opened them (``unlink`` after the group's barrier)."""
+
+    POLL_SECONDS = 0.5
+
+    def __init__(self, token, rank, size, pids):
+        self.rank, self.size, self.pids = rank, size, pids
+        self.paths = [os.path.join(SHM_DIR, f"cce-torch-{token}-bell-{r}") for r in range(size)]
+        os.mkfifo(self.paths[rank], 0o600)
+        self.fds = {}
+
+    def open(self):
+        """Opens this rank's bell and the bells it rings (after every rank made its own)."""
+        # O_RDWR: a FIFO opened so never blocks in open() and never reads end-of-file.
+        self.fds[self.rank] = os.open(self.paths[self.rank], os.O_RDWR)
+        for r in (range(1, self.size) if self.rank == 0 else (0,)):
+            self.fds[r] = os.open(self.paths[r], os.O_RDWR)
+
+    def unlink(self):
+        os.unlink(self.paths[self.rank])
+
+    def close(self):
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
+
+    def ring(self, rank):
+        os.write(self.fds[rank], struct.pack("<H", self.rank))
+
+    def wait(self, ranks, timeout):
+        """Waits until every rank in ``ranks`` rang this rank's bell; raises PeerFailed naming
+        those whose process is gone, or that did not ring within ``timeout`` seconds."""
+        import select
+        import time
+
+        pending = set(ranks)
+        fd = self.fds[self.rank]
+        deadline = time.monotonic() + timeout
+        buf = b""
+        while pending:
+            ready, _, _ = select.select([fd], [], [], self.POLL_SECONDS)
+            if ready:
+                buf += os.read(fd, 2 * len(pending))
+                while len(buf) >= 2:
+                    (r,), buf = struct.unpack("<H", buf[:2]), buf[2:]
+                    pending.discard(r)
+                continue
+            gone = sorted(r for r in pending if not _alive(self.pids[r]))
+            if gone:
+                raise PeerFailed(gone, True)
+            if time.monotonic() > deadline:
+                raise PeerFailed(sorted(pending), False)

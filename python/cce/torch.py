@@ -9,9 +9,10 @@ script finds it once ``cce-trainium[torch]`` is installed; ``import cce.torch`` 
 
 How it runs: rank ``r``'s output is rank ``r``'s of the CCE all-reduce of every rank's array,
 computed once per call. With every rank of the group on one host (the default transport, "auto"),
-each rank copies its bytes into its own shared-memory segment, the group's leader (rank 0) runs
-the all-reduce over all segments in place and writes each rank's output (or the error, which then
-ends the call on every rank) into that rank's segment; two gloo barriers order the steps. Across
+each rank copies its bytes into its own shared-memory segment and rings the leader's doorbell (a
+FIFO); the group's leader (rank 0) runs the all-reduce over all segments in place, writes each
+rank's output (or the error, which then ends the call on every rank) into that rank's segment and
+rings that rank's doorbell. Across
 hosts (or with ``transport="gloo"``), every rank's bytes reach every other rank over gloo
 (``uint8`` views) and each rank runs the all-reduce itself. Collectives run to completion when
 called; the work object they return is already complete (``wait()`` returns at once,
@@ -43,7 +44,9 @@ Seeds that replay (stochastic rounding): a call made inside ``options(seed=s)`` 
 program alone (docs/MODEL.md C18). ``seed_of_call(k)`` gives it.
 
 A rank that dies or stops calling ends the others' collective with a ``RankFailed`` that names
-it (each rank marks its arrival at every call in the store), within the group's timeout.
+it, within the group's timeout: on one host the doorbell's wait sees the process gone (within
+half a second); over gloo each rank marks its arrival at every call in the store, and the marks
+name the ranks that did not arrive.
 
 Supported torch: the versions in ``SUPPORTED_TORCH`` (``pip install 'cce-trainium[torch]'``
 installs one); with another version the first process group warns once.
@@ -229,16 +232,19 @@ def _make_group_class(torch, dist):
             self._calls = 0  # collectives begun on this group (arrival marks)
             self._reductions = 0  # reductions begun (their seeds)
             self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("cce-gloo/", store), rank, size, timeout)
+            self._bells = None
             self._segments = self._shared_memory(opts.resolved_transport())
             _LIVE.add(self)
 
         def _shared_memory(self, transport):
-            """The same-host transport's segments, or None for gloo (see TRANSPORTS)."""
+            """The same-host transport's segments and doorbells, or None for gloo (see
+            TRANSPORTS)."""
             if transport == "gloo":
                 return None
             where = _host_identity()
-            self._store.set(f"cce-host/{self._rank}", where.encode())
-            hosts = {self._store.get(f"cce-host/{r}").decode() for r in range(self._size)}
+            self._store.set(f"cce-host/{self._rank}", f"{os.getpid()} {where}".encode())
+            seen = [self._store.get(f"cce-host/{r}").decode().split(" ", 1) for r in range(self._size)]
+            hosts = {h for _, h in seen}
             if len(hosts) != 1 or where.endswith(" no-shm"):
                 if transport == "shm":
                     raise CceError(f"cce.torch: transport shm needs every rank on one host with {_shm.SHM_DIR}; "
@@ -246,13 +252,22 @@ def _make_group_class(torch, dist):
                 return None
             if self._rank == 0:
                 self._store.set("cce-shm-token", uuid.uuid4().hex.encode())
-            return _shm.Segments(self._store.get("cce-shm-token").decode(), self._rank, self._size)
+            token = self._store.get("cce-shm-token").decode()
+            self._bells = _shm.Doorbells(token, self._rank, self._size, [int(p) for p, _ in seen])
+            self._gloo.barrier(dist.BarrierOptions()).wait()  # every bell made
+            self._bells.open()
+            self._gloo.barrier(dist.BarrierOptions()).wait()  # every bell opened
+            self._bells.unlink()
+            return _shm.Segments(token, self._rank, self._size)
 
         def getBackendName(self):
             return BACKEND
 
         def _release(self):
             self._segments = None
+            if getattr(self, "_bells", None) is not None:
+                self._bells.close()
+                self._bells = None
             gloo, self._gloo = self._gloo, None
             if gloo is not None:
                 gloo.shutdown()
@@ -342,33 +357,47 @@ def _make_group_class(torch, dist):
             _as_numpy(flat, dt)[...] = outs[self._rank]
 
         def _reduce_shared(self, flat, dt, opname, seed, opts, what):
-            """``_reduce`` over shared memory: every rank copies its bytes into its segment, the
-            leader runs the all-reduce once on all segments in place and writes each rank's output
-            (or the error) into that rank's segment."""
+            """``_reduce`` over shared memory: every rank copies its bytes into its segment and
+            rings the leader; the leader runs the all-reduce once on all segments in place, writes
+            each rank's output (or the error) into that rank's segment and rings it."""
             from . import allreduce
 
-            self._run(what, lambda: self._exchange_shared(flat, dt, opname, seed, opts))
-
-        def _exchange_shared(self, flat, dt, opname, seed, opts):
-            from . import allreduce
-
-            seg = self._segments
+            seg, bells = self._segments, self._bells
             nbytes = flat.numel() * flat.element_size()
+            if 2 * nbytes > seg.capacity:  # every rank grows at the same call (same size)
+                self._run(what, lambda: seg.ensure(nbytes, lambda: self._gloo.barrier(dist.BarrierOptions()).wait()))
+            call = self._calls
+            self._calls += 1
+            timeout = self._timeout.total_seconds()
 
-            def barrier():
-                self._gloo.barrier(dist.BarrierOptions()).wait()
+            def failed(e):
+                how = "exited" if e.dead else f"did not arrive within {timeout:g} s"
+                return RankFailed(f"cce.torch: {what} (call {call}): rank(s) {e.ranks} {how}", rank=e.ranks[0],
+                                  step=call)
 
-            seg.ensure(nbytes, barrier)
             mine = flat.view(torch.uint8).numpy()
             seg.input(self._rank, nbytes)[:] = mine
-            barrier()
             if self._rank != 0:
-                barrier()
-                kind, message = seg.status()
+                bells.ring(0)
+                try:
+                    bells.wait([0], timeout)
+                except _shm.PeerFailed as e:
+                    raise failed(e) from None
+                kind, message, failed_rank = seg.status()
+                if kind == 3:
+                    raise RankFailed(message, rank=failed_rank, step=call)
                 if kind:
                     raise _ERROR_KINDS[kind](message)
                 mine[:] = seg.output(self._rank, nbytes)
                 return
+            try:
+                bells.wait(range(1, self._size), timeout)
+            except _shm.PeerFailed as e:  # the ranks that did arrive are told, then released
+                error = failed(e)
+                for r in set(range(1, self._size)) - set(e.ranks):
+                    seg.set_status(r, 3, str(error), failed_rank=error.rank)
+                    bells.ring(r)
+                raise error from None
             np_dt = numpy_dtype(dt)
             error, kind = None, 0
             try:
@@ -380,8 +409,9 @@ def _make_group_class(torch, dist):
             for r in range(1, self._size):
                 if error is None:
                     seg.output(r, nbytes)[:] = outs[r].reshape(-1).view(np.uint8)
-                seg.set_status(r, kind, str(error) if kind != 4 else f"{type(error).__name__}: {error}")
-            barrier()
+                seg.set_status(r, kind, str(error) if kind != 4 else f"{type(error).__name__}: {error}",
+                               failed_rank=getattr(error, "rank", None))
+                bells.ring(r)
             if error is not None:
                 raise error
             mine[:] = outs[0].reshape(-1).view(np.uint8)

@@ -20,6 +20,12 @@ mod rings;
 
 use pyo3::prelude::*;
 
+/// Rust's allocations in this extension come from mimalloc, which keeps freed memory for reuse.
+/// With glibc's malloc, each call's megabyte-sized buffers were returned to the OS and faulted in
+/// again on the next call (see python/README.md, "Overhead").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
