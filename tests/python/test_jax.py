@@ -82,3 +82,12 @@ def test_a_device_that_never_arrives_ends_the_call_with_an_error(monkeypatch):
     with pytest.raises(cce.CceError, match=r"device\(s\) \[1, 2\] of the axis did not bring their shards"):
         cj._CALLS.meet(-1, 0, 0, shard, 3, lambda shards: shards)
     assert (-1, 0) not in cj._CALLS.meetings
+
+
+def test_overhead_benchmark_runs():
+    """python -m cce.examples.jax_overhead (a benchmark, run here once, small): its rows."""
+    p = subprocess.run([sys.executable, "-m", "cce.examples.jax_overhead", "--devices", "2", "--calls", "2", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (row,) = json.loads(p.stdout)
+    assert row["devices"] == 2 and row["ratio"] == row["psum_seconds"] / row["allreduce_seconds"] > 0

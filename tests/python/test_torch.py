@@ -165,3 +165,13 @@ def test_options_and_errors():
             pass
     seeds = {ct.seed_of_call(k, 0, "0") for k in range(100)}
     assert len(seeds) == 100 and ct.seed_of_call(3, 0, "1") != ct.seed_of_call(3, 0, "0")
+
+
+def test_overhead_benchmark_runs(tmp_path):
+    """python -m cce.examples.torch_overhead (a benchmark, run here once, small): its rows."""
+    p = subprocess.run([sys.executable, "-m", "cce.examples.torch_overhead", "--ranks", "2", "--calls", "2", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (row,) = json.loads(p.stdout)
+    assert row["ranks"] == 2 and row["transport"] == "auto" and len(row["per_rank_seconds"]) == 2
+    assert row["ratio"] == row["torch_seconds"] / row["allreduce_seconds"] > 0
