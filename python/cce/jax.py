@@ -4,12 +4,17 @@
 ``pmean`` would be: inside ``jax.shard_map`` (or ``pmap``) over CPU devices
 (``jax.config.update("jax_num_cpu_devices", n)``), under ``jit`` and ``grad``. Device ``i`` of
 the axis gets rank ``i``'s output of ``cce.allreduce`` of every device's shard — the same bytes,
-bit for bit: each device's host callback brings its shard to one meeting, the last to arrive runs
-the CCE all-reduce once, and every device takes its rank's output (a device that does not arrive
-within ``RENDEZVOUS_SECONDS`` ends the call with a ``CceError`` naming it). ``opts`` are
-``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``, ``arch``, ``compress``,
+bit for bit: each device's collective is a call of cce's XLA FFI handler (in the extension,
+registered with ``jax.ffi`` on first use), where the devices' shards meet without the GIL; the
+last to arrive runs the CCE all-reduce once, and every device takes its rank's output. ``opts``
+are ``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``, ``arch``, ``compress``,
 ``ranks_per_node``, ``check`` (default ``"none"``: the adapters do not run the exact check
 unless asked).
+
+Errors: options are checked when the call is traced (a ``CceError``, the message
+``cce.allreduce`` gives for them). What fails while the program runs — a device that does not
+arrive within ``RENDEZVOUS_SECONDS`` (the error names it), a size the all-reduce refuses —
+raises JAX's ``JaxRuntimeError`` carrying cce's message.
 
 Seeds that replay (stochastic rounding): a call given ``seed=s`` uses exactly ``s``, so it equals
 ``cce.allreduce(..., seed=s)``. Without one, the seed is drawn from (the base seed — 0, or the
@@ -84,108 +89,78 @@ def _checked(opts):
     return opts
 
 
-#: Seconds a device's callback waits for the other devices of its axis to bring their shards
-#: before it raises (a device that never arrives — its process failed, or JAX ran the devices'
-#: callbacks one after another — ends the call with an error naming the missing devices).
+#: Seconds a device waits in cce's XLA handler for the other devices of its axis to bring their
+#: shards (a device that never arrives ends the call with an error naming the missing devices).
 RENDEZVOUS_SECONDS = 120.0
 
 
 class _Calls:
-    """The process's cce collectives: trace positions, per-device run counts, and the meeting of
-    every device's shard for each run."""
+    """The process's cce collectives in trace order (their positions)."""
 
     def __init__(self):
-        self.cond = threading.Condition()
+        self.lock = threading.Lock()
         self.positions = 0
-        self.runs = {}  # (position, device) -> runs so far
-        self.meetings = {}  # (position, step) -> {"shards": {device: array}, "outs", "error", "left"}
 
     def next_position(self):
-        with self.cond:
+        with self.lock:
             self.positions += 1
             return self.positions - 1
-
-    def step(self, position, device):
-        with self.cond:
-            k = (position, device)
-            s = self.runs.get(k, 0)
-            self.runs[k] = s + 1
-            return s
-
-    def meet(self, position, step, device, shard, ranks, compute):
-        """Rank ``device``'s output of run ``step`` of call ``position``: the device that brings
-        the last of the ``ranks`` shards runs ``compute(shards)`` (rank order), the others wait
-        for it; kept until every device has taken its own."""
-        key = (position, step)
-        with self.cond:
-            m = self.meetings.setdefault(key, {"shards": {}, "outs": None, "error": None, "left": ranks})
-            m["shards"][device] = shard
-            if len(m["shards"]) == ranks:
-                try:
-                    m["outs"] = compute([m["shards"][r] for r in range(ranks)])
-                except BaseException as e:  # every device of the call raises it
-                    m["error"] = e
-                m["shards"] = None
-                self.cond.notify_all()
-            elif not self.cond.wait_for(lambda: m["shards"] is None, timeout=RENDEZVOUS_SECONDS):
-                missing = sorted(set(range(ranks)) - set(m["shards"]))
-                # The call failed: a device that arrives later meets no one and times out too.
-                self.meetings.pop(key, None)
-                raise CceError(f"cce.jax: device(s) {missing} of the axis did not bring their shards to call "
-                               f"{position} (run {step}) within {RENDEZVOUS_SECONDS:g} s")
-            m["left"] -= 1
-            if m["left"] == 0:
-                del self.meetings[key]
-            if m["error"] is not None:
-                raise m["error"]
-            return m["outs"][device]
 
 
 _CALLS = _Calls()
 
+#: The XLA FFI target every device's collective calls (registered once per process).
+FFI_TARGET = "cce_allreduce"
+_REGISTERED = []
+
+
+def _ffi_target(jax):
+    """Registers the Rust handler (cce._cce) with XLA on first use; its name."""
+    if not _REGISTERED:
+        import ctypes
+
+        from . import _cce
+
+        handler = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(_cce.xla_ffi_handler())
+        jax.ffi.register_ffi_target(FFI_TARGET, jax.ffi.pycapsule(handler), platform="cpu")
+        _REGISTERED.append(handler)  # the capsule points into the extension, loaded for good
+    return FFI_TARGET
+
+
+def _validate(dtype, ranks, op, opts):
+    """The options checked at trace time: a small all-reduce of the same dtype, ranks and
+    options (16 elements per rank) raises the CceError the real one would."""
+    from . import allreduce
+
+    tiny = [np.zeros(16 * ranks, dtype=np.dtype(dtype)) for _ in range(ranks)]
+    allreduce(tiny, op=op, **{k: v for k, v in opts.items() if k != "check"}, check="none")
+
 
 def _allreduce_op(x, axis_name, op, opts, base_seed):
-    """The forward of one collective: every device's shard brought to one host meeting, the CCE
-    all-reduce run once, device ``i`` given rank ``i``'s output."""
+    """The forward of one collective: every device's shard goes to cce's XLA handler, which
+    meets the axis's devices in Rust (no GIL, no host callback), runs the CCE all-reduce once
+    and gives device ``i`` rank ``i``'s output (see cce-py's xla_ffi module)."""
     jax = _jax()
-    from . import allreduce
+    from ._dtypes import cce_name
 
     position = _CALLS.next_position()
     explicit = opts.get("seed")
-    rest = {k: v for k, v in opts.items() if k != "seed"}
-    shape, dtype = x.shape, x.dtype
-    ranks = jax.lax.axis_size(axis_name)
-
-    def host(device, *pieces):
-        device = int(device)
-        shard = np.concatenate([np.asarray(p) for p in pieces]).reshape(shape)
-        step = _CALLS.step(position, device)
-        rounding = rest.get("rounding", "rne")
-        seed = explicit if explicit is not None else (derived_seed(base_seed, position, step) if rounding == "sr" else 0)
-
-        def compute(shards):
-            outs, _ = allreduce(shards, op=op, seed=seed, **rest)
-            return outs
-
-        return np.asarray(_CALLS.meet(position, step, device, shard, ranks, compute)).reshape(shape)
-
-    device = jax.lax.axis_index(axis_name)
-    return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, dtype), device, *_pieces(x.reshape(-1)))
-
-
-#: Most bytes one callback argument holds. With several CPU devices, jax 0.9.2 and 0.10.2 hung
-#: (every device's callback waiting in ``np.asarray`` of its argument) on larger arguments:
-#: 2, 4 and 8 devices x 262,144 gathered fp32, also cut into 4 or 16 arguments; 4 devices x 1 Mi
-#: fp32 as one argument; each device's own shard in 256 KiB or 1 MiB arguments (4 and 8 devices).
-#: Cut into arguments of 64 KiB, the same runs finished. Measured, not understood: a shard
-#: reaches the callback in arguments of at most this size.
-PIECE_BYTES = 64 << 10
-
-
-def _pieces(flat):
-    """``flat`` (one dimension) cut into arguments of at most ``PIECE_BYTES``."""
-    step = max(1, PIECE_BYTES // flat.dtype.itemsize)
-    return [flat[a:a + step] for a in range(0, max(flat.shape[0], 1), step)]
+    cce_name(np.dtype(x.dtype))  # a dtype the CCE does not carry fails here, at trace time
+    config = {
+        "position": position, "ranks": jax.lax.axis_size(axis_name), "timeout": RENDEZVOUS_SECONDS, "op": op,
+        "seed": f"explicit:{int(explicit)}" if explicit is not None else f"derive:{int(base_seed)}",
+    }
+    for k in ("algo", "accum", "rounding", "arch", "compress", "ranks_per_node", "check"):
+        v = opts.get(k)
+        if v is not None:
+            config[k] = cce_name(v) if k == "accum" else v
+    text = ";".join(f"{k}={v}" for k, v in config.items())
+    _validate(x.dtype, config["ranks"], op, opts)
+    if any(";" in str(v) or "=" in str(v) for v in config.values()):
+        raise CceError(f"cce.jax: an option holds ';' or '=': {text!r}")
+    device = jax.lax.axis_index(axis_name).astype(np.int32)
+    call = jax.ffi.ffi_call(_ffi_target(jax), jax.ShapeDtypeStruct(x.shape, x.dtype), has_side_effect=True)
+    return call(x, device, config=text)
 
 
 def _varying_axes(jax, x):

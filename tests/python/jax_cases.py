@@ -52,7 +52,7 @@ def psum_equals_allreduce():
         for r in range(DEVICES):
             x[r].tofile(ring_dir / "in" / f"rank{r}.bin")
             y[r].tofile(ring_dir / "out" / f"rank{r}.bin")
-    # Shards large enough that passing them to the callback whole hung (see cce.jax.PIECE_BYTES).
+    # Large shards (host callbacks, cce.jax's first design, hung on arguments this size).
     x = shards(ml_dtypes.bfloat16, 1 << 18, seed=DEVICES + 1)
     y = run_psum(x, lambda v: cj.psum(v, "d"))
     want, _ = cce.allreduce(list(x))
@@ -139,10 +139,30 @@ def gradients():
     return res
 
 
+def device_never_arrives():
+    """A call whose axis counts two devices more than run (jax.lax.axis_size patched while it is
+    traced): the devices that do arrive wait RENDEZVOUS_SECONDS, then every call fails with an
+    error naming the two that never came; the next call, traced normally, works."""
+    cj.RENDEZVOUS_SECONDS = 0.3
+    real = jax.lax.axis_size
+    jax.lax.axis_size = lambda name: real(name) + 2
+    x = shards(np.float32, 8, seed=1)
+    try:
+        run_psum(x, lambda v: cj.psum(v, "d"))
+        error = None
+    except Exception as e:  # noqa: BLE001 - JAX wraps the handler's error
+        error = f"{type(e).__name__}: {e}"
+    finally:
+        jax.lax.axis_size = real
+    y = run_psum(x, lambda v: cj.psum(v, "d"))
+    want, _ = cce.allreduce(list(x))
+    return {"error": error, "after": all(y[i].tobytes() == want[i].tobytes() for i in range(DEVICES))}
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     result = {"psum": psum_equals_allreduce, "seeds": seeds_replay, "train": training_step,
-              "grad": gradients}[CASE]()
+              "grad": gradients, "timeout": device_never_arrives}[CASE]()
     (OUT / "result.json").write_text(json.dumps(result, default=list))
 
 

@@ -71,17 +71,38 @@ def test_bad_options_raise_cce_error():
         cj.psum(x, "d", rounding_mode="sr")
     with pytest.raises(cce.CceError, match="one axis name"):
         cj.psum(x, ("a", "b"))
+    jax = pytest.importorskip("jax")
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:1]), ("d",))
+    with pytest.raises(cce.CceError, match="--algo 'nonsense'"):  # checked when traced
+        jax.jit(jax.shard_map(lambda v: cj.psum(v, "d", algo="nonsense"), mesh=mesh, in_specs=P("d"),
+                              out_specs=P("d")))(x)
     with pytest.raises(cce.CceError, match="unknown option 'bogus'"):
         with cj.collectives(bogus=1):
             pass
 
 
-def test_a_device_that_never_arrives_ends_the_call_with_an_error(monkeypatch):
-    monkeypatch.setattr(cj, "RENDEZVOUS_SECONDS", 0.2)
-    shard = np.zeros(4, np.float32)
-    with pytest.raises(cce.CceError, match=r"device\(s\) \[1, 2\] of the axis did not bring their shards"):
-        cj._CALLS.meet(-1, 0, 0, shard, 3, lambda shards: shards)
-    assert (-1, 0) not in cj._CALLS.meetings
+def test_a_device_that_never_arrives_ends_the_call_with_an_error(tmp_path):
+    result, _ = run_case("timeout", 2, tmp_path)
+    assert result["error"] is not None
+    assert "device(s) [2, 3] of the axis did not bring their shards to call" in result["error"], result
+    assert "within 0.3 s" in result["error"]
+    assert result["after"]
+
+
+def test_derived_seed_is_splitmix64():
+    """The seed rule (one implementation, in the extension) against SplitMix64 written here."""
+    m = (1 << 64) - 1
+
+    def mix(x):
+        x = (x + 0x9E3779B97F4A7C15) & m
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+        return x ^ (x >> 31)
+
+    for base, pos, step in [(0, 0, 0), (5, 1, 2), (m, m, m), (123456789, 42, 7)]:
+        assert cj.derived_seed(base, pos, step) == mix(mix(mix(base) ^ pos) ^ step)
 
 
 def test_overhead_benchmark_runs():

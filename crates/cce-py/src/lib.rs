@@ -9,7 +9,7 @@
 //! (a panic becomes a `RuntimeError` naming it a bug); bad input raises `cce.CceError` (a
 //! `ValueError`) with the CLI's one-line message, an engine fault `cce.EngineFault` (queue,
 //! descriptor, reason), a failed rank `cce.RankFailed` (rank, step).
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod bench;
 mod bits;
@@ -17,6 +17,8 @@ mod collectives;
 mod errors;
 mod numbers;
 mod rings;
+mod seeds;
+mod xla_ffi;
 
 use pyo3::prelude::*;
 
@@ -26,8 +28,16 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The address of the XLA FFI handler behind `cce.jax` (`jax.ffi.register_ffi_target`).
+#[pyfunction]
+fn xla_ffi_handler() -> usize {
+    xla_ffi::handler_address()
+}
+
 #[pymodule]
 fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(xla_ffi_handler, m)?)?;
+    m.add_function(wrap_pyfunction!(seeds::py_derived_seed, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::gce_compress, m)?)?;
