@@ -323,6 +323,8 @@ def _make_group_class(torch, dist):
 
             dt = _cce_dtype(flat)
             opname = _op_name(dist, op)
+            if flat.numel() == 0:  # every rank passes the same size: nothing to exchange
+                return
             k = self._reductions
             self._reductions += 1
             if dt is None:

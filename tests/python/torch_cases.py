@@ -125,6 +125,14 @@ def collectives():
             y = x.clone()
             dist.all_reduce(y)
             floats[f"{name}_SR77_in"], floats[f"{name}_SR77_out"] = raw(x), raw(y)
+    # an empty tensor and a non-contiguous one
+    e = torch.empty(0, dtype=torch.bfloat16)
+    dist.all_reduce(e)
+    checks["empty"] = e.numel() == 0
+    nc = torch.arange(12, dtype=torch.int32).reshape(3, 4).t() * (RANK + 1)
+    want = torch.arange(12, dtype=torch.int32).reshape(3, 4).t() * sum(range(1, SIZE + 1))
+    dist.all_reduce(nc)
+    checks["non_contiguous"] = torch.equal(nc, want)
     # a reduce-scatter of floats: the rank's slice of the all-reduce of its inputs laid end to end
     x = values(4 * SIZE, 3, torch.bfloat16)
     y = torch.empty(4, dtype=torch.bfloat16)
