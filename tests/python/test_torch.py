@@ -2,7 +2,8 @@
 against cce.allreduce bit for bit (bf16 RNE and SR, fp32) and against the numpy ring reference
 (scripts/allreduce_ref.py); every collective against gloo on exact dtypes; a rank that dies named
 by the others within the timeout; an unmodified script under torchrun that finds the backend by
-its entry point. Each rank is its own process (torch_cases.py, torch_plain_ddp.py)."""
+its entry point, and one under torch.multiprocessing.spawn. Each rank is its own process
+(torch_cases.py, torch_plain_ddp.py, torch_spawn_ddp.py)."""
 import glob
 import json
 import os
@@ -175,3 +176,13 @@ def test_overhead_benchmark_runs(tmp_path):
     (row,) = json.loads(p.stdout)
     assert row["ranks"] == 2 and row["transport"] == "auto" and len(row["per_rank_seconds"]) == 2
     assert row["ratio"] == row["torch_seconds"] / row["allreduce_seconds"] > 0
+
+
+def test_ddp_under_mp_spawn(tmp_path):
+    """torch.multiprocessing.spawn, tcp:// rendezvous, backend "cce" by name."""
+    env = dict(os.environ, TORCH_CPP_LOG_LEVEL="ERROR", OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, str(HERE / "torch_spawn_ddp.py"), str(free_port()), str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    res = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    assert [r["backend"] for r in res] == ["cce", "cce"] and res[0]["params"] == res[1]["params"]
