@@ -224,6 +224,11 @@ def _make_group_class(torch, dist):
 
         def __init__(self, store, rank, size, timeout, group_name, opts):
             super().__init__(rank, size)
+            # A group made again on the same store (destroy, then init) must not read the last
+            # one's keys: each init counts itself in the store (every rank finished the last
+            # init's barriers before any begins this one), and its keys live under that count.
+            generation = (store.add("cce-inits", 1) - 1) // size
+            store = dist.PrefixStore(f"cce/{generation}/", store)
             self._store = store
             self._rank, self._size = rank, size
             self._timeout = timeout
@@ -262,6 +267,11 @@ def _make_group_class(torch, dist):
 
         def getBackendName(self):
             return BACKEND
+
+        def shutdown(self):
+            """``destroy_process_group`` calls it: the gloo transport, the segments and the
+            doorbells are let go."""
+            self._release()
 
         def _release(self):
             self._segments = None

@@ -140,6 +140,12 @@ def test_a_rank_that_dies_is_named(dead, transport, tmp_path):
             assert f"rank(s) [{dead}] did not arrive" in res["error"], res
 
 
+def test_groups_made_again_on_one_store(tmp_path):
+    procs, results = launch("cycles", 2, tmp_path)
+    assert all(rc == 0 for rc, _ in procs), procs
+    assert all(all(results[r]["checks"].values()) for r in range(2)), results
+
+
 def test_unmodified_ddp_script_under_torchrun(tmp_path):
     """torch_plain_ddp.py never imports cce: `init_process_group("cce")` finds the backend
     through the package's entry point."""

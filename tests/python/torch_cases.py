@@ -177,7 +177,22 @@ def rank_dies():
                 "rank": getattr(e, "rank", None)}
 
 
-CASES = {"ddp": ddp_buckets, "collectives": collectives, "dies": rank_dies}
+def init_destroy_cycles():
+    """Five groups one after another on the same store (init, all_reduce, destroy): each gets
+    the right sum, and the process's open files do not grow (the doorbells are closed)."""
+    fds, sums = [], []
+    for i in range(5):
+        dist.init_process_group("cce", timeout=TIMEOUT)
+        t = torch.arange(4, dtype=torch.int32) + RANK + i
+        dist.all_reduce(t)
+        sums.append(t.tolist())
+        dist.destroy_process_group()
+        fds.append(len(os.listdir("/proc/self/fd")))
+    want = [[SIZE * (k + i) + SIZE * (SIZE - 1) // 2 for k in range(4)] for i in range(5)]
+    return {"checks": {"sums": sums == want, "fds_steady": fds[1:] == fds[:-1]}, "fds": fds}
+
+
+CASES = {"ddp": ddp_buckets, "collectives": collectives, "dies": rank_dies, "cycles": init_destroy_cycles}
 
 if __name__ == "__main__":
     result = CASES[CASE]()
