@@ -1,16 +1,20 @@
-"""Shared-memory segments for ``cce.torch``'s same-host transport: one segment per rank, mapped
-by the rank that owns it and by the group's leader (rank 0).
+"""Shared memory for ``cce.torch``'s same-host transport: one segment per rank, mapped by the
+rank that owns it and by the group's leader (rank 0), and one doorbell (a FIFO) per rank.
 
 A segment is a file under /dev/shm, named from a token the leader draws and a generation number,
 created by its rank, mapped, and unlinked as soon as the leader has mapped it too — a process that
 dies leaves no file behind. It grows (a new generation) when a call needs more; every rank of the
-group grows at the same call, because every rank of a collective passes the same size. Layout:
+group grows at the same call, because every rank of a collective passes the same size. Its space
+is reserved when it is made (``posix_fallocate``): a full /dev/shm is an error on every rank of
+the call, never a SIGBUS when the memory is first written. Layout:
 a 4 KiB header (the leader's status for the call: 0 done, else an error kind and message),
 then the rank's input, then its output.
 """
 import mmap
 import os
 import struct
+
+from ._errors import CceError
 
 #: Bytes before a segment's input: the leader's status for the call and its error message.
 HEADER = 4096
@@ -43,15 +47,17 @@ class Segments:
         fd = os.open(path, os.O_RDWR | (os.O_CREAT | os.O_EXCL if create else 0), 0o600)
         try:
             if create:
-                os.ftruncate(fd, length)
+                os.posix_fallocate(fd, 0, length)
             m = mmap.mmap(fd, length)
         finally:
             os.close(fd)
         return m, np.frombuffer(m, dtype=np.uint8)
 
-    def ensure(self, payload, barrier):
+    def ensure(self, payload, agree):
         """Room for ``payload`` bytes of input and as many of output in every segment. A
-        collective step: ``barrier()`` synchronises the group while the segments change."""
+        collective step: ``agree(ok)`` returns whether every rank of the group passed ``ok``
+        (it synchronises them while the segments change). Raises CceError on every rank when
+        some rank could not make its segment (/dev/shm full)."""
         if 2 * payload <= self.capacity:
             return
         self.maps.clear()
@@ -59,14 +65,28 @@ class Segments:
         self.capacity = max(2 * payload, 2 * self.capacity, _MIB)
         self.capacity = -(-self.capacity // mmap.PAGESIZE) * mmap.PAGESIZE
         own = self._path(self.rank)
-        self.maps[self.rank] = self._map(own, create=True)
-        barrier()
+        why = None
+        try:
+            self.maps[self.rank] = self._map(own, create=True)
+        except OSError as e:
+            why = e
+            if os.path.exists(own):
+                os.unlink(own)
+        if not agree(why is None):
+            if why is None:
+                os.unlink(own)
+            self.maps.clear()
+            self.capacity = 0
+            need = self.size * (HEADER + 2 * payload)
+            raise CceError(f"cce.torch: no room in {SHM_DIR} for the group's {need} bytes of segments"
+                           f"{f' ({why})' if why else ' (another rank could not make its own)'}; "
+                           f"CCE_TRANSPORT=gloo moves the bytes over gloo instead")
         try:
             if self.rank == 0:
                 for r in range(1, self.size):
                     self.maps[r] = self._map(self._path(r), create=False)
         finally:
-            barrier()
+            agree(True)
             os.unlink(own)
 
     def array(self, rank=None):

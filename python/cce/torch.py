@@ -368,6 +368,14 @@ def _make_group_class(torch, dist):
             outs, _ = allreduce(list(ranks), op=opname, seed=seed, **opts)
             _as_numpy(flat, dt)[...] = outs[self._rank]
 
+        def _agree(self, ok):
+            """Whether every rank passed ``ok`` (a gloo all-reduce MIN of one flag)."""
+            flag = torch.tensor([1 if ok else 0], dtype=torch.int32)
+            o = dist.AllreduceOptions()
+            o.reduceOp = dist.ReduceOp.MIN
+            self._gloo.allreduce([flag], o).wait()
+            return bool(flag.item())
+
         def _reduce_shared(self, flat, dt, opname, seed, opts, what):
             """``_reduce`` over shared memory: every rank copies its bytes into its segment and
             rings the leader; the leader runs the all-reduce once on all segments in place, writes
@@ -377,7 +385,7 @@ def _make_group_class(torch, dist):
             seg, bells = self._segments, self._bells
             nbytes = flat.numel() * flat.element_size()
             if 2 * nbytes > seg.capacity:  # every rank grows at the same call (same size)
-                self._run(what, lambda: seg.ensure(nbytes, lambda: self._gloo.barrier(dist.BarrierOptions()).wait()))
+                self._run(what, lambda: seg.ensure(nbytes, self._agree))
             call = self._calls
             self._calls += 1
             timeout = self._timeout.total_seconds()

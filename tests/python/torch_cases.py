@@ -154,6 +154,30 @@ def collectives():
         checks["bad_algo_refused"] = False
     except cce.CceError as e:
         checks["bad_algo_refused"] = "nonsense" in str(e) and torch.equal(z, ints)
+    # /dev/shm without room for one rank's segment (posix_fallocate fails on the last rank, for
+    # a 16 MiB tensor): every rank raises CceError and the tensor is unchanged; the next, small
+    # call works again
+    if os.environ.get("CCE_TRANSPORT", "auto") != "gloo":
+        import cce._shm as shm
+
+        real = shm.os.posix_fallocate
+
+        def full(fd, offset, length):
+            if RANK == SIZE - 1 and length > 20 << 20:
+                raise OSError(28, "No space left on device")
+            return real(fd, offset, length)
+
+        shm.os.posix_fallocate = full
+        big = torch.ones(4 << 20) * (RANK + 1)
+        try:
+            dist.all_reduce(big)
+            checks["no_room_refused"] = False
+        except cce.CceError as e:
+            checks["no_room_refused"] = "no room in /dev/shm" in str(e) and bool((big == RANK + 1).all())
+        shm.os.posix_fallocate = real
+        small = torch.ones(8, dtype=torch.int32)
+        dist.all_reduce(small)
+        checks["after_no_room"] = bool((small == SIZE).all())
     np.savez(OUT / f"rank{RANK}.npz", **floats)
     dist.destroy_process_group()
     return {"checks": checks}
