@@ -392,6 +392,8 @@ impl Call {
 
 struct Meeting {
     shards: Vec<Option<Vec<u8>>>,
+    /// Every device arrived and the last one runs the all-reduce: no one times out any more.
+    computing: bool,
     result: Option<Result<Vec<Vec<u8>>, Failure>>,
     left: usize,
 }
@@ -420,11 +422,13 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
     let key = (call.position, step);
     let m = t.meetings.entry(key).or_insert_with(|| Meeting {
         shards: vec![None; call.ranks],
+        computing: false,
         result: None,
         left: call.ranks,
     });
     m.shards[device] = Some(shard);
     if m.shards.iter().all(Option::is_some) {
+        m.computing = true;
         let shards: Vec<Vec<u8>> = m.shards.iter_mut().map(|s| s.take().unwrap_or_default()).collect();
         drop(t);
         let result = call.params(dtype, step).and_then(|p| {
@@ -442,7 +446,7 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
                 Some(m) if m.result.is_some() => break,
                 Some(m) => {
                     let now = Instant::now();
-                    if now >= deadline {
+                    if now >= deadline && !m.computing {
                         let missing: Vec<usize> = (0..call.ranks).filter(|&r| m.shards[r].is_none()).collect();
                         // The call failed: a device that arrives later meets no one and times out too.
                         t.meetings.remove(&key);
@@ -455,7 +459,8 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
                             ),
                         ));
                     }
-                    t = bell.wait_timeout(t, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
+                    let wait = if m.computing { Duration::from_secs(1) } else { deadline - now };
+                    t = bell.wait_timeout(t, wait).unwrap_or_else(PoisonError::into_inner).0;
                 }
                 None => return Err((DEADLINE_EXCEEDED, "cce.jax: the call's meeting ended".into())),
             }
