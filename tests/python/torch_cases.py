@@ -202,18 +202,23 @@ def rank_dies():
 
 
 def init_destroy_cycles():
-    """Five groups one after another on the same store (init, all_reduce, destroy): each gets
-    the right sum, and the process's open files do not grow (the doorbells are closed)."""
+    """Five groups one after another on the same store (init, all_reduce, destroy), as under
+    torchrun, whose agent keeps one store: each gets the right sum, and the process's open files
+    do not grow (the doorbells are closed). (With env:// each init makes a new store on the same
+    port, and torch's own reconnection races; that is not what is tested here.)"""
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), SIZE, RANK == 0, TIMEOUT)
     fds, sums = [], []
     for i in range(5):
-        dist.init_process_group("cce", timeout=TIMEOUT)
+        dist.init_process_group("cce", timeout=TIMEOUT, store=store, rank=RANK, world_size=SIZE)
         t = torch.arange(4, dtype=torch.int32) + RANK + i
         dist.all_reduce(t)
         sums.append(t.tolist())
         dist.destroy_process_group()
         fds.append(len(os.listdir("/proc/self/fd")))
     want = [[SIZE * (k + i) + SIZE * (SIZE - 1) // 2 for k in range(4)] for i in range(5)]
-    return {"checks": {"sums": sums == want, "fds_steady": fds[1:] == fds[:-1]}, "fds": fds}
+    # A leak would add a doorbell or more per group; rank 0's count moves by one with the store's
+    # client connections.
+    return {"checks": {"sums": sums == want, "fds_steady": max(fds) <= fds[0] + 1}, "fds": fds}
 
 
 CASES = {"ddp": ddp_buckets, "collectives": collectives, "dies": rank_dies, "cycles": init_destroy_cycles}
