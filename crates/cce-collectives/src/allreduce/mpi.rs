@@ -65,18 +65,30 @@ fn encode(key: Key, payload: &[(u64, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-fn decode(b: &[u8]) -> Option<(Key, Payload)> {
-    let u = |at: usize| b.get(at..at + 8).map(|x| u64::from_le_bytes(x.try_into().unwrap_or_default()));
+/// The message's key and payload. A message of one range becomes its payload in place (the
+/// header shifted out): no second buffer of the message's size exists at any moment, which the
+/// per-process memory goal counts.
+fn decode(mut b: Vec<u8>) -> Option<(Key, Payload)> {
+    let u = |b: &[u8], at: usize| b.get(at..at + 8).map(|x| u64::from_le_bytes(x.try_into().unwrap_or_default()));
     let key = match b.first()? {
-        0 => Key::Step(u(1)? as usize, u(9)? as usize),
+        0 => Key::Step(u(&b, 1)? as usize, u(&b, 9)? as usize),
         1 => Key::Final,
         _ => return None,
     };
-    let n = u(17)? as usize;
+    let n = u(&b, 17)? as usize;
     let mut at = 25;
+    if n == 1 {
+        let (a, len) = (u(&b, at)?, u(&b, at + 8)? as usize);
+        at += 16;
+        if at.checked_add(len)? != b.len() {
+            return None;
+        }
+        b.drain(..at);
+        return Some((key, vec![(a, b)]));
+    }
     let mut payload = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {
-        let (a, len) = (u(at)?, u(at + 8)? as usize);
+        let (a, len) = (u(&b, at)?, u(&b, at + 8)? as usize);
         at += 16;
         payload.push((a, b.get(at..at.checked_add(len)?)?.to_vec()));
         at += len;
@@ -96,6 +108,9 @@ impl Wire for MpiWire {
             return Ok(());
         }
         let bytes = encode(key, &payload);
+        // The payload's copy is in `bytes`: let it go before the send, which waits for the
+        // receiver and would otherwise hold two copies of the message all that time.
+        drop(payload);
         self.sent.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         world().process_at_rank(to as i32).send_with_tag(&bytes[..], TAG_DATA);
         Ok(())
@@ -226,7 +241,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
                 match w.any_process().immediate_probe_with_tag(TAG_DATA) {
                     Some(status) => {
                         let (bytes, _) = w.process_at_rank(status.source_rank()).receive_vec_with_tag::<u8>(TAG_DATA);
-                        match decode(&bytes) {
+                        match decode(bytes) {
                             Some((key, payload)) => boxes[me].put(key, payload),
                             None => wire.failed(0, 0, "an undecodable message from another process"),
                         }
