@@ -8,6 +8,10 @@ released: ``cce.reduce`` gives the bytes ``cce reduce`` writes for the same inpu
 Errors: :class:`CceError` (a ``ValueError``) for bad input, with the CLI's one-line message;
 :class:`EngineFault` (``queue``, ``descriptor``, ``reason``) when the engine stops on a packet;
 :class:`RankFailed` (``rank``, ``step``) when a rank of a collective fails.
+
+Frameworks (optional extras, imported on their own): ``cce.torch`` — the ``"cce"``
+``torch.distributed`` backend; ``cce.jax`` — ``psum`` / ``pmean`` and ``collectives()``;
+``python -m cce.examples.drift`` — what bf16 in-transfer all-reduce does to a training run.
 """
 import os
 
