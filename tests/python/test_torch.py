@@ -146,6 +146,12 @@ def test_groups_made_again_on_one_store(tmp_path):
     assert all(all(results[r]["checks"].values()) for r in range(2)), results
 
 
+def test_subgroups(tmp_path):
+    procs, results = launch("subgroups", 4, tmp_path)
+    assert all(rc == 0 for rc, _ in procs), procs
+    assert all(all(results[r]["checks"].values()) for r in range(4)), results
+
+
 def test_unmodified_ddp_script_under_torchrun(tmp_path):
     """torch_plain_ddp.py never imports cce: `init_process_group("cce")` finds the backend
     through the package's entry point."""

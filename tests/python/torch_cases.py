@@ -221,7 +221,25 @@ def init_destroy_cycles():
     return {"checks": {"sums": sums == want, "fds_steady": max(fds) <= fds[0] + 1}, "fds": fds}
 
 
-CASES = {"ddp": ddp_buckets, "collectives": collectives, "dies": rank_dies, "cycles": init_destroy_cycles}
+def subgroups():
+    """Two "cce" subgroups (even and odd ranks) beside the world group: each all-reduce sums
+    its own members (each subgroup has its own leader, store keys and segments)."""
+    dist.init_process_group("cce", timeout=TIMEOUT)
+    even = dist.new_group(list(range(0, SIZE, 2)), backend="cce")
+    odd = dist.new_group(list(range(1, SIZE, 2)), backend="cce")
+    mine = even if RANK % 2 == 0 else odd
+    t = torch.full((5,), RANK + 1, dtype=torch.int32)
+    dist.all_reduce(t, group=mine)
+    w = torch.full((3,), RANK + 1, dtype=torch.int32)
+    dist.all_reduce(w)
+    members = range(RANK % 2, SIZE, 2)
+    checks = {"subgroup": bool((t == sum(m + 1 for m in members)).all()),
+              "world": bool((w == SIZE * (SIZE + 1) // 2).all())}
+    dist.destroy_process_group()
+    return {"checks": checks}
+
+
+CASES = {"ddp": ddp_buckets, "collectives": collectives, "dies": rank_dies, "cycles": init_destroy_cycles, "subgroups": subgroups}
 
 if __name__ == "__main__":
     result = CASES[CASE]()
