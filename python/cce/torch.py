@@ -35,7 +35,8 @@ variables, else the default): ``algo`` (``CCE_ALGO``, ring), ``accum`` (``CCE_AC
 (``CCE_ARCH``, 3), ``compress`` (``CCE_COMPRESS``), ``ranks_per_node`` (``CCE_RANKS_PER_NODE``),
 ``check`` (``CCE_CHECK``, none: the exact check runs only when asked), ``transport``
 (``CCE_TRANSPORT``: auto, shm or gloo). ``with
-cce.torch.options(**opts):`` overrides them for the calls a thread makes inside it.
+cce.torch.options(**opts):`` overrides them for the calls a thread makes inside it (the same on
+every rank: on one host the leader's options are the ones used).
 
 Seeds that replay (stochastic rounding): a call made inside ``options(seed=s)`` uses exactly
 ``s`` (it equals ``cce.allreduce(..., seed=s)``). Otherwise call ``k`` of a process group (its
