@@ -7,8 +7,8 @@ def derived_seed(base, position, step):
     """The seed of a collective called without an explicit seed: the base seed, the call's
     position (``cce.jax``: trace order; ``cce.torch``: the process group's call count) and the
     step (``cce.jax``: this device's earlier runs of the call; ``cce.torch``: the group's
-    number), SplitMix64-mixed — by the extension (cce-py's ``seeds``), where cce.jax's XLA
-    handler mixes them too."""
+    number), SplitMix64-mixed by the library (cce-api's ``collective::framework_seed``), which
+    cce.jax's XLA handler calls too."""
     from . import _cce
 
     return _cce.derived_seed(int(base), int(position), int(step))

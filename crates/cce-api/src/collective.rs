@@ -600,6 +600,15 @@ pub fn allreduce_owned(params: &AllreduceParams, inputs: Vec<Vec<u8>>) -> Result
     Ok(r)
 }
 
+/// The stochastic-rounding seed of a framework adapter's collective called without an explicit
+/// seed (docs/MODEL.md C18): the base seed, the call's position and its step, mixed by
+/// SplitMix64 (its golden-ratio increment, then the output function
+/// [`cce_numerics::rng::mix64`]). `cce.jax`'s XLA handler and `cce._seeds` (Python) both call it.
+pub fn framework_seed(base: u64, position: u64, step: u64) -> u64 {
+    let splitmix = |x: u64| cce_numerics::rng::mix64(x.wrapping_add(0x9E37_79B9_7F4A_7C15));
+    splitmix(splitmix(splitmix(base) ^ position) ^ step)
+}
+
 /// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
 /// element counts as one element, and sizes that round to the same count run once.
 pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> {

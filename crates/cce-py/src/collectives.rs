@@ -28,22 +28,14 @@ pub(crate) fn allreduce<'py>(
     algo_file: Option<(String, String)>,
     check: &str,
 ) -> PyResult<Outputs<'py>> {
-    let check = check.parse().map_err(|e: String| api_error(py, cce_api::ApiError::Input(format!("check={e}"))))?;
-    let dt = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let algo_file = algo_file
         .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
         .transpose()
         .map_err(|e| api_error(py, e))?;
+    let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
     let params = AllreduceParams {
-        accum: accum.as_deref().map(dt).transpose()?,
-        rounding: rounding.to_string(),
-        seed,
-        arch,
-        compress,
-        ranks_per_node,
         algo_file,
-        check,
-        ..AllreduceParams::new(inputs.len() as u64, algo, op, dt(dtype)?)
+        ..params(inputs.len() as u64, keywords, seed, arch, compress, ranks_per_node).map_err(|e| api_error(py, e))?
     };
     // The collective keeps its own copy of every rank's buffer (each rank owns its memory).
     let owned: Vec<Vec<u8>> = inputs.iter().map(|a| Ok(bytes(py, a)?.to_vec())).collect::<PyResult<_>>()?;
@@ -51,4 +43,29 @@ pub(crate) fn allreduce<'py>(
     let stats = to_py(py, &result.to_json())?;
     let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
     Ok((outs, stats))
+}
+
+/// `cce.allreduce`'s string keywords: algo, op, dtype, accum, rounding, check.
+pub(crate) type Keywords<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, &'a str, &'a str);
+
+/// `cce.allreduce`'s keywords as the library's parameters for `ranks` ranks: the Python call and
+/// cce.jax's XLA handler both build them here.
+pub(crate) fn params(
+    ranks: u64,
+    (algo, op, dtype, accum, rounding, check): Keywords<'_>,
+    seed: u64,
+    arch: u64,
+    compress: Option<String>,
+    ranks_per_node: Option<u64>,
+) -> Result<AllreduceParams, cce_api::ApiError> {
+    Ok(AllreduceParams {
+        accum: accum.map(cce_api::dtype).transpose()?,
+        rounding: rounding.to_string(),
+        seed,
+        arch,
+        compress,
+        ranks_per_node,
+        check: check.parse().map_err(|e: String| cce_api::ApiError::Input(format!("check={e}")))?,
+        ..AllreduceParams::new(ranks, algo, op, cce_api::dtype(dtype)?)
+    })
 }

@@ -367,24 +367,23 @@ impl Call {
         match self.seed {
             Seed::Explicit(s) => s,
             Seed::Derived(base) if self.rounding.eq_ignore_ascii_case("sr") => {
-                crate::seeds::derived_seed(base, self.position, step)
+                cce_api::collective::framework_seed(base, self.position, step)
             }
             Seed::Derived(_) => 0,
         }
     }
 
     fn params(&self, dtype: &str, step: u64) -> Result<AllreduceParams, Failure> {
-        let dt = |n: &str| cce_api::dtype(n).map_err(|e| bad(e.to_string()));
-        Ok(AllreduceParams {
-            accum: self.accum.as_deref().map(dt).transpose()?,
-            rounding: self.rounding.clone(),
-            seed: self.seed(step),
-            arch: self.arch,
-            compress: self.compress.clone(),
-            ranks_per_node: self.ranks_per_node,
-            check: self.check.parse().map_err(|e: String| bad(format!("check={e}")))?,
-            ..AllreduceParams::new(self.ranks as u64, &self.algo, &self.op, dt(dtype)?)
-        })
+        let keywords = (&*self.algo, &*self.op, dtype, self.accum.as_deref(), &*self.rounding, &*self.check);
+        crate::collectives::params(
+            self.ranks as u64,
+            keywords,
+            self.seed(step),
+            self.arch,
+            self.compress.clone(),
+            self.ranks_per_node,
+        )
+        .map_err(|e| bad(e.to_string()))
     }
 }
 
