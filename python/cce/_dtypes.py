@@ -60,6 +60,11 @@ def cce_name(dtype):
     return _BY_DTYPE[dt]
 
 
+def cce_name_of(name):
+    """The cce name of a dtype's numpy / ml_dtypes name (torch spells them alike), or None."""
+    return _TO_CCE.get(name)
+
+
 def numpy_dtype(cce):
     """The numpy (or ml_dtypes) dtype of a cce name."""
     return _DTYPE_OF[cce]

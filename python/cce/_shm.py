@@ -12,7 +12,11 @@ then the rank's input, then its output.
 """
 import mmap
 import os
+import select
 import struct
+import time
+
+import numpy as np
 
 from ._errors import CceError
 
@@ -41,8 +45,6 @@ class Segments:
         return os.path.join(SHM_DIR, f"cce-torch-{self.token}-{self.generation}-{rank}")
 
     def _map(self, path, create):
-        import numpy as np
-
         length = HEADER + self.capacity
         fd = os.open(path, os.O_RDWR | (os.O_CREAT | os.O_EXCL if create else 0), 0o600)
         try:
@@ -105,8 +107,6 @@ class Segments:
         """Leader: ``rank``'s status for this call. 0: its output is written; 1 CceError,
         2 EngineFault, 3 RankFailed (``failed_rank``: the rank it names), 4 another error (the
         message says which)."""
-        import numpy as np
-
         text = message.encode()[:HEADER - 12]
         head = struct.pack("<III", kind, len(text), 0 if failed_rank is None else failed_rank + 1)
         self.array(rank)[:12 + len(text)] = np.frombuffer(head + text, dtype=np.uint8)
@@ -173,9 +173,6 @@ class Doorbells:
     def wait(self, ranks, timeout):
         """Waits until every rank in ``ranks`` rang this rank's bell; raises PeerFailed naming
         those whose process is gone, or that did not ring within ``timeout`` seconds."""
-        import select
-        import time
-
         pending = set(ranks)
         fd = self.fds[self.rank]
         deadline = time.monotonic() + timeout

@@ -45,14 +45,12 @@ import warnings
 
 import numpy as np
 
+from ._adapters import OPTIONS, check_names, require  # noqa: F401 (OPTIONS: part of cce.jax's API)
 from ._errors import CceError
-from ._seeds import derived_seed
+from ._seeds import derived_seed  # noqa: F401 (part of cce.jax's API)
 
 #: JAX releases this adapter is tested with (major.minor.patch prefixes).
 SUPPORTED_JAX = ("0.10.2",)
-
-#: ``cce.allreduce`` options the adapters pass on.
-OPTIONS = ("algo", "accum", "rounding", "seed", "arch", "compress", "ranks_per_node", "check")
 
 #: dtypes ``collectives()`` routes to cce (names as numpy / ml_dtypes spell them).
 ROUTED_DTYPES = ("bfloat16", "float16", "float32")
@@ -64,26 +62,12 @@ class CceFallthrough(UserWarning):
 
 
 def _jax():
-    try:
-        import jax
-    except ImportError:
-        raise CceError("cce.jax needs jax: pip install 'cce-trainium[jax]'") from None
-    if not jax.__version__.startswith(SUPPORTED_JAX) and not _WARNED:
-        _WARNED.append(jax.__version__)
-        warnings.warn(f"cce.jax is tested with jax {', '.join(SUPPORTED_JAX)}; this is jax {jax.__version__}",
-                      stacklevel=3)
-    return jax
-
-
-# The unsupported JAX version once warned about (a warning per process, not per call).
-_WARNED = []
+    return require("jax", SUPPORTED_JAX, "jax")
 
 
 def _checked(opts):
     """The options, validated by name (their values are cce.allreduce's to check)."""
-    bad = sorted(set(opts) - set(OPTIONS))
-    if bad:
-        raise CceError(f"cce.jax: unknown option {bad[0]!r}; expected one of {', '.join(OPTIONS)}")
+    check_names(opts, "jax")
     opts = dict(opts)
     opts.setdefault("check", "none")
     return opts

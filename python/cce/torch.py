@@ -66,7 +66,8 @@ import zlib
 import numpy as np
 
 from . import _shm
-from ._dtypes import numpy_dtype
+from ._adapters import OPTIONS, check_names, require
+from ._dtypes import cce_name_of, numpy_dtype
 from ._errors import CceError, EngineFault, RankFailed
 from ._seeds import derived_seed
 
@@ -77,11 +78,7 @@ SUPPORTED_TORCH = ("2.15.",)
 BACKEND = "cce"
 
 #: The options and the environment variables that set them.
-ENVIRONMENT = {
-    "algo": "CCE_ALGO", "accum": "CCE_ACCUM", "rounding": "CCE_ROUNDING", "seed": "CCE_SEED",
-    "arch": "CCE_ARCH", "compress": "CCE_COMPRESS", "ranks_per_node": "CCE_RANKS_PER_NODE",
-    "check": "CCE_CHECK",
-}
+ENVIRONMENT = {name: f"CCE_{name.upper()}" for name in OPTIONS}
 _INTEGER_OPTIONS = ("seed", "arch", "ranks_per_node")
 
 #: How ranks' bytes travel: "auto" (shared memory when every rank of the group is on this host,
@@ -140,9 +137,7 @@ _LOCAL = threading.local()
 def options(**opts):
     """Overrides the process group's options for the collectives this thread calls inside the
     block (``seed=s``: exactly ``s`` for every call)."""
-    bad = sorted(set(opts) - set(ENVIRONMENT))
-    if bad:
-        raise CceError(f"cce.torch: unknown option {bad[0]!r}; expected one of {', '.join(ENVIRONMENT)}")
+    check_names(opts, "torch")
     stack = getattr(_LOCAL, "stack", None)
     if stack is None:
         stack = _LOCAL.stack = []
@@ -161,33 +156,19 @@ def _overrides():
 
 
 def _torch():
-    try:
-        import torch
-        import torch.distributed as dist
-    except ImportError:
-        raise CceError("cce.torch needs torch: pip install 'cce-trainium[torch]'") from None
-    if not torch.__version__.startswith(SUPPORTED_TORCH) and not _WARNED:
-        _WARNED.append(torch.__version__)
-        warnings.warn(f"cce.torch is tested with torch {', '.join(SUPPORTED_TORCH)}; this is torch "
-                      f"{torch.__version__}", stacklevel=3)
+    torch = require("torch", SUPPORTED_TORCH, "torch")
+    import torch.distributed as dist
+
     return torch, dist
 
 
-_WARNED = []
+# Dtypes already warned about falling through to gloo (once per process).
 _FELL_THROUGH = set()
-
-
-#: torch dtype names -> cce names: the dtypes the CCE carries.
-_CCE_DTYPES = {
-    "bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int8": "i8", "int16": "i16", "int32": "i32",
-    "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float8_e4m3fn": "fp8e4fn", "float8_e5m2": "fp8e5",
-}
 
 
 def _cce_dtype(t):
     """The cce name of a tensor's dtype, or None when the CCE does not carry it."""
-    return _CCE_DTYPES.get(str(t.dtype).removeprefix("torch."))
+    return cce_name_of(str(t.dtype).removeprefix("torch."))
 
 
 def _as_numpy(flat, dt):

@@ -21,11 +21,7 @@ import time
 
 import numpy as np
 
-
-def _bf16():
-    from .._dtypes import numpy_dtype
-
-    return numpy_dtype("bf16")
+from .._dtypes import numpy_dtype
 
 
 def _per_call(f, calls):
@@ -75,7 +71,7 @@ def measure(ranks, mib, calls, transport):
         if any(p.wait() for p in procs):
             raise SystemExit("a rank failed")
         per_rank = [json.loads((pathlib.Path(out) / f"rank{r}.json").read_text())["seconds"] for r in range(ranks)]
-        arrays = [np.load(pathlib.Path(out) / f"rank{r}.npy").view(_bf16()) for r in range(ranks)]
+        arrays = [np.load(pathlib.Path(out) / f"rank{r}.npy").view(numpy_dtype("bf16")) for r in range(ranks)]
     base = _per_call(lambda: cce.allreduce(arrays, check="none"), calls)
     return {"ranks": ranks, "mib_per_rank": mib, "transport": transport, "torch_seconds": max(per_rank),
             "per_rank_seconds": per_rank, "allreduce_seconds": base, "ratio": max(per_rank) / base}
