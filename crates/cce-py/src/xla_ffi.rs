@@ -425,6 +425,9 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
         result: None,
         left: call.ranks,
     });
+    if let Some(Err(e)) = &m.result {
+        return Err(e.clone()); // the call already failed: a late device fails with it
+    }
     m.shards[device] = Some(shard);
     if m.shards.iter().all(Option::is_some) {
         m.computing = true;
@@ -441,27 +444,30 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
     } else {
         let deadline = Instant::now() + call.timeout;
         loop {
-            match t.meetings.get(&key) {
+            match t.meetings.get_mut(&key) {
                 Some(m) if m.result.is_some() => break,
                 Some(m) => {
                     let now = Instant::now();
                     if now >= deadline && !m.computing {
+                        // The call failed. Every device that came takes the same error (the last
+                        // to leave drops the meeting); a device arriving later fails with it.
                         let missing: Vec<usize> = (0..call.ranks).filter(|&r| m.shards[r].is_none()).collect();
-                        // The call failed: a device that arrives later meets no one and times out too.
-                        t.meetings.remove(&key);
-                        return Err((
+                        m.left = call.ranks - missing.len();
+                        m.result = Some(Err((
                             DEADLINE_EXCEEDED,
                             format!(
                                 "cce.jax: device(s) {missing:?} of the axis did not bring their shards to call {} (run {step}) within {} s",
                                 call.position,
                                 call.timeout.as_secs_f64()
                             ),
-                        ));
+                        )));
+                        bell.notify_all();
+                        break;
                     }
                     let wait = if m.computing { Duration::from_secs(1) } else { deadline - now };
                     t = bell.wait_timeout(t, wait).unwrap_or_else(PoisonError::into_inner).0;
                 }
-                None => return Err((DEADLINE_EXCEEDED, "cce.jax: the call's meeting ended".into())),
+                None => return Err((INTERNAL, "cce.jax: the call's meeting ended".into())),
             }
         }
     }
