@@ -45,7 +45,7 @@ import warnings
 
 import numpy as np
 
-from ._adapters import OPTIONS, check_names, require  # noqa: F401 (OPTIONS: part of cce.jax's API)
+from ._adapters import OPTIONS, check_names, require
 from ._errors import CceError
 from ._seeds import derived_seed  # noqa: F401 (part of cce.jax's API)
 
@@ -127,21 +127,20 @@ def _allreduce_op(x, axis_name, op, opts, base_seed):
     jax = _jax()
     from ._dtypes import cce_name
 
+    ranks = jax.lax.axis_size(axis_name)
+    _validate(x.dtype, ranks, op, opts)  # dtype and options refused here, at trace time
     position = _CALLS.next_position()
     explicit = opts.get("seed")
-    cce_name(np.dtype(x.dtype))  # a dtype the CCE does not carry fails here, at trace time
     config = {
-        "position": position, "ranks": jax.lax.axis_size(axis_name), "timeout": RENDEZVOUS_SECONDS, "op": op,
+        "position": position, "ranks": ranks, "timeout": RENDEZVOUS_SECONDS, "op": op,
         "seed": f"explicit:{int(explicit)}" if explicit is not None else f"derive:{int(base_seed)}",
     }
-    for k in ("algo", "accum", "rounding", "arch", "compress", "ranks_per_node", "check"):
-        v = opts.get(k)
-        if v is not None:
-            config[k] = cce_name(v) if k == "accum" else v
-    text = ";".join(f"{k}={v}" for k, v in config.items())
-    _validate(x.dtype, config["ranks"], op, opts)
+    for k in OPTIONS:
+        if k != "seed" and opts.get(k) is not None:
+            config[k] = cce_name(opts[k]) if k == "accum" else opts[k]
     if any(";" in str(v) or "=" in str(v) for v in config.values()):
-        raise CceError(f"cce.jax: an option holds ';' or '=': {text!r}")
+        raise CceError(f"cce.jax: an option holds ';' or '=': {config!r}")
+    text = ";".join(f"{k}={v}" for k, v in config.items())
     device = jax.lax.axis_index(axis_name).astype(np.int32)
     call = jax.ffi.ffi_call(_ffi_target(jax), jax.ShapeDtypeStruct(x.shape, x.dtype), has_side_effect=True)
     return call(x, device, config=text)
