@@ -111,4 +111,5 @@ def test_overhead_benchmark_runs():
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     (row,) = json.loads(p.stdout)
-    assert row["devices"] == 2 and row["ratio"] == row["psum_seconds"] / row["allreduce_seconds"] > 0
+    # a smoke test of the benchmark: both times measured and plausible (a call takes 1 us to 10 s)
+    assert row["devices"] == 2 and all(1e-6 < row[k] < 10 for k in ("psum_seconds", "allreduce_seconds"))

@@ -187,7 +187,9 @@ def test_overhead_benchmark_runs(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     (row,) = json.loads(p.stdout)
     assert row["ranks"] == 2 and row["transport"] == "auto" and len(row["per_rank_seconds"]) == 2
-    assert row["ratio"] == row["torch_seconds"] / row["allreduce_seconds"] > 0
+    # a smoke test of the benchmark: every time measured and plausible (a call takes 1 us to 10 s)
+    assert all(1e-6 < t < 10 for t in [*row["per_rank_seconds"], row["allreduce_seconds"]])
+    assert row["torch_seconds"] == max(row["per_rank_seconds"])
 
 
 def test_ddp_under_mp_spawn(tmp_path):
