@@ -1,6 +1,8 @@
 """The bits, rings, run and all-reduce from Python agree with the `cce` CLI's JSON and files
 for the same request (the CLI is the other front of the same library, run as a program)."""
 import json
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -130,6 +132,17 @@ def test_allreduce_check_none_gives_the_same_bytes_and_null_errors(run_cli, tmp_
     assert ru == cli
     with pytest.raises(cce.CceError, match="expected exact or none"):
         cce.allreduce(arrays, check="fast")
+
+
+def test_call_overhead_benchmark_runs():
+    """python -m cce.examples.call_overhead (a benchmark, run here once, small): its row."""
+    p = subprocess.run([sys.executable, "-m", "cce.examples.call_overhead", "--ranks", "2", "--mib", "1", "--calls", "2",
+                        "--json"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    row = json.loads(p.stdout)
+    # a smoke test: every time measured and plausible (1 us to 10 s), the ratios made of them
+    assert all(1e-6 < row[k] < 10 for k in ("copy_seconds", "wall_seconds", "seconds"))
+    assert row["wall_to_seconds"] == row["wall_seconds"] / row["seconds"]
 
 
 def test_allreduce_errors():
