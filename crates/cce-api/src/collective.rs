@@ -9,6 +9,7 @@
 //!   allocated.
 //! - JSON keys are the CLI's contract, in its order.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use std::sync::Arc;
@@ -563,7 +564,17 @@ pub fn run_config(
     memory_bytes: u64,
     check: Check,
 ) -> Result<AllreduceResult, ApiError> {
-    let (outcome, inputs) = allreduce::run_owned(cfg, inputs)?;
+    run_inputs(cfg, inputs.into_iter().map(Cow::Owned).collect(), memory_bytes, check)
+}
+
+/// [`run_config`] over owned inputs (moved in) or borrowed ones (read in place).
+fn run_inputs(
+    cfg: &Config,
+    inputs: Vec<Cow<'_, [u8]>>,
+    memory_bytes: u64,
+    check: Check,
+) -> Result<AllreduceResult, ApiError> {
+    let (outcome, inputs) = allreduce::run_inputs(cfg, inputs)?;
     let metrics = match check {
         Check::Exact => metrics::measure(cfg, &inputs, &outcome.outputs),
         Check::None => Metrics::default(),
@@ -578,13 +589,24 @@ pub fn run_config(
 
 /// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal
 /// lengths): the configuration for their element count, checked with its memory budget, then
-/// [`run_config`]. `params.ranks` is the number of inputs.
+/// [`run_config`]. `params.ranks` is the number of inputs. The inputs are read in place,
+/// never copied.
 pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<AllreduceResult, ApiError> {
-    allreduce_owned(params, inputs.to_vec())
+    allreduce_slices(params, &inputs.iter().map(Vec::as_slice).collect::<Vec<_>>())
+}
+
+/// [`allreduce`] over slices (the caller's arrays, read in place: nothing of them is copied).
+pub fn allreduce_slices(params: &AllreduceParams, inputs: &[&[u8]]) -> Result<AllreduceResult, ApiError> {
+    allreduce_inputs(params, inputs.iter().map(|&i| Cow::Borrowed(i)).collect())
 }
 
 /// [`allreduce`] taking the inputs (moved into the model as its input buffers, not copied).
 pub fn allreduce_owned(params: &AllreduceParams, inputs: Vec<Vec<u8>>) -> Result<AllreduceResult, ApiError> {
+    allreduce_inputs(params, inputs.into_iter().map(Cow::Owned).collect())
+}
+
+/// [`allreduce`] over owned or borrowed inputs.
+fn allreduce_inputs(params: &AllreduceParams, inputs: Vec<Cow<'_, [u8]>>) -> Result<AllreduceResult, ApiError> {
     let size = params.dtype.bytes().max(1) as u64;
     let len = inputs.first().map_or(0, |b| b.len() as u64);
     if len % size != 0 {
@@ -593,7 +615,7 @@ pub fn allreduce_owned(params: &AllreduceParams, inputs: Vec<Vec<u8>>) -> Result
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
     let cfg = params.config(len / size)?;
     let need = allreduce::check(&cfg)?;
-    let mut r = run_config(&cfg, inputs, need.total(), params.check)?;
+    let mut r = run_inputs(&cfg, inputs, need.total(), params.check)?;
     if params.is_auto() {
         r.candidates = Some(params.explain(len / size)?);
     }

@@ -59,7 +59,7 @@ pub use bits::{
     encoder_fields, encoders, packet_size, tables,
 };
 pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
-pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned};
+pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};

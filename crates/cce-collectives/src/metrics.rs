@@ -131,14 +131,14 @@ pub trait InputSource: Sync {
 
 /// Inputs held in memory, one buffer per rank.
 pub struct Held<'a> {
-    inputs: &'a [Vec<u8>],
+    inputs: Vec<&'a [u8]>,
     size: usize,
 }
 
 impl<'a> Held<'a> {
     /// `inputs` (one buffer per rank) of `cfg`'s dtype.
-    pub fn new(cfg: &Config, inputs: &'a [Vec<u8>]) -> Held<'a> {
-        Held { inputs, size: usize::from(cfg.dtype.bytes().max(1)) }
+    pub fn new<I: AsRef<[u8]>>(cfg: &Config, inputs: &'a [I]) -> Held<'a> {
+        Held { inputs: inputs.iter().map(AsRef::as_ref).collect(), size: usize::from(cfg.dtype.bytes().max(1)) }
     }
 }
 
@@ -216,7 +216,7 @@ impl InputSource for RankFiles {
 pub const CHECK_BLOCK: usize = 1 << 14;
 
 /// Compares `outputs` with the exact reduction of `inputs` (held in memory).
-pub fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Metrics {
+pub fn measure<I: AsRef<[u8]>>(cfg: &Config, inputs: &[I], outputs: &[Vec<u8>]) -> Metrics {
     let outs: Vec<&[u8]> = outputs.iter().map(Vec::as_slice).collect();
     measure_parts(cfg, &Held::new(cfg, inputs), &outs, check_threads()).map(|p| p.metrics).unwrap_or_default()
 }

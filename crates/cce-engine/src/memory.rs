@@ -348,17 +348,21 @@ impl Memory for FlatMemory {
 /// [`add_scratch_region`](SharedMemory::add_scratch_region) (as they are) to reuse: a fresh
 /// buffer of many MiB page-faults on every 4 KiB page it first touches, which costs the
 /// engines several times what zeroing a warm buffer does.
+///
+/// A region may also be the caller's bytes, borrowed for `'a`
+/// ([`add_borrowed`](SharedMemory::add_borrowed)): read in place, never copied, and a write
+/// into it is refused ([`MemError::ReadOnly`]).
 #[derive(Clone, Default)]
-pub struct SharedMemory {
-    inner: std::sync::Arc<Shared>,
+pub struct SharedMemory<'a> {
+    inner: std::sync::Arc<Shared<'a>>,
 }
 
 /// Most bytes of unmapped buffers a [`SharedMemory`] keeps for reuse.
 pub const SPARE_MAX: u64 = 1 << 30;
 
 #[derive(Default)]
-struct Shared {
-    regions: std::sync::RwLock<BTreeMap<u64, SharedRegion>>,
+struct Shared<'a> {
+    regions: std::sync::RwLock<BTreeMap<u64, SharedRegion<'a>>>,
     /// Bytes mapped, plus bytes reserved by mappings in progress.
     used: std::sync::atomic::AtomicU64,
     peak: std::sync::atomic::AtomicU64,
@@ -374,14 +378,61 @@ struct Shared {
     scratch_high: std::sync::atomic::AtomicU64,
 }
 
-struct SharedBuf {
+struct SharedBuf<'a> {
     len: u64,
     /// Mapped by `add_scratch_region`.
     scratch: bool,
-    bytes: std::sync::RwLock<Box<[u8]>>,
+    bytes: Bytes<'a>,
 }
 
-type SharedRegion = std::sync::Arc<SharedBuf>;
+/// A region's bytes: its own buffer, or the caller's, read-only.
+enum Bytes<'a> {
+    Owned(std::sync::RwLock<Box<[u8]>>),
+    Borrowed(&'a [u8]),
+}
+
+/// A region's bytes held for reading: its buffer's read lock, or the caller's slice.
+enum ReadBytes<'g> {
+    Owned(std::sync::RwLockReadGuard<'g, Box<[u8]>>),
+    Borrowed(&'g [u8]),
+}
+
+impl std::ops::Deref for ReadBytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            ReadBytes::Owned(g) => g,
+            ReadBytes::Borrowed(b) => b,
+        }
+    }
+}
+
+impl<'a> SharedBuf<'a> {
+    fn read(&self) -> ReadBytes<'_> {
+        match &self.bytes {
+            Bytes::Owned(l) => ReadBytes::Owned(l.read().unwrap_or_else(std::sync::PoisonError::into_inner)),
+            Bytes::Borrowed(b) => ReadBytes::Borrowed(b),
+        }
+    }
+
+    /// The buffer's write lock; a borrowed region (at `base`) is read-only.
+    fn write(&self, base: u64) -> Result<std::sync::RwLockWriteGuard<'_, Box<[u8]>>, MemError> {
+        match &self.bytes {
+            Bytes::Owned(l) => Ok(l.write().unwrap_or_else(std::sync::PoisonError::into_inner)),
+            Bytes::Borrowed(_) => Err(MemError::ReadOnly { base }),
+        }
+    }
+
+    /// The region's own buffer, or `None` for a borrowed one.
+    fn into_owned(self) -> Option<Box<[u8]>> {
+        match self.bytes {
+            Bytes::Owned(l) => Some(l.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)),
+            Bytes::Borrowed(_) => None,
+        }
+    }
+}
+
+type SharedRegion<'a> = std::sync::Arc<SharedBuf<'a>>;
 
 /// Buffers at least this long are touched by every host thread at once.
 const TOUCH_SPLIT: usize = 8 << 20;
@@ -425,7 +476,7 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl SharedMemory {
+impl<'a> SharedMemory<'a> {
     /// Empty shared memory with a budget in bytes.
     pub fn new(budget: u64) -> Self {
         SharedMemory { inner: std::sync::Arc::new(Shared { budget, ..Shared::default() }) }
@@ -434,7 +485,7 @@ impl SharedMemory {
     /// Maps `len` zero bytes at `base` (touched: resident). Refused when empty, overlapping,
     /// wrapping or over budget, before any byte is made.
     pub fn add_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        self.insert(base, len, false, |spare| match spare {
+        self.insert(base, len, false, true, |spare| match spare {
             Some(mut b) => {
                 b.fill(0);
                 b
@@ -448,7 +499,7 @@ impl SharedMemory {
     /// length is reused — for a buffer every byte of which is written before anything reads it
     /// (a collective's scratch). Refused as [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_scratch_region(&self, base: u64, len: u64) -> Result<(), MemError> {
-        self.insert(base, len, true, |spare| spare.unwrap_or_else(|| touched_zeros(len as usize)))
+        self.insert(base, len, true, true, |spare| spare.unwrap_or_else(|| touched_zeros(len as usize)))
     }
 
     /// Whether `len` more kept bytes fit [`SPARE_MAX`], the scratch high-water mark and the
@@ -485,7 +536,14 @@ impl SharedMemory {
     /// Maps `data` at `base` as a region, taking the buffer as it is (no copy). Refused as
     /// [`add_region`](SharedMemory::add_region) refuses.
     pub fn add_region_from(&self, base: u64, data: Vec<u8>) -> Result<(), MemError> {
-        self.insert(base, data.len() as u64, false, |_| data.into_boxed_slice())
+        self.insert(base, data.len() as u64, false, false, |_| data.into_boxed_slice())
+    }
+
+    /// Maps the caller's `data` at `base`, read in place for as long as the memory lives: a
+    /// write into it is refused ([`MemError::ReadOnly`]). Its bytes count as mapped, as a copy's
+    /// would. Refused as [`add_region`](SharedMemory::add_region) refuses.
+    pub fn add_borrowed(&self, base: u64, data: &'a [u8]) -> Result<(), MemError> {
+        self.insert_bytes(base, data.len() as u64, false, false, |_| Bytes::Borrowed(data))
     }
 
     /// Reserves `len` bytes of the budget (dropping kept buffers when they stand in the way).
@@ -541,28 +599,41 @@ impl SharedMemory {
     }
 
     /// Checks a region of `len` bytes at `base` against the map and the budget, and only then
-    /// makes its bytes (`bytes` gets a kept buffer of that length, if any), outside the map's
-    /// lock.
+    /// makes its bytes (`bytes` gets a kept buffer of that length when `reuse` and there is
+    /// one), outside the map's lock.
     fn insert(
         &self,
         base: u64,
         len: u64,
         scratch: bool,
+        reuse: bool,
         bytes: impl FnOnce(Option<Box<[u8]>>) -> Box<[u8]>,
+    ) -> Result<(), MemError> {
+        self.insert_bytes(base, len, scratch, reuse, |spare| Bytes::Owned(std::sync::RwLock::new(bytes(spare))))
+    }
+
+    /// [`insert`](SharedMemory::insert), the region's bytes of either kind.
+    fn insert_bytes(
+        &self,
+        base: u64,
+        len: u64,
+        scratch: bool,
+        reuse: bool,
+        bytes: impl FnOnce(Option<Box<[u8]>>) -> Bytes<'a>,
     ) -> Result<(), MemError> {
         use std::sync::atomic::Ordering::Relaxed;
         let e = end(base, len)?;
         if len == 0 {
             return Err(MemError::Region { base, len });
         }
-        let overlap = |map: &BTreeMap<u64, SharedRegion>| match map.range(..e).next_back() {
+        let overlap = |map: &BTreeMap<u64, SharedRegion<'a>>| match map.range(..e).next_back() {
             Some((b, r)) if b + r.len > base => Err(MemError::Overlap { base, len, other_base: *b, other_len: r.len }),
             _ => Ok(()),
         };
         overlap(&self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner))?;
         // A kept buffer leaves the kept bytes before its bytes join the mapped ones, so no
         // byte is counted twice.
-        let spare = self.take_spare(len);
+        let spare = if reuse { self.take_spare(len) } else { None };
         if let Err(err) = self.reserve(len) {
             if let Some(b) = spare {
                 lock(&self.inner.spare).push(b);
@@ -573,7 +644,7 @@ impl SharedMemory {
         if scratch && spare.is_none() {
             self.evict_for(len);
         }
-        let region = std::sync::Arc::new(SharedBuf { len, scratch, bytes: std::sync::RwLock::new(bytes(spare)) });
+        let region = std::sync::Arc::new(SharedBuf { len, scratch, bytes: bytes(spare) });
         let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Err(err) = overlap(&map) {
             // Mapped meanwhile by another thread.
@@ -588,7 +659,7 @@ impl SharedMemory {
         Ok(())
     }
 
-    fn remove(&self, base: u64) -> Option<SharedRegion> {
+    fn remove(&self, base: u64) -> Option<SharedRegion<'a>> {
         let mut map = self.inner.regions.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         let r = map.remove(&base)?;
         drop(map);
@@ -606,12 +677,16 @@ impl SharedMemory {
 
     /// Unmaps the region that starts at `base` and returns its bytes (no copy), or `None` when
     /// no region starts there. A reader that still holds the region (a view in progress on
-    /// another thread) keeps its bytes alive until it is done; the bytes are then copied out.
+    /// another thread) keeps its bytes alive until it is done; the bytes are then copied out,
+    /// as a borrowed region's are.
     pub fn take_region(&self, base: u64) -> Option<Vec<u8>> {
         let r = self.remove(base)?;
         Some(match std::sync::Arc::try_unwrap(r) {
-            Ok(region) => region.bytes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_vec(),
-            Err(shared) => shared.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner).to_vec(),
+            Ok(SharedBuf { bytes: Bytes::Owned(l), .. }) => {
+                l.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_vec()
+            }
+            Ok(region) => region.read().to_vec(),
+            Err(shared) => shared.read().to_vec(),
         })
     }
 
@@ -623,10 +698,11 @@ impl SharedMemory {
         use std::sync::atomic::Ordering::Relaxed;
         let Some(r) = self.remove(base) else { return false };
         let Ok(region) = std::sync::Arc::try_unwrap(r) else { return true };
-        let bytes = region.bytes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if self.may_keep(region.len) {
+        let len = region.len;
+        let Some(bytes) = region.into_owned() else { return true };
+        if self.may_keep(len) {
             lock(&self.inner.spare).push(bytes);
-            self.inner.spare_bytes.fetch_add(region.len, Relaxed);
+            self.inner.spare_bytes.fetch_add(len, Relaxed);
         }
         true
     }
@@ -641,7 +717,7 @@ impl SharedMemory {
         self.inner.peak.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn region(&self, addr: u64, len: u64) -> Result<(u64, SharedRegion), MemError> {
+    fn region(&self, addr: u64, len: u64) -> Result<(u64, SharedRegion<'a>), MemError> {
         let e = end(addr, len)?;
         let map = self.inner.regions.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         match map.range(..=addr).next_back() {
@@ -651,14 +727,14 @@ impl SharedMemory {
     }
 }
 
-impl Memory for SharedMemory {
+impl Memory for SharedMemory<'_> {
     fn check(&self, addr: u64, len: u64) -> Result<(), MemError> {
         self.region(addr, len).map(drop)
     }
 
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<(), MemError> {
         let (b, r) = self.region(addr, buf.len() as u64)?;
-        let g = r.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let g = r.read();
         let at = (addr - b) as usize;
         buf.copy_from_slice(&g[at..at + buf.len()]);
         Ok(())
@@ -666,7 +742,7 @@ impl Memory for SharedMemory {
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemError> {
         let (b, r) = self.region(addr, data.len() as u64)?;
-        let mut g = r.bytes.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut g = r.write(b)?;
         let at = (addr - b) as usize;
         g[at..at + data.len()].copy_from_slice(data);
         Ok(())
@@ -686,7 +762,7 @@ impl Memory for SharedMemory {
 
     fn with_views(&mut self, srcs: &[(u64, usize)], dst: (u64, usize), f: &mut ViewFn<'_>) -> Result<bool, MemError> {
         let (db, dr) = self.region(dst.0, dst.1 as u64)?;
-        let mut regions: Vec<(u64, SharedRegion)> = Vec::with_capacity(srcs.len());
+        let mut regions: Vec<(u64, SharedRegion<'_>)> = Vec::with_capacity(srcs.len());
         for &(a, l) in srcs {
             let (b, r) = self.region(a, l as u64)?;
             if b == db {
@@ -704,9 +780,9 @@ impl Memory for SharedMemory {
         let mut write = None;
         for b in order {
             if b == db {
-                write = Some(dr.bytes.write().unwrap_or_else(std::sync::PoisonError::into_inner));
+                write = Some(dr.write(db)?);
             } else if let Some((_, r)) = regions.iter().find(|(x, _)| *x == b) {
-                reads.push((b, r.bytes.read().unwrap_or_else(std::sync::PoisonError::into_inner)));
+                reads.push((b, r.read()));
             }
         }
         let Some(mut out) = write else { return Ok(false) };

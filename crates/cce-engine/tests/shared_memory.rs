@@ -1,7 +1,7 @@
 //! `SharedMemory`'s mapping rules: overlap and budget refused before anything is made, a
 //! released buffer reused (zeroed by `add_region`, as it was by `add_scratch_region`), kept
 //! buffers never standing between a mapping and its budget, and lengths read while another
-//! thread holds a region's write lock.
+//! thread holds a region's write lock; a borrowed region read in place and never written.
 
 use cce_engine::Memory;
 use cce_engine::memory::{MemError, SPARE_MAX, SharedMemory};
@@ -118,4 +118,41 @@ fn long_regions_touched_by_several_threads_are_whole_and_zero() {
     let mut w = m.clone();
     w.write(0x10_0000 + len - 1, &[9]).unwrap();
     assert!(m.read(0x10_0000 + len, &mut [0]).is_err(), "the region ends at its length");
+}
+
+#[test]
+fn a_borrowed_region_is_read_in_place_and_never_written() {
+    let caller: Vec<u8> = (0..64u8).collect();
+    let m = SharedMemory::new(1000);
+    let mut w = m.clone();
+    m.add_borrowed(0x1000, &caller).unwrap();
+    assert_eq!(m.used(), 64, "counted as a copy would be");
+    assert!(matches!(m.add_region(0x1020, 8), Err(MemError::Overlap { other_base: 0x1000, .. })));
+    let mut b = [0u8; 8];
+    m.read(0x1008, &mut b).unwrap();
+    assert_eq!(b, [8, 9, 10, 11, 12, 13, 14, 15]);
+    assert_eq!(w.write(0x1008, &[0xFF; 4]), Err(MemError::ReadOnly { base: 0x1000 }));
+    // A kernel's view reads it as a source, and refuses it as a destination.
+    m.add_region(0x2000, 16).unwrap();
+    let mut seen = Vec::new();
+    let mut sum = |srcs: &[&[u8]], dst: &mut [u8]| {
+        seen = srcs[0].to_vec();
+        dst.copy_from_slice(srcs[0]);
+    };
+    assert!(w.with_views(&[(0x1010, 16)], (0x2000, 16), &mut sum).unwrap());
+    assert_eq!(seen, (16..32u8).collect::<Vec<_>>());
+    let mut out = [0u8; 16];
+    m.read(0x2000, &mut out).unwrap();
+    assert_eq!(out.to_vec(), seen);
+    assert_eq!(w.with_views(&[(0x2000, 16)], (0x1000, 16), &mut |_, _| ()), Err(MemError::ReadOnly { base: 0x1000 }));
+    assert_eq!(caller, (0..64u8).collect::<Vec<_>>(), "the caller's bytes are unchanged");
+    // Taken, it is copied out; released, it is unmapped and never kept for reuse.
+    assert_eq!(m.take_region(0x1000), Some(caller.clone()));
+    m.add_borrowed(0x1000, &caller).unwrap();
+    assert!(m.release_region(0x1000));
+    assert_eq!(m.used(), 16);
+    m.add_scratch_region(0x3000, 64).unwrap();
+    let mut fresh = [1u8; 64];
+    m.read(0x3000, &mut fresh).unwrap();
+    assert_eq!(fresh, [0u8; 64], "a fresh buffer, not the caller's");
 }

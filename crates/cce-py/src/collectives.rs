@@ -37,11 +37,9 @@ pub(crate) fn allreduce<'py>(
         algo_file,
         ..params(inputs.len() as u64, keywords, seed, arch, compress, ranks_per_node).map_err(|e| api_error(py, e))?
     };
-    // The collective keeps its own copy of every rank's buffer (each rank owns its memory, and
-    // the ring writes in place). The copy runs without the GIL, on the host's threads.
+    // The engines read every rank's array in place (nothing of it is copied), without the GIL.
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
-    let result =
-        detached(py, || cce_api::allreduce_owned(&params, copy_all(&slices)))?.map_err(|e| api_error(py, e))?;
+    let result = detached(py, || cce_api::allreduce_slices(&params, &slices))?.map_err(|e| api_error(py, e))?;
     let stats = to_py(py, &result.to_json())?;
     let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
     Ok((outs, stats))
@@ -70,22 +68,4 @@ pub(crate) fn params(
         check: check.parse().map_err(|e: String| cce_api::ApiError::Input(format!("check={e}")))?,
         ..AllreduceParams::new(ranks, algo, op, cce_api::dtype(dtype)?)
     })
-}
-
-/// Copies every slice into a buffer of its own, the slices split between the host's threads.
-fn copy_all(slices: &[&[u8]]) -> Vec<Vec<u8>> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(slices.len()).max(1);
-    let per = slices.len().div_ceil(threads);
-    let mut out: Vec<Vec<u8>> = vec![Vec::new(); slices.len()];
-    std::thread::scope(|s| {
-        let mut parts = out.chunks_mut(per).zip(slices.chunks(per));
-        let first = parts.next();
-        for (outs, ins) in parts {
-            s.spawn(move || outs.iter_mut().zip(ins).for_each(|(o, i)| *o = i.to_vec()));
-        }
-        if let Some((outs, ins)) = first {
-            outs.iter_mut().zip(ins).for_each(|(o, i)| *o = i.to_vec());
-        }
-    });
-    out
 }

@@ -100,6 +100,8 @@ pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, ru
 pub use partition::{Partitioned, run_partitioned};
 pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};
 
+use std::borrow::Cow;
+
 use transport::InProcess;
 
 /// The model's timeline of `cfg` without running it: every rank's schedule planned into its
@@ -138,19 +140,34 @@ pub fn run_owned(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec
     run_checked(cfg, inputs)
 }
 
+/// [`run`] reading the inputs where they are: each is its rank's `IN` buffer, read in place
+/// (the engines never write `IN`), so nothing of them is copied. The model's memory counts them
+/// as [`run_owned`]'s would.
+pub fn run_borrowed(cfg: &Config, inputs: &[&[u8]]) -> Result<Outcome, CollectiveError> {
+    run_inputs(cfg, inputs.iter().map(|&i| Cow::Borrowed(i)).collect()).map(|(outcome, _)| outcome)
+}
+
+/// [`run_owned`] and [`run_borrowed`] in one: each input moved in when owned, read in place
+/// when borrowed, and handed back as it came.
+pub fn run_inputs<'m>(
+    cfg: &Config,
+    inputs: Vec<Cow<'m, [u8]>>,
+) -> Result<(Outcome, Vec<Cow<'m, [u8]>>), CollectiveError> {
+    check(cfg)?;
+    run_any(cfg, inputs)
+}
+
 /// One memory: the partitioned run with a single block (no messages).
 fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
+    let (outcome, inputs) = run_any(cfg, inputs.into_iter().map(Cow::Owned).collect())?;
+    Ok((outcome, inputs.into_iter().map(Cow::into_owned).collect()))
+}
+
+/// [`run_checked`] over owned or borrowed inputs, handed back as they came.
+fn run_any<'m>(cfg: &Config, inputs: Vec<Cow<'m, [u8]>>) -> Result<(Outcome, Vec<Cow<'m, [u8]>>), CollectiveError> {
     let boxes = [partition::Mailbox::default()];
     let net = InProcess::new(cfg.ranks);
-    let r = partition::run_blocks(
-        cfg,
-        1,
-        &|_| true,
-        inputs.into_iter().map(Some).collect(),
-        true,
-        &partition::Local,
-        &boxes,
-        &net,
-    )?;
+    let inputs = inputs.into_iter().map(Some).collect();
+    let r = partition::run_blocks(cfg, 1, &|_| true, inputs, true, &partition::Local, &boxes, &net)?;
     Ok((r.outcome, r.inputs))
 }

@@ -251,6 +251,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
                 }
             }
         });
+        let inputs = inputs.into_iter().map(|i| i.map(std::borrow::Cow::Owned)).collect();
         run_blocks(cfg, processes, &|g| g == me, inputs, false, &wire, &boxes, &net)
     });
     waits().finished = true;

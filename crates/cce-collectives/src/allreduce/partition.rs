@@ -10,11 +10,12 @@
 //! `schedule` tests). Here the blocks share one process and the messages travel over mailboxes;
 //! a transport between processes replaces the mailboxes, not the plan.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use cce_engine::memory::SharedMemory;
+use cce_engine::memory::{MemError, SharedMemory};
 use cce_engine::{Memory, RunReport};
 
 use super::budget::{check, scheduled};
@@ -184,10 +185,10 @@ impl Wire for Local {
 /// The partitioned transport: one [`InProcess`] for the semaphores within a block and the
 /// first failure, the blocks' memories (empty for blocks of other processes), their
 /// mailboxes, the plan and the wire to other processes.
-struct Blocks<'a> {
+struct Blocks<'a, 'm> {
     net: &'a InProcess,
     group: &'a [usize],
-    mems: &'a [SharedMemory],
+    mems: &'a [SharedMemory<'m>],
     boxes: &'a [Mailbox],
     wire: &'a dyn Wire,
     plan: &'a Plan,
@@ -196,7 +197,7 @@ struct Blocks<'a> {
     sent: std::sync::atomic::AtomicU64,
 }
 
-impl Blocks<'_> {
+impl Blocks<'_, '_> {
     /// Sends the messages of `(rank, after)`, reading their ranges from the sender's memory.
     fn send(&self, rank: usize, after: Option<usize>) -> Result<(), String> {
         let Some(msgs) = self.plan.sends.get(&(rank, after)) else { return Ok(()) };
@@ -230,7 +231,7 @@ impl Blocks<'_> {
     }
 }
 
-impl Transport for Blocks<'_> {
+impl Transport for Blocks<'_, '_> {
     fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
         self.net.wait(peer, packets, deadline)
     }
@@ -340,9 +341,9 @@ fn block_lifetimes(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Lifet
 
 /// What [`run_blocks`] returns for the blocks it ran: every rank's output and input (empty for
 /// ranks of other processes), the counts, and what crossed between blocks.
-pub(super) struct BlocksRun {
+pub(super) struct BlocksRun<'m> {
     pub(super) outcome: Outcome,
-    pub(super) inputs: Vec<Vec<u8>>,
+    pub(super) inputs: Vec<Cow<'m, [u8]>>,
     pub(super) report: Partitioned,
 }
 
@@ -364,8 +365,18 @@ pub fn run_partitioned(
     }
     let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
-    let r = run_blocks(cfg, groups, &|_| true, inputs.into_iter().map(Some).collect(), true, &Local, &boxes, &net)?;
-    Ok((r.outcome, r.inputs, r.report))
+    let inputs = inputs.into_iter().map(|i| Some(Cow::Owned(i))).collect();
+    let r = run_blocks(cfg, groups, &|_| true, inputs, true, &Local, &boxes, &net)?;
+    Ok((r.outcome, r.inputs.into_iter().map(Cow::into_owned).collect(), r.report))
+}
+
+/// Maps a rank's input at `base` as its `IN` region: an owned one moved in, a borrowed one
+/// read in place (the engines only read `IN`).
+fn map_input<'m>(mem: &SharedMemory<'m>, base: u64, input: Cow<'m, [u8]>) -> Result<(), MemError> {
+    match input {
+        Cow::Owned(v) => mem.add_region_from(base, v),
+        Cow::Borrowed(b) => mem.add_borrowed(base, b),
+    }
 }
 
 /// The block of rank `q` among `groups` blocks of `ranks` ranks.
@@ -388,16 +399,16 @@ pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
 /// as given; without, an input the run copied is freed once copied (its entry comes back empty).
 #[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
 #[allow(clippy::too_many_arguments, reason = "the three callers (one memory, partitioned, MPI) differ in each")]
-pub(super) fn run_blocks(
+pub(super) fn run_blocks<'m>(
     cfg: &Config,
     groups: usize,
     local: &dyn Fn(usize) -> bool,
-    inputs: Vec<Option<Vec<u8>>>,
+    inputs: Vec<Option<Cow<'m, [u8]>>>,
     hand_back: bool,
     wire: &dyn Wire,
     boxes: &[Mailbox],
     net: &InProcess,
-) -> Result<BlocksRun, CollectiveError> {
+) -> Result<BlocksRun<'m>, CollectiveError> {
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
     // One memory: back pressure keeps two steps of scratch per rank (what memory_need
@@ -410,16 +421,22 @@ pub(super) fn run_blocks(
     let plan = plan(&low, steps, &group);
     // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
-    let mems: Vec<SharedMemory> = (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
+    let mems: Vec<SharedMemory<'m>> =
+        (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
     // The inputs a run works on a copy of, kept as they are to be handed back (when the caller
     // wants them: an MPI process measures against inputs it reads again, so it frees each one
     // as soon as its pieces are mapped).
-    let mut kept: Vec<Option<Vec<u8>>> = vec![None; cfg.ranks];
+    let mut kept: Vec<Option<Cow<'m, [u8]>>> = vec![None; cfg.ranks];
     for (q, input) in inputs.into_iter().enumerate() {
         let Some(input) = input.filter(|_| here(q)) else { continue };
         let mem = &mems[group[q]];
         match low.input_copy(q) {
-            None => mem.add_region_from(Layout::base(q), input)?,
+            None => {
+                if let Cow::Borrowed(b) = input {
+                    kept[q] = Some(Cow::Borrowed(b));
+                }
+                map_input(mem, Layout::base(q), input)?;
+            }
             Some(pieces) => {
                 for (a, from, len) in pieces {
                     let piece = input.get(from as usize..(from + len) as usize).unwrap_or_default();
@@ -429,11 +446,11 @@ pub(super) fn run_blocks(
                 let preload = !low.preload(cfg, q).is_empty();
                 if hand_back {
                     if preload {
-                        mem.add_region_from(Layout::base(q), input.clone())?;
+                        map_input(mem, Layout::base(q), Cow::Owned(input.to_vec()))?;
                     }
                     kept[q] = Some(input);
                 } else if preload {
-                    mem.add_region_from(Layout::base(q), input)?;
+                    map_input(mem, Layout::base(q), input)?;
                 }
             }
         }
@@ -559,12 +576,12 @@ pub(super) fn run_blocks(
     });
     let inputs = (0..cfg.ranks)
         .map(|q| match kept[q].take() {
-            _ if !here(q) => Vec::new(),
+            _ if !here(q) => Cow::Owned(Vec::new()),
             Some(input) => {
                 mems[group[q]].release_region(Layout::base(q));
                 input
             }
-            None => mems[group[q]].take_region(Layout::base(q)).unwrap_or_default(),
+            None => Cow::Owned(mems[group[q]].take_region(Layout::base(q)).unwrap_or_default()),
         })
         .collect();
     // The model times the algorithm's own schedule (without the run's back pressure).
