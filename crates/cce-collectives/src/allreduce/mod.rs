@@ -147,12 +147,12 @@ pub fn run_borrowed(cfg: &Config, inputs: &[&[u8]]) -> Result<Outcome, Collectiv
     run_inputs(cfg, inputs.iter().map(|&i| Cow::Borrowed(i)).collect()).map(|(outcome, _)| outcome)
 }
 
+/// A rank's input: owned (moved into the model) or borrowed (read in place).
+pub type Input<'m> = Cow<'m, [u8]>;
+
 /// [`run_owned`] and [`run_borrowed`] in one: each input moved in when owned, read in place
 /// when borrowed, and handed back as it came.
-pub fn run_inputs<'m>(
-    cfg: &Config,
-    inputs: Vec<Cow<'m, [u8]>>,
-) -> Result<(Outcome, Vec<Cow<'m, [u8]>>), CollectiveError> {
+pub fn run_inputs<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Input<'m>>), CollectiveError> {
     check(cfg)?;
     run_any(cfg, inputs)
 }
@@ -164,7 +164,7 @@ fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u
 }
 
 /// [`run_checked`] over owned or borrowed inputs, handed back as they came.
-fn run_any<'m>(cfg: &Config, inputs: Vec<Cow<'m, [u8]>>) -> Result<(Outcome, Vec<Cow<'m, [u8]>>), CollectiveError> {
+fn run_any<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Input<'m>>), CollectiveError> {
     let boxes = [partition::Mailbox::default()];
     let net = InProcess::new(cfg.ranks);
     let inputs = inputs.into_iter().map(Some).collect();
