@@ -145,6 +145,26 @@ def test_call_overhead_benchmark_runs():
     assert row["wall_to_seconds"] == row["wall_seconds"] / row["seconds"]
 
 
+FORKED_CHILD = '''
+import os, sys, ml_dtypes, numpy as np, cce
+arrays = [np.random.default_rng(40 + r).uniform(-1, 1, 4096).astype(np.float32).astype(ml_dtypes.bfloat16) for r in range(4)]
+first, _ = cce.allreduce(arrays, check="none")  # the parent now keeps rank threads
+pid = os.fork()
+if pid == 0:
+    again, _ = cce.allreduce(arrays, check="none")
+    os._exit(0 if [o.tobytes() for o in again] == [o.tobytes() for o in first] else 3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+'''
+
+
+def test_allreduce_runs_in_a_forked_child():
+    """A child forked after the parent ran an all-reduce (its rank threads kept) runs one too,
+    with the same bytes, instead of waiting for threads it does not have."""
+    p = subprocess.run([sys.executable, "-c", FORKED_CHILD], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
 def test_allreduce_errors():
     a = np.ones(16, dtype=BF16)
     with pytest.raises(cce.CceError, match="between 2 and 64"):

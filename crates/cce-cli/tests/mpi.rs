@@ -119,7 +119,7 @@ fn kill_one_process(seed: &str, delay: Duration) -> (usize, Duration, Option<i32
         std::thread::sleep(Duration::from_millis(20));
     };
     // The kill lands inside the steps: wait until the victim runs its ranks (their threads,
-    // named `rank<q>`, start with the first step, after MPI is up and the inputs are made), then
+    // named `rank<i>`, start with the first run, after MPI is up and the inputs are made), then
     // `delay` more. (A kill during MPI's start-up can leave Open MPI's mpirun waiting forever.)
     let running = || {
         std::fs::read_dir(format!("/proc/{victim}/task"))

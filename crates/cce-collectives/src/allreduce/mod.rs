@@ -80,9 +80,11 @@ mod model;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod partition;
+mod prepared;
 mod program;
 mod rank;
 mod schedule;
+pub mod threads;
 mod timeline;
 mod transport;
 mod user;

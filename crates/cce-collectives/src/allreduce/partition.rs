@@ -18,15 +18,15 @@ use std::time::Instant;
 use cce_engine::memory::{MemError, SharedMemory};
 use cce_engine::{Memory, RunReport};
 
-use super::budget::{check, scheduled};
+use super::budget::check;
 use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::layout::{Layout, RING_OFF};
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
-use super::program::build;
-use super::rank::{RANK_STACK, RankEnd, rank_main};
+use super::prepared::{Prepared, prepare};
+use super::rank::{RankEnd, rank_main};
 use super::schedule::{Step, Work};
-use super::timeline::timeline;
+use super::threads;
 use super::transport::{InProcess, Stop, Transport, wait_until};
 
 /// What a partitioned run adds to its outcome.
@@ -62,7 +62,7 @@ struct Message {
 
 /// Every message of a run, from the schedule alone.
 #[derive(Clone, Debug, Default, PartialEq)]
-struct Plan {
+pub(super) struct Plan {
     /// Messages sent after `(rank, Some(step))`, or before anything runs by `(owner, None)`.
     sends: BTreeMap<(usize, Option<usize>), Vec<Message>>,
     /// How many messages each block waits for, per key.
@@ -83,7 +83,7 @@ fn ranges(w: &Work, size: u64) -> (Ranges, Ranges) {
 }
 
 /// Every message of a run of `low`'s steps `steps` over the blocks `group`.
-fn plan(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Plan {
+pub(super) fn plan(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Plan {
     // Every write of each range, in step order: a range may be written more than once (a
     // user's schedule rewrites its buffers, X13); a read gets the last write of a lower step,
     // which is the one it reads in one memory (every read waits for its writer, and steps
@@ -305,7 +305,7 @@ impl Transport for Blocks<'_, '_> {
 /// before the writing step and unmapped when the readers in that block are done — at once,
 /// after its messages are sent, when every reader is in another block (those get their own
 /// copy, unmapped after they read it).
-fn block_lifetimes(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Lifetimes {
+pub(super) fn block_lifetimes(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Lifetimes {
     let mut life = lifetimes(low, steps);
     let mut writer = BTreeMap::new();
     for (q, st) in life.allocs.iter().enumerate() {
@@ -411,16 +411,11 @@ pub(super) fn run_blocks<'m>(
 ) -> Result<BlocksRun<'m>, CollectiveError> {
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
-    // One memory: back pressure keeps two steps of scratch per rank (what memory_need
-    // counts); several: the blocks' own memories bound it.
-    let low = if groups == 1 { scheduled(cfg).lowered } else { Lowered::new(cfg) };
+    let prepared = prepare(cfg, groups)?;
+    let Prepared { low, group, plan, programs, life, .. } = &*prepared;
     let steps = &low.steps;
     let nsteps = low.nsteps();
-    let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     let here = |q: usize| local(group[q]);
-    let plan = plan(&low, steps, &group);
-    // Every rank's program: a step's dependencies count a peer's packets (within a block).
-    let programs = steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     let mems: Vec<SharedMemory<'m>> =
         (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
     // The inputs a run works on a copy of, kept as they are to be handed back (when the caller
@@ -472,7 +467,6 @@ pub(super) fn run_blocks<'m>(
             mems[group[q]].add_region(a, b)?;
         }
     }
-    let life = block_lifetimes(&low, steps, &group);
     // The first step's scratch (which every rank maps at once as it starts) made resident now,
     // so the ranks reuse warm buffers instead of page-faulting inside the run; later steps
     // reuse what earlier ones release.
@@ -483,11 +477,11 @@ pub(super) fn run_blocks<'m>(
     }
     let blocks = Blocks {
         net,
-        group: &group,
+        group,
         mems: &mems,
         boxes,
         wire,
-        plan: &plan,
+        plan,
         shadows: (0..groups).map(|_| Mutex::new(BTreeMap::new())).collect(),
         sent: std::sync::atomic::AtomicU64::new(0),
     };
@@ -497,22 +491,30 @@ pub(super) fn run_blocks<'m>(
     }
     let users_left: BTreeMap<u64, std::sync::atomic::AtomicUsize> =
         life.users.iter().map(|(&a, &n)| (a, std::sync::atomic::AtomicUsize::new(n))).collect();
+    // Each rank on a thread of its own from a kept pool (they wait on one another); a rank
+    // that panics ends as a failed one.
+    let mine: Vec<usize> = (0..cfg.ranks).filter(|&q| here(q)).collect();
+    let ends: Vec<Mutex<RankEnd>> = mine.iter().map(|_| Mutex::new(Err(()))).collect();
     let t0 = Instant::now();
-    let results: Vec<RankEnd> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..cfg.ranks)
-            .filter(|&q| here(q))
-            .map(|q| {
-                let (mem, programs, net, life, left) = (mems[group[q]].clone(), &programs, &blocks, &life, &users_left);
-                std::thread::Builder::new()
-                    .name(format!("rank{q}"))
-                    .stack_size(RANK_STACK)
-                    .spawn_scoped(scope, move || {
-                        rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net, t0)
-                    })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.map_or(Err(()), |h| h.join().unwrap_or(Err(())))).collect()
-    });
+    threads::with_pool(mine.len(), |pool| {
+        pool.scope(|scope| {
+            for (&q, end) in mine.iter().zip(&ends) {
+                let (mem, net, left) = (mems[group[q]].clone(), &blocks, &users_left);
+                scope.spawn(move |_| {
+                    let run = || rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net, t0);
+                    *end.lock().unwrap_or_else(PoisonError::into_inner) =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or(Err(()));
+                });
+            }
+        });
+    })
+    .map_err(|e| CollectiveError::RankFailed {
+        rank: 0,
+        step: 0,
+        reason: format!("no threads for the ranks: {e}"),
+    })?;
+    let results: Vec<RankEnd> =
+        ends.into_iter().map(|e| e.into_inner().unwrap_or_else(PoisonError::into_inner)).collect();
     let seconds = t0.elapsed().as_secs_f64();
     if let Some((rank, step, reason)) = blocks.failure() {
         return Err(CollectiveError::RankFailed { rank, step, reason });
@@ -564,16 +566,24 @@ pub(super) fn run_blocks<'m>(
     };
     let mut outputs: Vec<Vec<u8>> = vec![Vec::new(); cfg.ranks];
     let per = cfg.ranks.div_ceil(std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-    std::thread::scope(|s| {
-        for (i, part) in outputs.chunks_mut(per).enumerate() {
-            let gather = &gather;
-            s.spawn(move || {
-                for (j, out) in part.iter_mut().enumerate() {
-                    *out = gather(i * per + j);
-                }
-            });
-        }
-    });
+    let parts = outputs.len().div_ceil(per);
+    threads::with_pool(parts, |pool| {
+        pool.scope(|s| {
+            for (i, part) in outputs.chunks_mut(per).enumerate() {
+                let gather = &gather;
+                s.spawn(move |_| {
+                    for (j, out) in part.iter_mut().enumerate() {
+                        *out = gather(i * per + j);
+                    }
+                });
+            }
+        });
+    })
+    .map_err(|e| CollectiveError::RankFailed {
+        rank: 0,
+        step: nsteps,
+        reason: format!("no threads to gather: {e}"),
+    })?;
     let inputs = (0..cfg.ranks)
         .map(|q| match kept[q].take() {
             _ if !here(q) => Cow::Owned(Vec::new()),
@@ -584,9 +594,7 @@ pub(super) fn run_blocks<'m>(
             None => Cow::Owned(mems[group[q]].take_region(Layout::base(q)).unwrap_or_default()),
         })
         .collect();
-    // The model times the algorithm's own schedule (without the run's back pressure).
-    let model = timeline(cfg, &low.l, &Lowered::new(cfg).steps, false)?;
-    let (links, model_seconds) = (model.links, model.seconds);
+    let (links, model_seconds) = (prepared.links.clone(), prepared.model_seconds);
     let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
     let outcome = Outcome {
         outputs,
