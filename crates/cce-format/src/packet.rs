@@ -122,6 +122,10 @@ pub struct Source {
     /// The meta-control flag bits whose meaning is unknown (LOW: FMA f5/f6, MIN/MAX
     /// wrbar/notif, ADD wrbar/f), kept so a packet re-emits exactly; see [`aux_mask`].
     pub meta_aux: u32,
+    /// INT_EN (len_ctrl bit 28, "interrupt on completion") on this source's M2S data
+    /// descriptor: the public driver's `udma.h` defines it for M2S descriptors too (GAPS.md
+    /// §12). The engine executes in order, so it changes no result.
+    pub int_en: bool,
 }
 
 /// The meta-control bits of `op` that [`Source::meta_aux`] carries: flags the study names
@@ -227,8 +231,9 @@ impl Gce {
 /// The UDMA ordering and completion flags a packet may carry, each in one place: DMB and the
 /// write barrier (meta-control bit 26) on the LAST tx data descriptor (the driver sets one of
 /// them on a copy's final chunk), INT_EN on the packet's last rx descriptor, strong-ordered
-/// writes on every rx descriptor (v3+). Anywhere else they are refused. The engine executes in
-/// order, so none of them changes a result.
+/// writes on every rx descriptor (v3+). Anywhere else they are refused, except INT_EN on a tx
+/// data descriptor, which each [`Source`] carries. The engine executes in order, so none of
+/// them changes a result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DataFlags {
     /// Data memory barrier after the packet's reads.
@@ -440,7 +445,7 @@ impl Packet {
             accum_dt: SdmaDtype::U8,
             out_dt: SdmaDtype::U8,
             elems: bytes,
-            sources: alloc::vec![Source { addr: src, fma: None, meta_aux: 0 }],
+            sources: alloc::vec![Source { addr: src, fma: None, meta_aux: 0, int_en: false }],
             dests: alloc::vec![dst],
             clamp: None,
             seed: None,
@@ -583,7 +588,7 @@ impl Packet {
                 tx.push(d.emit(), false);
             }
             let last = i + 1 == n;
-            let len_ctrl = LenCtrl { first: i == 0, last, dmb: last && self.flags.dmb, ..src_len };
+            let len_ctrl = LenCtrl { first: i == 0, last, dmb: last && self.flags.dmb, int_en: s.int_en, ..src_len };
             let meta_ctrl = self.meta_ctrl(i, n) | (s.meta_aux & aux_mask(self.op));
             let d = M2sDataDescriptor { len_ctrl, meta_ctrl, buf_ptr: s.addr };
             tx.push(d.emit(), true);
@@ -830,8 +835,8 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
             if d.len_ctrl.first != sources.is_empty() {
                 return Err(malformed("tx", i, "FIRST must be set on the first data descriptor only"));
             }
-            if d.len_ctrl.concat || d.len_ctrl.meta || d.len_ctrl.int_en {
-                return Err(malformed("tx", i, "CONCAT / META / INT_EN set on a tx data descriptor"));
+            if d.len_ctrl.concat || d.len_ctrl.meta {
+                return Err(malformed("tx", i, "CONCAT / META set on a tx data descriptor"));
             }
             if d.len_ctrl.dmb && !d.len_ctrl.last {
                 return Err(malformed("tx", i, "DMB on a data descriptor that is not the packet's LAST"));
@@ -881,7 +886,12 @@ pub fn parse_packet_at(tx: &[[u32; 4]], rx: &[[u32; 4]], more_tx: bool) -> Resul
             if sources.len() == MAX_SOURCES {
                 return Err(PacketError::TooManySources(sources.len() + 1));
             }
-            sources.push(Source { addr: d.buf_ptr, fma, meta_aux: d.meta_ctrl & aux_mask(op) });
+            sources.push(Source {
+                addr: d.buf_ptr,
+                fma,
+                meta_aux: d.meta_ctrl & aux_mask(op),
+                int_en: d.len_ctrl.int_en,
+            });
             kinds.push(DescKind::M2sData);
             continue;
         }

@@ -56,6 +56,7 @@ prop_compose! {
             addr: addrs[i],
             fma: fma.then(|| FmaOperands { a: FmaOperand::from_bits(sels[i].0), b: FmaOperand::from_bits(sels[i].1), c: FmaOperand::from_bits(sels[i].2), scale_bits: sels[i].3 }),
             meta_aux: sels[i].3 & packet::aux_mask(op),
+            int_en: sels[i].3 & (1 << 9) != 0,
         }).collect();
         Packet {
             op, in_dt, accum_dt, out_dt, elems, sources,
@@ -251,7 +252,7 @@ fn a_cut_off_packet_is_never_malformed() {
     p.accum_dt = SdmaDtype::Fp32;
     p.out_dt = SdmaDtype::Bf16;
     p.elems = 32;
-    p.sources.push(Source { addr: 0x2000, fma: None, meta_aux: 0 });
+    p.sources.push(Source { addr: 0x2000, fma: None, meta_aux: 0, int_en: false });
     p.dests = vec![0x9000, 0xA000, 0xB000];
     p.seed = Some(3);
     let (mut tx, mut rx) = (Vec::new(), Vec::new());

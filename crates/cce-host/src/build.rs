@@ -255,6 +255,7 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
                 scale_bits: info.scale_bits(i).unwrap_or(0),
             }),
             meta_aux: 0,
+            int_en: false,
         })
         .collect();
     let packets = req.elems.div_ceil(per_packet);

@@ -116,7 +116,7 @@ pub fn plan_gradient(req: &GradientRequest) -> Result<Program, HostError> {
         accum_dt: SdmaDtype::Fp32,
         out_dt,
         elems: per_packet as u32,
-        sources: req.srcs.iter().map(|&addr| Source { addr, fma: None, meta_aux: 0 }).collect(),
+        sources: req.srcs.iter().map(|&addr| Source { addr, fma: None, meta_aux: 0, int_en: false }).collect(),
         dests: vec![req.dst],
         clamp: None,
         seed: None,

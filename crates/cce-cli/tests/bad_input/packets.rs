@@ -159,6 +159,7 @@ fn run(ring: &str) -> Vec<String> {
 const FIRST: u32 = 1 << 26;
 const LAST: u32 = 1 << 27;
 const INT_EN: u32 = 1 << 28;
+const CONCAT: u32 = 1 << 31;
 const STRONG_ORDER: u32 = 1 << 29;
 const DMB: u32 = 1 << 30;
 /// W2 bit 30 of a compute descriptor: more descriptors of the combo follow.
@@ -249,8 +250,10 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     fault("p-first.ring", &add, "tx descriptor 0: FIRST must be set on the first data descriptor only", &|tx, _| {
         tx[0][0] &= !FIRST
     });
-    fault("p-txint.ring", &add, "tx descriptor 0: CONCAT / META / INT_EN set on a tx data descriptor", &|tx, _| {
-        tx[0][0] |= INT_EN
+    // CONCAT (bit 31): the Annapurna HAL's, not the public driver's; INT_EN (bit 28) on an M2S
+    // data descriptor is the driver's (udma.h) and runs (tests/int_en.rs).
+    fault("p-txconcat.ring", &add, "tx descriptor 0: CONCAT / META set on a tx data descriptor", &|tx, _| {
+        tx[0][0] |= CONCAT
     });
     fault("p-dmb.ring", &add2, "tx descriptor 0: DMB on a data descriptor that is not the packet's LAST", &|tx, _| {
         tx[0][0] |= DMB
