@@ -41,8 +41,9 @@ not against the engine.
 The two ways `cce run` takes rings (the CLI's contract)
 -------------------------------------------------------
   * Raw ring memory, one lap per queue:
-    --tx TX.bin --rx RX.bin --ring-size N [--tx-tail T] [--rx-tail T] [--phase P]. Repeating the
-    group adds queues 0, 1, ... The ring id written into the descriptors is the lap's phase P.
+    --tx TX.bin --rx RX.bin --ring-size N [--tx-tail T] [--rx-tail T] [--phase P], then the
+    case's --arch A once. Repeating the group adds queues 0, 1, ... The ring id written into
+    the descriptors is the lap's phase P.
   * A "CCERING" ring dump, version 2, for programs longer than one lap. It holds the
     descriptors in program order with each lap's ring id, and ends in a 64-bit FNV-1a checksum
     (flags bit 0). See ring_dump() for the exact layout.
@@ -298,6 +299,8 @@ class Case:
                     args += ["--tx-tail", str(q["tail"]), "--rx-tail", str(q["tail"])]
                 if q["phase"] is not None:
                     args += ["--phase", str(q["phase"])]
+            # A capture does not say its arch: the command line does (per-arch packet limits).
+            args += ["--arch", str(self.arch)]
         else:
             queues = []
             for i, q in enumerate(self.queues):

@@ -246,7 +246,7 @@ impl Built {
 
     /// The queue's listing model.
     pub fn listing(&self) -> QueueListing {
-        QueueListing::of(&self.rings.queue(self.queue))
+        QueueListing::of(&self.rings.queue(self.queue), self.arch)
     }
 
     /// Every descriptor and packet: the object `cce build --json` prints, without `file`.

@@ -278,15 +278,15 @@ fn ring_words(bytes: &[u8]) -> Vec<[u32; 4]> {
 }
 
 impl QueueListing {
-    /// Walks one queue's packets (once).
-    pub fn of(q: &QueueRings<'_>) -> QueueListing {
+    /// Walks one queue's packets (once), each held to `arch`'s limits ([`packet::check_arch`]).
+    pub fn of(q: &QueueRings<'_>, arch: u32) -> QueueListing {
         let (tx, rx) = (ring_words(q.tx), ring_words(q.rx));
         let geo = RingGeometry { ring_size: q.ring_size, initial_phase: q.initial_phase };
         let desc = |ring, index, words, kind, op| Desc { ring, index, words, kind, fits: Vec::new(), op };
         let mut packets = Vec::new();
         let mut fault = None;
         let (mut t, mut r) = (0, 0);
-        for step in packet::walk(&tx, &rx, geo) {
+        for step in packet::walk(&tx, &rx, geo, arch) {
             match step {
                 Ok(Found { parsed, tx_start, rx_start }) => {
                     let op = Some(parsed.packet.op);
@@ -395,7 +395,7 @@ pub struct Listing {
 impl Listing {
     /// The listing of a parsed dump.
     pub fn of(file: &RingFile<'_>) -> Listing {
-        Listing { arch: file.arch, queues: file.queues.iter().map(QueueListing::of).collect() }
+        Listing { arch: file.arch, queues: file.queues.iter().map(|q| QueueListing::of(q, file.arch)).collect() }
     }
 
     /// `{"arch", "queues": [...]}`: the object `cce disasm --json` prints.

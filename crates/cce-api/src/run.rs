@@ -151,7 +151,8 @@ pub fn run_file(
             mem.add_resident_region(addr, len).map_err(|error| ApiError::Dump { index, addr, error })?;
         }
     }
-    let mut engine = Engine::new(mem, EngineConfig { threads, ..EngineConfig::default() });
+    let arch = if file.arch == 0 { EngineConfig::default().arch } else { file.arch };
+    let mut engine = Engine::new(mem, EngineConfig { arch, threads, ..EngineConfig::default() });
     let t = Instant::now();
     let report = run_programs(&mut engine, &file.queues, &mut |m: &mut PagedMemory, x, l| m.add_region(x, l))?;
     let seconds = t.elapsed().as_secs_f64();

@@ -108,7 +108,7 @@ fn a_listing_keeps_the_fault_and_the_descriptors_after_it() {
     let mut w0 = u32::from_le_bytes(rings.tx[0..4].try_into().unwrap());
     w0 &= !(1 << 27);
     rings.tx[0..4].copy_from_slice(&w0.to_le_bytes());
-    let q = cce_api::QueueListing::of(&rings.queue(0));
+    let q = cce_api::QueueListing::of(&rings.queue(0), 3);
     let fault = q.fault.as_ref().expect("a fault");
     assert_eq!((fault.tx_start, fault.rx_start), (0, 0));
     assert!(q.packets.is_empty());

@@ -361,6 +361,10 @@ pub(crate) struct RawRingArgs {
     /// Ring id of the lap in memory (0..=3); default 1, the driver's first lap.
     #[arg(long, action = clap::ArgAction::Append, value_parser = cce_api::values::parse_u64)]
     pub(crate) phase: Vec<u64>,
+    /// The NeuronCore arch the raw rings were captured on (1..=4), whose per-packet limits
+    /// apply (descriptors per packet; EXT combos from 3); default 3. A dump says its own.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) arch: Option<u64>,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! Where `cce run` and `cce disasm` get their rings: a ring dump (version 2, or version 1
-//! converted on read) or raw ring memory (`--tx` / `--rx` / `--ring-size` per queue). Sizes
+//! converted on read) or raw ring memory (`--tx` / `--rx` / `--ring-size` per queue, and the
+//! capture's `--arch`, 3 by default: a dump carries its own). Sizes
 //! are checked before any file is read; the rings' own checks are the library's
 //! ([`RawQueue::to_rings`], [`RingFile::parse`]).
 
@@ -16,7 +17,7 @@ pub(crate) enum RingInput {
     /// A dump, in the current version.
     Dump { path: PathBuf, bytes: Vec<u8> },
     /// Raw queues: each queue's tx and rx memory, in queue order.
-    Raw { args: RawQueues, rings: Vec<(Vec<u8>, Vec<u8>)> },
+    Raw { args: RawQueues, rings: Vec<(Vec<u8>, Vec<u8>)>, arch: u32 },
 }
 
 /// The raw flags grouped per queue.
@@ -73,8 +74,23 @@ fn raw_used(a: &RawRingArgs) -> bool {
         && a.phase.is_empty())
 }
 
+/// The arch of raw rings: `--arch` (1..=4), 3 when not given.
+fn raw_arch(a: &RawRingArgs) -> Result<u32, CliError> {
+    match a.arch {
+        None => Ok(3),
+        Some(v @ 1..=4) => Ok(v as u32),
+        Some(v) => Err(input(format!("--arch {v}: raw rings are from arch 1, 2, 3 or 4"))),
+    }
+}
+
 /// Reads the rings named by a dump path or the raw flags (exactly one of them).
 pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, CliError> {
+    if let (Some(path), Some(arch)) = (file, raw.arch) {
+        return Err(input(format!(
+            "--arch {arch}: a ring dump says its own arch ({}); --arch is for raw rings",
+            path.display()
+        )));
+    }
     match (file, raw_used(raw)) {
         (Some(_), true) => Err(input("give a ring dump or raw rings (--tx / --rx / --ring-size), not both")),
         (None, false) => Err(input("missing the rings: a ring dump file, or --tx, --rx and --ring-size")),
@@ -85,6 +101,7 @@ pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, 
         }
         (None, true) => {
             let args = group(raw)?;
+            let arch = raw_arch(raw)?;
             // Sizes first: a file longer than its ring is refused before it is read.
             for q in 0..args.tx.len() {
                 for path in [&args.tx[q], &args.rx[q]] {
@@ -103,7 +120,7 @@ pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, 
             let rings = (0..args.tx.len())
                 .map(|q| Ok((files::read(&args.tx[q])?, files::read(&args.rx[q])?)))
                 .collect::<Result<Vec<_>, CliError>>()?;
-            Ok(RingInput::Raw { args, rings })
+            Ok(RingInput::Raw { args, rings, arch })
         }
     }
 }
@@ -113,7 +130,7 @@ impl RingInput {
     pub(crate) fn ring_file(&self) -> Result<RingFile<'_>, CliError> {
         match self {
             RingInput::Dump { path, bytes } => RingFile::parse(bytes).map_err(|e| CliError::ring_file(path, e)),
-            RingInput::Raw { args, rings } => {
+            RingInput::Raw { args, rings, arch } => {
                 let queues: Vec<RawQueue<'_>> = rings
                     .iter()
                     .enumerate()
@@ -127,7 +144,7 @@ impl RingInput {
                         phase: args.phase[q],
                     })
                     .collect();
-                RingFile::from_raw(&queues).map_err(|e| {
+                let file = RingFile::from_raw(&queues).map_err(|e| {
                     // Name the file the problem is in, where there is one.
                     let path = match &e {
                         RingFileError::RawLength { queue, ring, .. }
@@ -142,7 +159,8 @@ impl RingInput {
                         Some(p) => CliError::ring_file(p, e),
                         None => CliError::Input(e.to_string()),
                     }
-                })
+                })?;
+                Ok(RingFile { arch: *arch, ..file })
             }
         }
     }

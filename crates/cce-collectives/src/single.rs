@@ -215,7 +215,8 @@ fn run_with(job: &ReduceJob, sources: &[&[u8]], into: Option<&mut [&mut [u8]]>) 
     let t = Instant::now();
     let rings = program.to_rings(None)?;
     let build_seconds = plan_seconds + t.elapsed().as_secs_f64();
-    let mut engine = Engine::new(mem, EngineConfig { threads: job.threads.max(1), ..EngineConfig::default() });
+    let mut engine =
+        Engine::new(mem, EngineConfig { arch: job.arch, threads: job.threads.max(1), ..EngineConfig::default() });
     let report = run_programs(&mut engine, &[rings.queue(0)], &mut |m: &mut HostMemory<'_>, a, l| m.add_region(a, l))?;
     let seconds = plan_seconds + t.elapsed().as_secs_f64();
     let st = engine.status(0).ok_or(EngineError::Queue(0))?;

@@ -120,6 +120,10 @@ pub struct QueueStatus {
 /// Engine settings. None changes results; they only change speed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
+    /// The NeuronCore arch whose per-packet limits apply ([`packet::check_arch`]: descriptors
+    /// per packet, EXT combos from arch 3): a ring dump's own, or what the caller says of a raw
+    /// capture; 3 by default, as everywhere else.
+    pub arch: u32,
     /// Threads for the numerics kernels.
     pub threads: usize,
     /// Execute runs of identical consecutive packets as one call when one queue is active.
@@ -130,7 +134,7 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { threads: 1, batch: true, max_run: 1 << 16 }
+        EngineConfig { arch: 3, threads: 1, batch: true, max_run: 1 << 16 }
     }
 }
 
@@ -455,6 +459,7 @@ impl<M: Memory> Engine<M> {
         let (tx, rx, parsed) =
             self.read_packet(cfg, (tx_head, avail_tx), (rx_head, avail_rx), tx_may_grow).map_err(&fault)?;
         let (ntx, nrx) = (parsed.tx_kinds.len(), parsed.rx_used);
+        packet::check_arch(&parsed, self.config.arch).map_err(|e| fault(e.into()))?;
         let geo = RingGeometry { ring_size: cfg.ring_size, initial_phase: cfg.initial_phase };
         packet::check_phases(&tx[..ntx], tx_head as usize, "tx", geo)
             .and_then(|()| packet::check_phases(&rx[..nrx], rx_head as usize, "rx", geo))

@@ -335,6 +335,23 @@ pub enum PacketError {
     /// More descriptors than a packet may hold.
     #[error("tx descriptor {0}: packet exceeds {MAX_PACKET_DESCRIPTORS} descriptors")]
     TooLong(usize),
+    /// More descriptors in one packet than its arch allows ([`max_descs_per_packet`]).
+    #[error("packet uses {tx} tx / {rx} rx descriptors: arch {arch} allows at most {max_tx} / {max_rx}")]
+    ArchDescriptors {
+        /// The arch.
+        arch: u32,
+        /// Tx descriptors the packet uses.
+        tx: usize,
+        /// Rx descriptors it uses.
+        rx: usize,
+        /// The arch's tx limit.
+        max_tx: usize,
+        /// The arch's rx limit.
+        max_rx: usize,
+    },
+    /// An EXT combo (replication descriptors) on an arch without them (study §5.1: arch > 2).
+    #[error("CCE concatenation not supported: a combo packet on arch {0} (replication needs arch 3 or later)")]
+    ArchConcatenation(u32),
     /// The rx ring has no (complete) descriptor set for the packet.
     #[error("rx descriptor {0}: missing or incomplete S2M descriptors for the packet")]
     NoRx(usize),
@@ -1168,12 +1185,14 @@ pub struct Fault {
 }
 
 /// Walks a queue's program (tx and rx descriptors in program order) packet by packet, checking
-/// every data descriptor's ring-id against its slot. Stops at the first fault. Bounded: each
-/// step consumes at least one descriptor and looks at most [`MAX_PACKET_DESCRIPTORS`] ahead.
+/// every packet against `arch`'s limits ([`check_arch`]) and every data descriptor's ring-id
+/// against its slot. Stops at the first fault. Bounded: each step consumes at least one
+/// descriptor and looks at most [`MAX_PACKET_DESCRIPTORS`] ahead.
 pub fn walk<'a>(
     tx: &'a [[u32; 4]],
     rx: &'a [[u32; 4]],
     geo: RingGeometry,
+    arch: u32,
 ) -> impl Iterator<Item = Result<Found, Fault>> + 'a {
     let (mut t, mut r, mut done) = (0usize, 0usize, false);
     core::iter::from_fn(move || {
@@ -1182,6 +1201,7 @@ pub fn walk<'a>(
         }
         let fault = |error| Fault { error, tx_start: t, rx_start: r };
         let res = parse_packet(&tx[t..], &rx[r..]).map_err(fault).and_then(|parsed| {
+            check_arch(&parsed, arch).map_err(fault)?;
             check_phases(&tx[t..t + parsed.tx_kinds.len()], t, "tx", geo)
                 .and_then(|()| check_phases(&rx[r..r + parsed.rx_used], r, "rx", geo))
                 .map_err(fault)?;
@@ -1196,6 +1216,23 @@ pub fn walk<'a>(
         }
         Some(res)
     })
+}
+
+/// Checks a parsed packet against `arch`'s limits, what the host's builder refuses to make
+/// ("CCE concatenation not supported"): replication descriptors (an EXT combo) only from arch
+/// 3, and at most [`max_descs_per_packet`] descriptors on either ring. Arch 0 (a dump that
+/// does not say) is taken as 3.
+pub fn check_arch(parsed: &Parsed, arch: u32) -> Result<(), PacketError> {
+    let arch = if arch == 0 { 3 } else { arch };
+    let (max_tx, max_rx) = max_descs_per_packet(arch);
+    let (tx, rx) = (parsed.tx_kinds.len(), parsed.rx_used);
+    if parsed.tx_kinds.contains(&DescKind::Replication) && !crate::limits::replication_allowed(arch) {
+        return Err(PacketError::ArchConcatenation(arch));
+    }
+    if tx > max_tx || rx > max_rx {
+        return Err(PacketError::ArchDescriptors { arch, tx, rx, max_tx, max_rx });
+    }
+    Ok(())
 }
 
 /// Checks that every data descriptor of `words`, which start at program index `start`, carries

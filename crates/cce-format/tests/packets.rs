@@ -303,3 +303,30 @@ fn a_packet_without_last_within_the_bound_is_too_long() {
     tx.pop();
     assert!(matches!(packet::parse_packet(&tx, &rx), Err(packet::PacketError::NoLast(127))));
 }
+
+/// `check_arch`, entry by entry: every arch's descriptors-per-packet limits (128 / 128 up to
+/// arch 2, 65 tx / 60 rx on 3 and 4; companion chapter "The 16-Byte UDMA Descriptor") at the
+/// limit and one past it, and replication (an EXT combo) only from arch 3 (study §5.1). Arch 0
+/// (a dump that does not say) is arch 3.
+#[test]
+fn check_arch_holds_each_arch_to_its_limits() {
+    use packet::{DescKind, PacketError, Parsed, check_arch};
+    let parsed = |tx: usize, rx: usize, combo: bool| {
+        let mut kinds = vec![DescKind::M2sData; tx];
+        if combo {
+            kinds[tx - 1] = DescKind::Replication;
+        }
+        Parsed { packet: Packet::copy(0x1000, 0x2000, 64), tx_kinds: kinds, rx_used: rx }
+    };
+    for (arch, max_tx, max_rx, combos) in
+        [(0, 65, 60, true), (1, 128, 128, false), (2, 128, 128, false), (3, 65, 60, true), (4, 65, 60, true)]
+    {
+        let shown = if arch == 0 { 3 } else { arch };
+        assert_eq!(check_arch(&parsed(max_tx, max_rx, false), arch), Ok(()), "arch {arch}");
+        let over = |tx, rx| Err(PacketError::ArchDescriptors { arch: shown, tx, rx, max_tx, max_rx });
+        assert_eq!(check_arch(&parsed(max_tx + 1, 1, false), arch), over(max_tx + 1, 1), "arch {arch}");
+        assert_eq!(check_arch(&parsed(1, max_rx + 1, false), arch), over(1, max_rx + 1), "arch {arch}");
+        let combo = check_arch(&parsed(3, 2, true), arch);
+        assert_eq!(combo, if combos { Ok(()) } else { Err(PacketError::ArchConcatenation(arch)) }, "arch {arch}");
+    }
+}

@@ -172,7 +172,7 @@ fn stochastic_rounding_puts_seed_init_first_in_every_packet() {
     let r = rings(&req);
     let (tx, rx) = (words(&r.tx), words(&r.rx));
     let geo = RingGeometry { ring_size: r.ring_size, initial_phase: r.initial_phase };
-    let found: Vec<_> = packet::walk(&tx, &rx, geo).collect::<Result<_, _>>().unwrap();
+    let found: Vec<_> = packet::walk(&tx, &rx, geo, 3).collect::<Result<_, _>>().unwrap();
     assert_eq!(found.len(), 3);
     for f in &found {
         assert_eq!(f.parsed.tx_kinds[0], DescKind::SeedInit);
@@ -262,7 +262,7 @@ fn chunking_follows_the_packet_size_rule_and_max_elements() {
     let r = prog.to_rings(None).unwrap();
     let (tx, rx) = (words(&r.tx), words(&r.rx));
     let geo = RingGeometry { ring_size: r.ring_size, initial_phase: r.initial_phase };
-    let found: Vec<_> = packet::walk(&tx, &rx, geo).collect::<Result<_, _>>().unwrap();
+    let found: Vec<_> = packet::walk(&tx, &rx, geo, 3).collect::<Result<_, _>>().unwrap();
     let mut next = 0x1000_0000u64;
     for (f, p) in found.iter().zip(prog.packets()) {
         assert_eq!(f.parsed.packet, p);
@@ -284,11 +284,11 @@ fn ring_phase_changes_on_wrap_and_is_checked() {
     assert_eq!(&phases[32..64], &[2; 32]);
     assert_eq!(&phases[96..128], &[0; 32]);
     let geo = RingGeometry { ring_size: 32, initial_phase: 1 };
-    assert_eq!(packet::walk(&tx, &rx, geo).filter(|r| r.is_ok()).count(), 100);
+    assert_eq!(packet::walk(&tx, &rx, geo, 3).filter(|r| r.is_ok()).count(), 100);
     // A descriptor in the wrong phase is a corrupt ring index.
     let mut bad = tx.clone();
     bad[40][0] ^= 1 << 24;
-    let err = packet::walk(&bad, &rx, geo).find_map(|r| r.err()).unwrap();
+    let err = packet::walk(&bad, &rx, geo, 3).find_map(|r| r.err()).unwrap();
     assert!(matches!(err.error, packet::PacketError::Phase { .. }), "{err:?}");
     assert_eq!(err.tx_start, 40);
 }

@@ -43,7 +43,7 @@ proptest! {
         let w = |b: &[u8]| -> Vec<[u32; 4]> { (0..b.len() / 16).map(|i| cce_format::ringfile::words_at(b, i).unwrap()).collect() };
         let (tx, rx) = (w(q.tx), w(q.rx));
         let geo = RingGeometry { ring_size: q.ring_size, initial_phase: q.initial_phase };
-        let found: Vec<_> = packet::walk(&tx, &rx, geo).collect::<Result<_, _>>().map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        let found: Vec<_> = packet::walk(&tx, &rx, geo, 3).collect::<Result<_, _>>().map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
         prop_assert_eq!(found.len() as u64, prog.packet_count());
         let mut elems = 0u64;
         for (f, p) in found.iter().zip(prog.packets()) {

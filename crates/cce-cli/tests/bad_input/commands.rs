@@ -305,6 +305,13 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (sv(&["run", &ring, "--load", &load_empty]), "c-empty.bin: the file is empty", 2),
         // run / disasm with raw ring memory (a: 4 descriptors, odd: 7 bytes, sparse: 64 GiB).
         (sv(&["run", &ring, "--tx", &a, "--rx", &a, "--ring-size", "32"]), "give a ring dump or raw rings", 2),
+        // --arch names a capture's arch (1..=4); a dump says its own.
+        (
+            sv(&["run", "--tx", &a, "--rx", &a, "--ring-size", "32", "--arch", "9"]),
+            "--arch 9: raw rings are from arch 1, 2, 3 or 4",
+            2,
+        ),
+        (sv(&["disasm", &ring, "--arch", "2"]), "--arch is for raw rings", 2),
         (
             sv(&["run", "--tx", &a, "--ring-size", "32"]),
             "raw rings come as one --tx, --rx and --ring-size per queue: got 1 --tx, 0 --rx, 1 --ring-size",

@@ -270,6 +270,35 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     fault("p-len.ring", &add, "rx descriptor 0: length 64 bytes disagrees with 32", &|_, rx| {
         rx[0][0] = (rx[0][0] & !0xFFFF) | 64
     });
+    // Per-arch limits (packet::check_arch): the same combo in a dump that says arch 2, where
+    // the host refuses to build it.
+    let arch2 = {
+        let mut f = RingFile::parse(&combo).expect("a valid dump");
+        f.arch = 2;
+        f.to_bytes()
+    };
+    fault(
+        "p-arch2.ring",
+        &arch2,
+        "CCE concatenation not supported: a combo packet on arch 2 (replication needs arch 3 or later)",
+        &|_, _| {},
+    );
+    // The combo widened to 61 destinations (61 S2M descriptors: arch 3 allows 60 per packet).
+    fault(
+        "p-arch-rx.ring",
+        &combo,
+        "packet uses 62 tx / 61 rx descriptors: arch 3 allows at most 65 / 60",
+        &|tx, rx| {
+            let mut p = cce_format::packet::parse_packet(tx, rx).expect("the combo").packet;
+            p.dests = (0..61).map(|j| 0x10_0000 + j * 0x1000).collect();
+            tx.clear();
+            rx.clear();
+            p.emit(tx, rx);
+            for d in tx.iter_mut().chain(rx.iter_mut()).filter(|d| d[0] & cce_format::packet::META_BIT == 0) {
+                *d = cce_format::packet::with_phase(*d, 1);
+            }
+        },
+    );
     // Ring-id 2 in a first-lap slot of phase 1 (P12).
     fault("p-phase.ring", &add, "tx descriptor 0: ring-id 2, expected phase 1 (corrupt ring index)", &|tx, _| {
         tx[0][0] += 1 << 24
