@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         let tx: Vec<[u32; 4]> = (0..q.tx_len()).filter_map(|i| words_at(q.tx, i)).collect();
         let rx: Vec<[u32; 4]> = (0..q.rx_len()).filter_map(|i| words_at(q.rx, i)).collect();
         let geo = RingGeometry { ring_size: q.ring_size, initial_phase: q.initial_phase };
-        for step in packet::walk(&tx, &rx, geo) {
+        for step in packet::walk(&tx, &rx, geo, f.arch) {
             if let Ok(found) = step {
                 let (mut t, mut r) = (Vec::new(), Vec::new());
                 found.parsed.packet.emit(&mut t, &mut r);
