@@ -18,7 +18,8 @@
 use cce_format::SdmaDtype;
 use cce_format::descriptor::{self, M2sDataDescriptor};
 use cce_format::layout::{self, FieldValue, Layout};
-use cce_format::packet::{self, DescKind, Fault, Found, Packet, PacketOp, RingGeometry};
+use cce_format::packet::{self, DescKind, Fault, Found, Packet, PacketOp};
+use cce_format::ring;
 use cce_format::ringfile::{QueueRings, RingFile, words_at};
 use serde_json::{Value, json};
 
@@ -274,14 +275,14 @@ pub struct QueueListing {
 }
 
 fn ring_words(bytes: &[u8]) -> Vec<[u32; 4]> {
-    (0..bytes.len() / 16).filter_map(|i| words_at(bytes, i)).collect()
+    (0..ring::descriptors_in(bytes.len())).filter_map(|i| words_at(bytes, i)).collect()
 }
 
 impl QueueListing {
     /// Walks one queue's packets (once), each held to `arch`'s limits ([`packet::check_arch`]).
     pub fn of(q: &QueueRings<'_>, arch: u32) -> QueueListing {
         let (tx, rx) = (ring_words(q.tx), ring_words(q.rx));
-        let geo = RingGeometry { ring_size: q.ring_size, initial_phase: q.initial_phase };
+        let geo = q.geometry();
         let desc = |ring, index, words, kind, op| Desc { ring, index, words, kind, fits: Vec::new(), op };
         let mut packets = Vec::new();
         let mut fault = None;

@@ -106,11 +106,11 @@ pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, 
             for q in 0..args.tx.len() {
                 for path in [&args.tx[q], &args.rx[q]] {
                     let len = files::file_len(path)?;
-                    if len > args.ring_size[q].saturating_mul(16) {
+                    if len > args.ring_size[q].saturating_mul(cce_format::ring::DESC_BYTES as u64) {
                         let e = RingFileError::RawTooLong {
                             queue: q as u32,
                             ring: if path == &args.tx[q] { "tx" } else { "rx" },
-                            descriptors: len.div_ceil(16),
+                            descriptors: len.div_ceil(cce_format::ring::DESC_BYTES as u64),
                             ring_size: args.ring_size[q],
                         };
                         return Err(CliError::ring_file(path, e));

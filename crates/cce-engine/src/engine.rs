@@ -2,7 +2,8 @@
 
 use std::time::Instant;
 
-use cce_format::packet::{self, PacketError, RingGeometry};
+use cce_format::packet::{self, PacketError};
+use cce_format::ring::{self, DESC_BYTES, RingGeometry};
 use cce_numerics::{Exec, NumericsError};
 
 use crate::exec::{self, Scratch, Work};
@@ -77,7 +78,7 @@ pub struct Fault {
 /// Where a queue's rings live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueConfig {
-    /// Address of the tx ring (ring_size × 16 bytes).
+    /// Address of the tx ring (`ring_size` descriptors, [`QueueConfig::geometry`]).
     pub tx_ring: u64,
     /// Address of the rx ring.
     pub rx_ring: u64,
@@ -85,6 +86,13 @@ pub struct QueueConfig {
     pub ring_size: u32,
     /// Ring-id phase of the first lap.
     pub initial_phase: u8,
+}
+
+impl QueueConfig {
+    /// Both rings' geometry.
+    pub const fn geometry(&self) -> RingGeometry {
+        RingGeometry { ring_size: self.ring_size, initial_phase: self.initial_phase }
+    }
 }
 
 /// A queue's state.
@@ -249,7 +257,7 @@ impl<M: Memory> Engine<M> {
         if !cce_format::ringfile::valid_ring_size(cfg.ring_size) || cfg.initial_phase > 3 {
             return Err(EngineError::Ring { queue: id, size: cfg.ring_size });
         }
-        let bytes = cfg.ring_size as u64 * 16;
+        let bytes = cfg.geometry().bytes();
         for ring in [cfg.tx_ring, cfg.rx_ring] {
             self.mem.check(ring, bytes).map_err(|error| EngineError::RingMemory { queue: id, error })?;
         }
@@ -428,18 +436,20 @@ impl<M: Memory> Engine<M> {
     fn read_ring(&self, ring: u64, size: u32, start: u64, count: usize) -> Result<Vec<[u32; 4]>, MemError> {
         let size = u64::from(size);
         let mut out = Vec::with_capacity(count);
-        let mut bytes = vec![0u8; count.min(size as usize) * 16];
+        let mut bytes = vec![0u8; ring::ring_bytes(count.min(size as usize) as u64) as usize];
         let mut i = 0u64;
         while i < count as u64 {
             let slot = (start + i) % size;
             let run = (count as u64 - i).min(size - slot);
-            let buf = &mut bytes[..run as usize * 16];
-            if self.mem.read(ring + slot * 16, buf).is_err() {
-                for (k, b) in buf.chunks_exact_mut(16).enumerate() {
-                    self.mem.read(ring + (slot + k as u64) * 16, b)?;
+            let buf = &mut bytes[..ring::ring_bytes(run) as usize];
+            if self.mem.read(ring + ring::slot_offset(slot), buf).is_err() {
+                for (k, b) in buf.chunks_exact_mut(DESC_BYTES).enumerate() {
+                    self.mem.read(ring + ring::slot_offset(slot + k as u64), b)?;
                 }
             }
-            out.extend(buf.chunks_exact(16).map(|b| cce_format::descriptor::bytes_to_words(b).unwrap_or_default()));
+            out.extend(
+                buf.chunks_exact(DESC_BYTES).map(|b| cce_format::descriptor::bytes_to_words(b).unwrap_or_default()),
+            );
             i += run;
         }
         Ok(out)
@@ -460,7 +470,7 @@ impl<M: Memory> Engine<M> {
             self.read_packet(cfg, (tx_head, avail_tx), (rx_head, avail_rx), tx_may_grow).map_err(&fault)?;
         let (ntx, nrx) = (parsed.tx_kinds.len(), parsed.rx_used);
         packet::check_arch(&parsed, self.config.arch).map_err(|e| fault(e.into()))?;
-        let geo = RingGeometry { ring_size: cfg.ring_size, initial_phase: cfg.initial_phase };
+        let geo = cfg.geometry();
         packet::check_phases(&tx[..ntx], tx_head as usize, "tx", geo)
             .and_then(|()| packet::check_phases(&rx[..nrx], rx_head as usize, "rx", geo))
             .map_err(|e| fault(e.into()))?;
@@ -536,7 +546,7 @@ impl<M: Memory> Engine<M> {
         if limit <= 1 {
             return (1, 0);
         }
-        let bytes = cfg.ring_size as usize * 16;
+        let bytes = cfg.geometry().bytes() as usize;
         let size = cfg.ring_size as u64;
         let reader = |ring: u64| RingReader {
             mem: &self.mem,
@@ -635,26 +645,27 @@ struct RingReader<'m, M: Memory> {
 }
 
 impl<M: Memory> RingReader<'_, M> {
-    /// Slot `slot`'s 16 bytes; `None` where memory cannot give them.
-    fn get(&mut self, slot: u64) -> Option<[u8; 16]> {
-        let at = (slot * 16) as usize;
+    /// Slot `slot`'s bytes; `None` where memory cannot give them.
+    fn get(&mut self, slot: u64) -> Option<[u8; DESC_BYTES]> {
+        let at = ring::slot_offset(slot) as usize;
         if let Some(v) = self.view {
-            return v.get(at..at + 16)?.try_into().ok();
+            return v.get(at..at + DESC_BYTES)?.try_into().ok();
         }
-        let held = (self.buf.len() / 16) as u64;
+        let held = ring::descriptors_in(self.buf.len()) as u64;
         if slot < self.first || slot >= self.first + held {
             let n = RING_READ_SLOTS.min(self.size.saturating_sub(slot)).max(1);
-            self.buf.resize(n as usize * 16, 0);
-            if self.mem.read(self.ring + slot * 16, &mut self.buf).is_err() {
-                self.buf.resize(16, 0);
-                if self.mem.read(self.ring + slot * 16, &mut self.buf).is_err() {
+            self.buf.resize(ring::ring_bytes(n) as usize, 0);
+            let at = self.ring + ring::slot_offset(slot);
+            if self.mem.read(at, &mut self.buf).is_err() {
+                self.buf.resize(DESC_BYTES, 0);
+                if self.mem.read(at, &mut self.buf).is_err() {
                     self.buf.clear();
                     return None;
                 }
             }
             self.first = slot;
         }
-        let at = ((slot - self.first) * 16) as usize;
-        self.buf.get(at..at + 16)?.try_into().ok()
+        let at = ring::slot_offset(slot - self.first) as usize;
+        self.buf.get(at..at + DESC_BYTES)?.try_into().ok()
     }
 }

@@ -2,15 +2,16 @@
 //! ring memory lap by lap, as a host driver would: write what fits, ring the doorbell, let the
 //! engine drain, repeat.
 
+use cce_format::ring;
 use cce_format::ringfile::QueueRings;
 
 use crate::engine::{Engine, EngineError, QueueConfig, QueueState, RunReport};
 use crate::memory::{MemError, Memory};
 
 /// Where [`run_programs`] puts queue `q`'s rings: two rings of `ring_size` descriptors at
-/// `base + q · 2 · ring_size · 16` (MODEL).
+/// `base + q · 2 · ring bytes` (MODEL).
 pub fn ring_addresses(base: u64, queue: u32, ring_size: u32) -> (u64, u64) {
-    let bytes = ring_size as u64 * 16;
+    let bytes = ring::ring_bytes(ring_size as u64);
     let tx = base + queue as u64 * 2 * bytes;
     (tx, tx + bytes)
 }
@@ -29,7 +30,7 @@ pub fn run_programs<M: Memory>(
 ) -> Result<RunReport, EngineError> {
     for q in queues {
         let (tx, rx) = ring_addresses(RING_BASE, q.queue, q.ring_size);
-        let bytes = q.ring_size as u64 * 16;
+        let bytes = ring::ring_bytes(q.ring_size as u64);
         for ring in [tx, rx] {
             add_ring(engine.memory_mut(), ring, bytes)
                 .map_err(|error| EngineError::RingMemory { queue: q.queue, error })?;
@@ -52,7 +53,7 @@ pub fn run_programs<M: Memory>(
                 tx: q.tx,
                 rx: q.rx,
                 fed: (0, 0),
-                end: ((q.tx.len() / 16) as u64, (q.rx.len() / 16) as u64),
+                end: (ring::descriptors_in(q.tx.len()) as u64, ring::descriptors_in(q.rx.len()) as u64),
             }
         })
         .collect();
@@ -123,16 +124,16 @@ pub fn feed_all<M: Memory>(
             .enumerate()
             {
                 let free = size.saturating_sub(fed.saturating_sub(done));
-                let have = (bytes.len() / 16) as u64;
+                let have = ring::descriptors_in(bytes.len()) as u64;
                 let n = free.min(end.min(have).saturating_sub(*fed));
                 // One write per stretch of slots that does not wrap.
                 let mut k = *fed;
                 while k < *fed + n {
                     let run = (*fed + n - k).min(size - k % size);
-                    let d = &bytes[(k * 16) as usize..((k + run) * 16) as usize];
+                    let d = &bytes[ring::ring_bytes(k) as usize..ring::ring_bytes(k + run) as usize];
                     engine
                         .memory_mut()
-                        .write(ring + (k % size) * 16, d)
+                        .write(ring + ring::slot_offset(k % size), d)
                         .map_err(|error| EngineError::RingMemory { queue: f.queue, error })?;
                     k += run;
                 }

@@ -15,6 +15,8 @@ pub const DESC_BYTES: usize = 16;
 
 /// The runtime's descriptor formulas (HIGH), for any `u32` arguments.
 pub mod raw {
+    use crate::layout;
+
     /// `al_sdma_m2s_build_fma_descriptor` @0x451c20.
     #[allow(clippy::too_many_arguments)]
     pub const fn fma_descriptor(
@@ -30,7 +32,7 @@ pub mod raw {
         a10: u32,
     ) -> [u32; 4] {
         [
-            wb | 0x0080_0000 | (meta_idx << 24),
+            wb | layout::COMPUTE_W0 | (meta_idx << 24),
             (sub & 7) | ((a10 & 1) << 26) | (a8 << 29) | 0x0210_0000,
             (sema & 0x00FF_FFFF) | ((a_sel & 3) << 24) | ((b_sel & 3) << 26) | ((c_sel & 3) << 28),
             scale_bits,
@@ -47,13 +49,13 @@ pub mod raw {
         wb: u32,
     ) -> [u32; 4] {
         let w1 = if use_const != 0 { ((const_dt & 7) << 20) | 0x0600_0000 } else { 0 };
-        [wb | 0x0080_0000 | (meta_idx << 24), w1, (length & 0x00FF_FFFF) | 0x0200_0000, constant]
+        [wb | layout::COMPUTE_W0 | (meta_idx << 24), w1, (length & 0x00FF_FFFF) | 0x0200_0000, constant]
     }
 
     /// `al_sdma_m2s_build_seed_init_descriptor` @0x451e40: the part the study gives
     /// (`W0 |= 0x800000`; `W1 = 0x6000000` when seed-enable is set).
     pub const fn seed_init_descriptor(seed_en: u32) -> [u32; 4] {
-        [0x0080_0000, if seed_en != 0 { 0x0600_0000 } else { 0 }, 0, 0]
+        [layout::COMPUTE_W0, if seed_en != 0 { 0x0600_0000 } else { 0 }, 0, 0]
     }
 }
 
@@ -320,7 +322,9 @@ impl Descriptor for ReplicationDescriptor {
     const LAYOUT: &'static Layout = &layout::REPLICATION_DESCRIPTOR;
     fn emit(&self) -> [u32; 4] {
         [
-            0x0080_0000 | layout::D_WB_MODEL.place(self.wb.get()) | layout::D_META_IDX_MODEL.place(self.meta_idx.get()),
+            layout::COMPUTE_W0
+                | layout::D_WB_MODEL.place(self.wb.get())
+                | layout::D_META_IDX_MODEL.place(self.meta_idx.get()),
             meta_ctrl::raw::replication_meta_ctrl(self.mode.get(), self.count.get()),
             layout::D_MORE.place(self.more as u32),
             self.ext_meta,
@@ -361,7 +365,9 @@ impl Descriptor for GradientDescriptor {
     const LAYOUT: &'static Layout = &layout::GRADIENT_DESCRIPTOR;
     fn emit(&self) -> [u32; 4] {
         [
-            0x0080_0000 | layout::D_WB_MODEL.place(self.wb.get()) | layout::D_META_IDX_MODEL.place(self.meta_idx.get()),
+            layout::COMPUTE_W0
+                | layout::D_WB_MODEL.place(self.wb.get())
+                | layout::D_META_IDX_MODEL.place(self.meta_idx.get()),
             0x0650_0001 | layout::GRAD_D_MODE.place(self.mode.get()),
             layout::GRAD_D_LENGTH.place(self.length.get()) | layout::D_MORE.place(self.more as u32),
             self.header,

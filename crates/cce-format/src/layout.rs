@@ -446,7 +446,7 @@ pub const FMA_D_SCALE: FieldDef =
 pub const FMA_DESCRIPTOR: Layout = Layout {
     name: "fma-descriptor",
     words: 4,
-    fixed: [0x0080_0000, 0x0210_0000, 0, 0],
+    fixed: [COMPUTE_W0, 0x0210_0000, 0, 0],
     fixed_tag: High,
     fields: &[
         D_WB,
@@ -486,7 +486,7 @@ pub const MM_D_CONSTANT: FieldDef =
 pub const MIN_MAX_DESCRIPTOR: Layout = Layout {
     name: "min-max-descriptor",
     words: 4,
-    fixed: [0x0080_0000, 0, 0x0200_0000, 0],
+    fixed: [COMPUTE_W0, 0, 0x0200_0000, 0],
     fixed_tag: High,
     fields: &[D_WB, D_META_IDX, MM_D_CONST_DT, MM_D_USE_CONST, MM_D_LENGTH, D_MORE, MM_D_CONSTANT],
     source: "al_sdma_m2s_build_min_max_descriptor @0x451d10 (study §2.4)",
@@ -524,7 +524,7 @@ pub const SEED_D_SEED: FieldDef = FieldDef::new(
 pub const SEED_INIT_DESCRIPTOR: Layout = Layout {
     name: "seed-init-descriptor",
     words: 4,
-    fixed: [0x0080_0000, 0, 0, 0],
+    fixed: [COMPUTE_W0, 0, 0, 0],
     fixed_tag: High,
     fields: &[D_WB_MODEL, D_META_IDX_MODEL, SEED_D_SEED_EN, SEED_D_COMBO, D_MORE, SEED_D_SEED],
     source: "al_sdma_m2s_build_seed_init_descriptor @0x451e40 (study §2.5; W0 rest, W2, W3 MODEL)",
@@ -552,7 +552,7 @@ pub const REP_D_EXT_META: FieldDef = FieldDef::new(
 pub const REPLICATION_DESCRIPTOR: Layout = Layout {
     name: "replication-descriptor",
     words: 4,
-    fixed: [0x0080_0000, 0x00A0_0000, 0, 0],
+    fixed: [COMPUTE_W0, 0x00A0_0000, 0, 0],
     fixed_tag: Model,
     fields: &[D_WB_MODEL, D_META_IDX_MODEL, REP_D_COUNT, REP_D_EXT, REP_D_MODE, D_MORE, REP_D_EXT_META],
     source: "al_sdma_m2s_build_replication_descriptor @0x451b10 (study §2.5; W1 = replication meta-control, W0/W2/W3 MODEL)",
@@ -571,7 +571,7 @@ pub const GRAD_D_HEADER: FieldDef =
 pub const GRADIENT_DESCRIPTOR: Layout = Layout {
     name: "gradient-descriptor",
     words: 4,
-    fixed: [0x0080_0000, 0x0650_0001, 0, 0],
+    fixed: [COMPUTE_W0, 0x0650_0001, 0, 0],
     fixed_tag: Med,
     fields: &[D_WB_MODEL, D_META_IDX_MODEL, GRAD_D_MODE, GRAD_D_LENGTH, D_MORE, GRAD_D_HEADER],
     source: "al_sdma_m2s_build_gradient_descriptor @0x451de0 (W1 from the companion chapter; rest MODEL)",
@@ -584,6 +584,8 @@ pub const LC_LENGTH: FieldDef = FieldDef::new("length", 0, 0, 16, Uint, Med, "by
 /// len_ctrl bit 23 META.
 pub const LC_META: FieldDef =
     FieldDef::new("meta", 0, 23, 1, Flag, Med, "META_DATA: a meta descriptor (UDMA len_ctrl)");
+/// W0's fixed bits of every 16-byte compute descriptor: META (the study's `| 0x800000`).
+pub const COMPUTE_W0: u32 = LC_META.place(1);
 /// len_ctrl `[25:24]` ring id.
 pub const LC_RING_ID: FieldDef =
     FieldDef::new("ring-id", 0, 24, 2, Uint, Med, "ring-id / phase, changes on wrap (UDMA len_ctrl)");

@@ -42,6 +42,7 @@ pub mod limits;
 pub mod meta_ctrl;
 pub mod op;
 pub mod packet;
+pub mod ring;
 pub mod ringfile;
 pub mod tag;
 

@@ -395,7 +395,7 @@ impl MetaCtrl for ReplicationMetaCtrl {
 }
 
 /// The driver's write-barrier bit (26) of a CME meta-control word.
-pub const WRITE_BARRIER: u32 = 1 << 26;
+pub const WRITE_BARRIER: u32 = layout::MC_WRITE_BARRIER.place(1);
 
 const fn write_barrier(on: bool) -> u32 {
     if on { WRITE_BARRIER } else { 0 }

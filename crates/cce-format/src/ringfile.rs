@@ -30,6 +30,8 @@
 
 use alloc::vec::Vec;
 
+use crate::ring::{DESC_BYTES, RingGeometry, descriptors_in, ring_bytes};
+
 /// The file's first 8 bytes.
 pub const MAGIC: [u8; 8] = *b"CCERING\0";
 /// The version this code reads and writes.
@@ -174,10 +176,10 @@ impl<'a> RawQueue<'a> {
         }
         let ring = |ring: &'static str, bytes: &'a [u8], tail: Option<u64>| {
             let len = bytes.len() as u64;
-            if len % 16 != 0 {
+            if len % DESC_BYTES as u64 != 0 {
                 return Err(RingFileError::RawLength { queue, ring, bytes: len });
             }
-            let descriptors = len / 16;
+            let descriptors = descriptors_in(bytes.len()) as u64;
             if descriptors > size {
                 return Err(RingFileError::RawTooLong { queue, ring, descriptors, ring_size: size });
             }
@@ -185,7 +187,7 @@ impl<'a> RawQueue<'a> {
             if tail > descriptors {
                 return Err(RingFileError::RawTail { queue, ring, tail, descriptors });
             }
-            Ok((&bytes[..(16 * tail) as usize], tail as u32))
+            Ok((&bytes[..ring_bytes(tail) as usize], tail as u32))
         };
         let (tx, tx_doorbell) = ring("tx", self.tx, self.tx_tail)?;
         let (rx, rx_doorbell) = ring("rx", self.rx, self.rx_tail)?;
@@ -234,13 +236,17 @@ pub struct QueueRings<'a> {
 }
 
 impl QueueRings<'_> {
+    /// Both rings' geometry.
+    pub const fn geometry(&self) -> RingGeometry {
+        RingGeometry { ring_size: self.ring_size, initial_phase: self.initial_phase }
+    }
     /// Number of tx descriptors.
     pub fn tx_len(&self) -> usize {
-        self.tx.len() / 16
+        descriptors_in(self.tx.len())
     }
     /// Number of rx descriptors.
     pub fn rx_len(&self) -> usize {
-        self.rx.len() / 16
+        descriptors_in(self.rx.len())
     }
     /// Tx descriptor `i` as words.
     pub fn tx_words(&self, i: usize) -> Option<[u32; 4]> {
@@ -252,9 +258,10 @@ impl QueueRings<'_> {
     }
 }
 
-/// Descriptor `i` of a 16-byte-strided slice.
+/// Descriptor `i` of a slice of descriptors ([`DESC_BYTES`] apart).
 pub fn words_at(bytes: &[u8], i: usize) -> Option<[u32; 4]> {
-    let b = bytes.get(i.checked_mul(16)?..i.checked_mul(16)?.checked_add(16)?)?;
+    let at = i.checked_mul(DESC_BYTES)?;
+    let b = bytes.get(at..at.checked_add(DESC_BYTES)?)?;
     crate::descriptor::bytes_to_words(b).ok()
 }
 
@@ -305,7 +312,7 @@ pub fn upgrade(bytes: &[u8]) -> Result<alloc::borrow::Cow<'_, [u8]>, RingFileErr
         .iter()
         .map(|q| {
             let mut rx = q.rx.to_vec();
-            for d in rx.chunks_exact_mut(16) {
+            for d in rx.chunks_exact_mut(DESC_BYTES) {
                 let w0 = u32_at(d, 0) & !first_last;
                 d[..4].copy_from_slice(&w0.to_le_bytes());
             }
@@ -375,7 +382,7 @@ impl<'a> RingFile<'a> {
             if bytes[e + 16] > 3 || bytes[e + 17..e + 20].iter().any(|&b| b != 0) || u32_at(bytes, e + 28) != 0 {
                 return Err(RingFileError::Header("queue entry: phase above 3 or reserved bytes set"));
             }
-            need += 16 * (u32_at(bytes, e + 8) as u64 + u32_at(bytes, e + 12) as u64);
+            need += ring_bytes(u32_at(bytes, e + 8) as u64 + u32_at(bytes, e + 12) as u64);
         }
         if flags & FLAG_CHECKSUM != 0 {
             need += 8;
@@ -397,7 +404,8 @@ impl<'a> RingFile<'a> {
         let mut queues = Vec::with_capacity(nq);
         for q in 0..nq {
             let e = HEADER_BYTES + q * QUEUE_BYTES;
-            let (ntx, nrx) = (u32_at(bytes, e + 8) as usize * 16, u32_at(bytes, e + 12) as usize * 16);
+            let (ntx, nrx) =
+                (ring_bytes(u32_at(bytes, e + 8) as u64) as usize, ring_bytes(u32_at(bytes, e + 12) as u64) as usize);
             let tx = &bytes[at..at + ntx];
             let rx = &bytes[at + ntx..at + ntx + nrx];
             at += ntx + nrx;

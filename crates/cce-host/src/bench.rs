@@ -40,7 +40,7 @@ pub fn encode(bytes_per_source: u64, reps: u32) -> Result<EncodeBench, crate::Ho
         let t = Instant::now();
         let rings = plan(&req)?.to_rings(None)?;
         best = best.min(t.elapsed().as_secs_f64());
-        descriptors = (rings.tx.len() + rings.rx.len()) as u64 / 16;
+        descriptors = cce_format::ring::descriptors_in(rings.tx.len() + rings.rx.len()) as u64;
         std::hint::black_box(&rings);
     }
     Ok(EncodeBench { elems, descriptors, seconds: best, descriptors_per_sec: descriptors as f64 / best })

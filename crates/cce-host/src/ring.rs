@@ -3,6 +3,7 @@
 use cce_format::descriptor;
 use cce_format::dtype::SdmaDtype;
 use cce_format::packet::{self, DescSink, Packet, PacketOp};
+use cce_format::ring::{self, DESC_BYTES, RingGeometry};
 use cce_format::ringfile::{self, QueueRings, RingFile};
 
 use crate::error::HostError;
@@ -148,12 +149,12 @@ impl Rings {
 
     /// Tx descriptor count (the tx doorbell).
     pub fn tx_doorbell(&self) -> u32 {
-        (self.tx.len() / 16) as u32
+        ring::descriptors_in(self.tx.len()) as u32
     }
 
     /// Rx descriptor count (the rx doorbell; rung before tx).
     pub fn rx_doorbell(&self) -> u32 {
-        (self.rx.len() / 16) as u32
+        ring::descriptors_in(self.rx.len()) as u32
     }
 
     /// This queue as a ring-file entry.
@@ -186,7 +187,7 @@ impl Sink {
     /// Appends `times` copies of `packet`, copy `k` with every data descriptor's address
     /// advanced by `k · stride` and its ring-id set to its slot's phase.
     fn repeat(&mut self, packet: &[[u32; 4]], times: u64, stride: u64) {
-        let templates: Vec<([u8; 16], bool, u64)> = packet
+        let templates: Vec<([u8; DESC_BYTES], bool, u64)> = packet
             .iter()
             .map(|w| {
                 let data = w[0] & packet::META_BIT == 0;
@@ -194,38 +195,34 @@ impl Sink {
             })
             .collect();
         let start = self.bytes.len();
-        let total = templates.len() * 16 * times as usize;
+        let total = ring::ring_bytes(templates.len() as u64 * times) as usize;
         self.bytes.resize(start + total, 0);
+        let mut phases = self.geometry().phases_from(self.count);
         let out = &mut self.bytes[start..];
-        let size = self.size as u64;
-        let mut lap = self.count / size;
-        let mut slot = self.count % size;
         let mut pos = 0;
         for k in 0..times {
             let step = k.wrapping_mul(stride);
-            for (tmpl, data, addr) in &templates {
+            for ((tmpl, data, addr), phase) in templates.iter().zip(&mut phases) {
                 let mut b = *tmpl;
                 if *data {
                     b[8..16].copy_from_slice(&addr.wrapping_add(step).to_le_bytes());
-                    b[3] = (b[3] & !3) | ((self.phase as u64 + lap) & 3) as u8;
+                    b = ring::with_phase_bytes(b, phase);
                 }
-                out[pos..pos + 16].copy_from_slice(&b);
-                pos += 16;
-                slot += 1;
-                if slot == size {
-                    slot = 0;
-                    lap += 1;
-                }
+                out[pos..pos + DESC_BYTES].copy_from_slice(&b);
+                pos += DESC_BYTES;
             }
         }
         self.count += templates.len() as u64 * times;
+    }
+
+    fn geometry(&self) -> RingGeometry {
+        RingGeometry { ring_size: self.size, initial_phase: self.phase }
     }
 }
 
 impl DescSink for Sink {
     fn push(&mut self, words: [u32; 4], data: bool) {
-        let words =
-            if data { packet::with_phase(words, packet::phase(self.count, self.size, self.phase)) } else { words };
+        let words = if data { ring::with_phase(words, self.geometry().phase(self.count)) } else { words };
         for w in words {
             self.bytes.extend_from_slice(&w.to_le_bytes());
         }
@@ -245,8 +242,8 @@ impl RingBuilder {
     /// their addresses and phases patched, so building costs a copy per descriptor.
     pub fn push(&mut self, program: &Program) {
         let n = program.packet_count();
-        self.tx.bytes.reserve((program.tx_descriptors() * 16) as usize);
-        self.rx.bytes.reserve((program.rx_descriptors() * 16) as usize);
+        self.tx.bytes.reserve(ring::ring_bytes(program.tx_descriptors()) as usize);
+        self.rx.bytes.reserve(ring::ring_bytes(program.rx_descriptors()) as usize);
         // A GCE program's packets differ in their header words: each is emitted.
         if n > 2 && program.template.gce.is_none() {
             // Packet 0 as the template for packets 0 .. n-1, written as bytes with only the

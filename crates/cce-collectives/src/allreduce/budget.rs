@@ -202,8 +202,8 @@ fn ring_need(cfg: &Config, steps: &[Vec<Step>]) -> Result<u64, CollectiveError> 
                 }
             }
         }
-        let regions = 2 * 16 * ring_size(per_ring) as u64;
-        total = total.saturating_add(16u64.saturating_mul(tx + rx)).saturating_add(regions);
+        let regions = 2 * cce_format::ring::ring_bytes(ring_size(per_ring) as u64);
+        total = total.saturating_add(cce_format::ring::ring_bytes(1).saturating_mul(tx + rx)).saturating_add(regions);
     }
     Ok(total)
 }

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use cce_engine::memory::{MemError, SharedMemory};
 use cce_engine::{Memory, RunReport};
+use cce_format::ring::ring_bytes;
 
 use super::budget::check;
 use super::config::{CollectiveError, Config, Outcome, RankCounts};
@@ -452,7 +453,7 @@ pub(super) fn run_blocks<'m>(
         for (a, len) in low.buffers(cfg, q) {
             mem.add_region(a, len)?;
         }
-        let rb = programs[q].rings.ring_size as u64 * 16;
+        let rb = ring_bytes(programs[q].rings.ring_size as u64);
         mem.add_region(Layout::base(q) + RING_OFF, rb)?;
         mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
         for (from, to, len) in low.preload(cfg, q) {

@@ -49,7 +49,8 @@ pub(super) fn rank_main(
         Err(())
     };
     let ring = prog.rings.ring_size;
-    let (tx_ring, rx_ring) = (Layout::base(q) + RING_OFF, Layout::base(q) + RING_OFF + ring as u64 * 16);
+    let (tx_ring, rx_ring) =
+        (Layout::base(q) + RING_OFF, Layout::base(q) + RING_OFF + cce_format::ring::ring_bytes(ring as u64));
     let mut engine = Engine::new(mem, EngineConfig { arch: cfg.arch, ..EngineConfig::default() });
     if let Err(e) =
         engine.add_queue(0, QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase })

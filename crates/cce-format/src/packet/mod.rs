@@ -56,22 +56,23 @@ mod tx_read;
 mod value;
 mod walk;
 
+pub use crate::ring::{RingGeometry, phase, with_phase};
 pub use emit::DescSink;
 pub use error::PacketError;
 pub use kinds::{DescKind, tx_kinds};
 pub use parse::{Parsed, parse_packet, parse_packet_at};
 pub use value::{Clamp, DataFlags, FmaOperands, Gce, GceMode, Packet, PacketOp, Source, aux_mask};
-pub use walk::{Fault, Found, RingGeometry, check_arch, check_phases, phase, walk, with_phase};
+pub use walk::{Fault, Found, check_arch, check_phases, walk};
 
 use crate::dtype::SdmaDtype;
-use crate::layout::{FieldDef, FieldKind};
+use crate::layout::{self, FieldDef, FieldKind};
 use crate::tag::Tag;
 
 /// `meta_ctrl` of a plain copy: first + last block, copy source data, class CME (HIGH,
 /// companion chapter "The 16-Byte UDMA Descriptor"; driver default).
 pub const META_CTRL_COPY_DEFAULT: u32 = 0x0108_0003;
 /// W0 bit 23: a meta (compute) descriptor rather than a data descriptor.
-pub const META_BIT: u32 = 1 << 23;
+pub const META_BIT: u32 = layout::LC_META.place(1);
 /// S2M W1 `[15:12]`: the packet's output dtype (MODEL).
 pub const RX_OUT_DT: FieldDef = FieldDef {
     name: "out-dt",

@@ -1,30 +1,8 @@
 //! A queue's program walked packet by packet: ring-id phases and per-arch limits.
 
 use super::{DescKind, META_BIT, PacketError, Parsed, max_descs_per_packet, parse_packet};
-use crate::bits::U2;
 use crate::layout;
-
-/// The ring-id phase of slot `index` on a ring of `ring_size` descriptors whose first lap has
-/// phase `initial`: it advances by one (mod 4) on every wrap (public UDMA model).
-pub const fn phase(index: u64, ring_size: u32, initial: u8) -> u8 {
-    ((initial as u64 + index / ring_size as u64) & 3) as u8
-}
-
-/// Sets the ring-id phase of a data descriptor (len_ctrl `[25:24]`); compute descriptors keep
-/// their bits (there `[31:24]` is the meta index).
-pub fn with_phase(mut words: [u32; 4], phase: u8) -> [u32; 4] {
-    words[0] = (words[0] & !layout::LC_RING_ID.span.mask()) | layout::LC_RING_ID.place(U2::masked(phase as u32).get());
-    words
-}
-
-/// A ring's geometry, for phase checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RingGeometry {
-    /// Descriptors per lap.
-    pub ring_size: u32,
-    /// Phase of the first lap.
-    pub initial_phase: u8,
-}
+use crate::ring::RingGeometry;
 
 /// One packet found by [`walk`], with where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,7 +87,7 @@ pub fn check_phases(
 ) -> Result<(), PacketError> {
     for (i, w) in words.iter().enumerate() {
         if w[0] & META_BIT == 0 {
-            let expected = phase((start + i) as u64, geo.ring_size.max(1), geo.initial_phase);
+            let expected = geo.phase((start + i) as u64);
             let got = layout::LC_RING_ID.get(w) as u8;
             if got != expected {
                 return Err(PacketError::Phase { ring, index: i, got, expected });
