@@ -26,54 +26,64 @@ pub struct RingGeometry {
 
 impl RingGeometry {
     /// The bytes of `ring_size` descriptors.
+    #[inline]
     pub const fn bytes(self) -> u64 {
         ring_bytes(self.ring_size as u64)
     }
 
     /// The slot of program index `index`.
+    #[inline]
     pub const fn slot(self, index: u64) -> u64 {
         index % self.laps_of_one()
     }
 
     /// The byte offset from the ring's base of program index `index`'s slot.
+    #[inline]
     pub const fn offset(self, index: u64) -> u64 {
         self.slot(index) * STEP
     }
 
     /// The ring-id phase of program index `index`.
+    #[inline]
     pub const fn phase(self, index: u64) -> u8 {
         phase(index, self.ring_size, self.initial_phase)
     }
 
     /// The phases of program indices `index`, `index + 1`, …, one after another without a
     /// division each (a ring writer's cursor).
+    #[inline]
     pub const fn phases_from(self, index: u64) -> Phases {
         Phases { size: self.laps_of_one(), slot: self.slot(index), phase: self.phase(index) }
     }
 
     /// Slots per lap, at least one (a zero size never divides by zero).
+    #[inline]
     const fn laps_of_one(self) -> u64 {
         if self.ring_size == 0 { 1 } else { self.ring_size as u64 }
     }
 }
 
 /// The bytes of `descriptors` descriptors.
+#[inline]
 pub const fn ring_bytes(descriptors: u64) -> u64 {
     descriptors * STEP
 }
 
 /// The whole descriptors in `bytes` of ring memory.
+#[inline]
 pub const fn descriptors_in(bytes: usize) -> usize {
     bytes / DESC_BYTES
 }
 
 /// The byte offset of slot `slot` from a ring's base.
+#[inline]
 pub const fn slot_offset(slot: u64) -> u64 {
     slot * STEP
 }
 
 /// The ring-id phase of slot `index` on a ring of `ring_size` descriptors whose first lap has
 /// phase `initial`: it advances by one (mod 4) on every wrap (public UDMA model).
+#[inline]
 pub const fn phase(index: u64, ring_size: u32, initial: u8) -> u8 {
     let size = if ring_size == 0 { 1 } else { ring_size as u64 };
     ((initial as u64 + index / size) & 3) as u8
@@ -81,12 +91,14 @@ pub const fn phase(index: u64, ring_size: u32, initial: u8) -> u8 {
 
 /// Sets the ring-id phase of a data descriptor (len_ctrl `[25:24]`); compute descriptors keep
 /// their bits (there `[31:24]` is the meta index).
+#[inline]
 pub fn with_phase(mut words: [u32; 4], phase: u8) -> [u32; 4] {
     words[0] = (words[0] & !layout::LC_RING_ID.span.mask()) | layout::LC_RING_ID.place(U2::masked(phase as u32).get());
     words
 }
 
 /// [`with_phase`] on a data descriptor's 16 little-endian bytes.
+#[inline]
 pub fn with_phase_bytes(mut bytes: [u8; DESC_BYTES], phase: u8) -> [u8; DESC_BYTES] {
     let w0 = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
     bytes[..4].copy_from_slice(&with_phase([w0, 0, 0, 0], phase)[0].to_le_bytes());
@@ -105,6 +117,7 @@ pub struct Phases {
 impl Iterator for Phases {
     type Item = u8;
 
+    #[inline]
     fn next(&mut self) -> Option<u8> {
         let p = self.phase;
         self.slot += 1;
