@@ -595,17 +595,17 @@ pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<Allredu
     allreduce_slices(params, &inputs.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
 
-/// [`allreduce`] over slices (the caller's arrays, read in place: nothing of them is copied).
+/// [`allreduce()`] over slices (the caller's arrays, read in place: nothing of them is copied).
 pub fn allreduce_slices(params: &AllreduceParams, inputs: &[&[u8]]) -> Result<AllreduceResult, ApiError> {
     allreduce_inputs(params, inputs.iter().map(|&i| Cow::Borrowed(i)).collect())
 }
 
-/// [`allreduce`] taking the inputs (moved into the model as its input buffers, not copied).
+/// [`allreduce()`] taking the inputs (moved into the model as its input buffers, not copied).
 pub fn allreduce_owned(params: &AllreduceParams, inputs: Vec<Vec<u8>>) -> Result<AllreduceResult, ApiError> {
     allreduce_inputs(params, inputs.into_iter().map(Cow::Owned).collect())
 }
 
-/// [`allreduce`] over owned or borrowed inputs.
+/// [`allreduce()`] over owned or borrowed inputs.
 fn allreduce_inputs(params: &AllreduceParams, inputs: Vec<Cow<'_, [u8]>>) -> Result<AllreduceResult, ApiError> {
     let size = params.dtype.bytes().max(1) as u64;
     let len = inputs.first().map_or(0, |b| b.len() as u64);

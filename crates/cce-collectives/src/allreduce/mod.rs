@@ -3,7 +3,7 @@
 //! only through the queues' completion semaphores.
 //!
 //! ## Buffers (MODEL)
-//! Rank `r` holds, each chunk its own region in one [`SharedMemory`]: `IN(r)` the input,
+//! Rank `r` holds, each chunk its own region in one [`SharedMemory`](cce_engine::memory::SharedMemory): `IN(r)` the input,
 //! `P(r, c)` reduce-scatter partials (for `rdh`, one per round and chunk: slot below R), `W(r, c)` the output (the final chunk and everything the
 //! all-gather brings), `RECV(r, c)` the partials a ring-2R2W neighbour writes. Each region is
 //! written once, so no step overwrites a buffer another rank may still read. Elements are split

@@ -11,7 +11,7 @@ pub enum PacketError {
     /// More descriptors than a packet may hold.
     #[error("tx descriptor {0}: packet exceeds {MAX_PACKET_DESCRIPTORS} descriptors")]
     TooLong(usize),
-    /// More descriptors in one packet than its arch allows ([`max_descs_per_packet`]).
+    /// More descriptors in one packet than its arch allows ([`max_descs_per_packet`](super::max_descs_per_packet)).
     #[error("packet uses {tx} tx / {rx} rx descriptors: arch {arch} allows at most {max_tx} / {max_rx}")]
     ArchDescriptors {
         /// The arch.

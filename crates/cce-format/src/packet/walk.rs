@@ -29,7 +29,7 @@ pub struct Fault {
 /// Walks a queue's program (tx and rx descriptors in program order) packet by packet, checking
 /// every packet against `arch`'s limits ([`check_arch`]) and every data descriptor's ring-id
 /// against its slot. Stops at the first fault. Bounded: each step consumes at least one
-/// descriptor and looks at most [`MAX_PACKET_DESCRIPTORS`] ahead.
+/// descriptor and looks at most [`MAX_PACKET_DESCRIPTORS`](super::MAX_PACKET_DESCRIPTORS) ahead.
 pub fn walk<'a>(
     tx: &'a [[u32; 4]],
     rx: &'a [[u32; 4]],
