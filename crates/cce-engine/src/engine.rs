@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use cce_format::layout;
 use cce_format::packet::{self, PacketError};
 use cce_format::ring::{self, DESC_BYTES, RingGeometry};
 use cce_numerics::{Exec, NumericsError};
@@ -546,7 +547,8 @@ impl<M: Memory> Engine<M> {
         if limit <= 1 {
             return (1, 0);
         }
-        let bytes = cfg.geometry().bytes() as usize;
+        let geo = cfg.geometry();
+        let bytes = geo.bytes() as usize;
         let size = cfg.ring_size as u64;
         let reader = |ring: u64| RingReader {
             mem: &self.mem,
@@ -556,7 +558,7 @@ impl<M: Memory> Engine<M> {
             buf: Vec::new(),
             first: 0,
         };
-        let phase_mask = (cce_format::layout::LC_RING_ID.span.mask() as u64) & 0xFFFF_FFFF;
+        let phase_mask = (layout::LC_RING_ID.span.mask() as u64) & 0xFFFF_FFFF;
         // Per template descriptor: (first 8 bytes without the phase, last 8 bytes, is data).
         let templ = |words: &[[u32; 4]]| -> Vec<(u64, u64, bool)> {
             words
@@ -577,8 +579,7 @@ impl<M: Memory> Engine<M> {
         for n in 1..limit {
             for (reader, t, head, step, gradient) in &mut rings {
                 let k = *head + n * t.len() as u64;
-                let (mut slot, mut lap) = (k % size, k / size);
-                for (i, &(lo_t, hi_t, data)) in t.iter().enumerate() {
+                for ((i, &(lo_t, hi_t, data)), (slot, phase)) in t.iter().enumerate().zip(geo.slots_from(k)) {
                     let Some(got) = reader.get(slot) else { return (n, header_step.unwrap_or(0)) };
                     let mut lo = [0u8; 8];
                     let mut hi = [0u8; 8];
@@ -586,9 +587,8 @@ impl<M: Memory> Engine<M> {
                     hi.copy_from_slice(&got[8..]);
                     let (lo, hi) = (u64::from_le_bytes(lo), u64::from_le_bytes(hi));
                     let ok = if data {
-                        let phase = (cfg.initial_phase as u64 + lap) & 3;
                         lo & !phase_mask == lo_t
-                            && (lo & phase_mask) >> 24 == phase
+                            && (lo & phase_mask) >> layout::LC_RING_ID.span.lo == phase as u64
                             && hi == hi_t.wrapping_add(n * *step)
                     } else if *gradient == Some(i) {
                         let (w3_t, w3) = ((hi_t >> 32) as u32, (hi >> 32) as u32);
@@ -599,11 +599,6 @@ impl<M: Memory> Engine<M> {
                     };
                     if !ok {
                         return (n, header_step.unwrap_or(0));
-                    }
-                    slot += 1;
-                    if slot == size {
-                        slot = 0;
-                        lap += 1;
                     }
                 }
             }

@@ -49,11 +49,11 @@ impl RingGeometry {
         phase(index, self.ring_size, self.initial_phase)
     }
 
-    /// The phases of program indices `index`, `index + 1`, …, one after another without a
-    /// division each (a ring writer's cursor).
+    /// The slots and phases of program indices `index`, `index + 1`, …, one after another
+    /// without a division each (a ring writer's or reader's cursor).
     #[inline]
-    pub const fn phases_from(self, index: u64) -> Phases {
-        Phases { size: self.laps_of_one(), slot: self.slot(index), phase: self.phase(index) }
+    pub const fn slots_from(self, index: u64) -> Slots {
+        Slots { size: self.laps_of_one(), slot: self.slot(index), phase: self.phase(index) }
     }
 
     /// Slots per lap, at least one (a zero size never divides by zero).
@@ -105,26 +105,26 @@ pub fn with_phase_bytes(mut bytes: [u8; DESC_BYTES], phase: u8) -> [u8; DESC_BYT
     bytes
 }
 
-/// [`RingGeometry::phases_from`]: each program index's ring-id phase in turn, advancing by one
-/// (mod 4) at every wrap.
+/// [`RingGeometry::slots_from`]: each program index's `(slot, ring-id phase)` in turn, the
+/// phase advancing by one (mod 4) at every wrap.
 #[derive(Clone, Debug)]
-pub struct Phases {
+pub struct Slots {
     size: u64,
     slot: u64,
     phase: u8,
 }
 
-impl Iterator for Phases {
-    type Item = u8;
+impl Iterator for Slots {
+    type Item = (u64, u8);
 
     #[inline]
-    fn next(&mut self) -> Option<u8> {
-        let p = self.phase;
+    fn next(&mut self) -> Option<(u64, u8)> {
+        let here = (self.slot, self.phase);
         self.slot += 1;
         if self.slot == self.size {
             self.slot = 0;
             self.phase = (self.phase + 1) & 3;
         }
-        Some(p)
+        Some(here)
     }
 }

@@ -197,12 +197,12 @@ impl Sink {
         let start = self.bytes.len();
         let total = ring::ring_bytes(templates.len() as u64 * times) as usize;
         self.bytes.resize(start + total, 0);
-        let mut phases = self.geometry().phases_from(self.count);
+        let mut slots = self.geometry().slots_from(self.count);
         let out = &mut self.bytes[start..];
         let mut pos = 0;
         for k in 0..times {
             let step = k.wrapping_mul(stride);
-            for ((tmpl, data, addr), phase) in templates.iter().zip(&mut phases) {
+            for ((tmpl, data, addr), (_, phase)) in templates.iter().zip(&mut slots) {
                 let mut b = *tmpl;
                 if *data {
                     b[8..16].copy_from_slice(&addr.wrapping_add(step).to_le_bytes());
