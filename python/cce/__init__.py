@@ -301,7 +301,9 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     constant memory); ``"none"`` skips it — the report's error keys (``ranks_identical``,
     ``max_abs_err``, ``max_rel_err``, ``max_ulp_err``, ``mean_ulp_err``, ``wrong``) are then
     ``None`` and ``check`` says ``"none"``. Raises CceError for bad input (a schedule the checks refuse included: the message names
-    rank, thread block, step and line), RankFailed when a rank fails."""
+    rank, thread block, step and line), RankFailed when a rank fails. The arrays are read in place
+    while the call runs, without the GIL (a C-contiguous array is never copied): another thread
+    must not write them meanwhile."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     algo_file = None
     if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
