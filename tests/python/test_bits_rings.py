@@ -140,9 +140,10 @@ def test_call_overhead_benchmark_runs():
                         "--json"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     row = json.loads(p.stdout)
-    # a smoke test: every time measured and plausible (1 us to 10 s), the ratios made of them
+    # a smoke test: every time measured and plausible (1 us to 10 s); the call's wall time holds
+    # the run its report times
     assert all(1e-6 < row[k] < 10 for k in ("copy_seconds", "wall_seconds", "seconds"))
-    assert row["wall_to_seconds"] == row["wall_seconds"] / row["seconds"]
+    assert row["wall_seconds"] >= row["seconds"]
 
 
 FORKED_CHILD = '''

@@ -53,6 +53,23 @@ fn fault_case(
     let (t0, r0) = (tx.len() as u64, rx.len() as u64);
     tx.extend(btx);
     rx.extend(brx);
+    let sentinel = bytes(2, 0x1000);
+    let e = run_words(2, tx, rx, Some(&sentinel));
+    let st = e.status(2).unwrap();
+    assert_eq!(st.packets, 1, "the good packet ran: {st:?}");
+    assert_eq!(st.semaphore, 1);
+    assert_eq!(st.state, QueueState::Faulted);
+    let f = st.fault.unwrap();
+    assert_eq!((f.queue, f.tx_index, f.rx_index), (2, t0, r0), "{f}");
+    assert!(want(&f.reason), "unexpected reason: {f}");
+    assert!(!f.to_string().is_empty());
+    assert_eq!(read(&e, OUT, 0x1000), sentinel, "a faulting packet writes nothing");
+}
+
+/// Runs the descriptors `tx` / `rx` (program order) as queue `queue` on rings of 64, phase 1:
+/// each data descriptor without a ring id gets its slot's (a corrupted one keeps its own), over
+/// `bytes(1, 1 MiB)` at `DATA` and, when given, `out` at `OUT`.
+fn run_words(queue: u32, mut tx: Vec<[u32; 4]>, mut rx: Vec<[u32; 4]>, out: Option<&[u8]>) -> Engine<PagedMemory> {
     let phase = |w: &mut Vec<[u32; 4]>| {
         for (i, d) in w.iter_mut().enumerate() {
             if d[0] & packet::META_BIT == 0 && d[0] >> 24 & 3 == 0 {
@@ -66,7 +83,7 @@ fn fault_case(
         |w: &[[u32; 4]]| w.iter().flat_map(|d| cce_format::descriptor::words_to_bytes(*d)).collect::<Vec<u8>>();
     let (txb, rxb) = (to_bytes(&tx), to_bytes(&rx));
     let q = cce_format::ringfile::QueueRings {
-        queue: 2,
+        queue,
         ring_size: 64,
         initial_phase: 1,
         tx_doorbell: 0,
@@ -76,19 +93,12 @@ fn fault_case(
     };
     let mut m = mem();
     m.write(DATA, &bytes(1, 1 << 20)).unwrap();
-    let sentinel = bytes(2, 0x1000);
-    m.write(OUT, &sentinel).unwrap();
+    if let Some(out) = out {
+        m.write(OUT, out).unwrap();
+    }
     let mut e = Engine::new(m, EngineConfig::default());
     run_programs(&mut e, &[q], &mut |m: &mut PagedMemory, a, l| m.add_region(a, l)).unwrap();
-    let st = e.status(2).unwrap();
-    assert_eq!(st.packets, 1, "the good packet ran: {st:?}");
-    assert_eq!(st.semaphore, 1);
-    assert_eq!(st.state, QueueState::Faulted);
-    let f = st.fault.unwrap();
-    assert_eq!((f.queue, f.tx_index, f.rx_index), (2, t0, r0), "{f}");
-    assert!(want(&f.reason), "unexpected reason: {f}");
-    assert!(!f.to_string().is_empty());
-    assert_eq!(read(&e, OUT, 0x1000), sentinel, "a faulting packet writes nothing");
+    e
 }
 
 fn add_packet(n: usize) -> Packet {
@@ -271,36 +281,12 @@ mod any_bytes {
     }
 }
 
-/// Runs packet `p` alone (rings of 64, phase 1) over `bytes(1, 1 MiB)` at `DATA`; returns the
-/// queue's status and 64 bytes at `OUT`.
+/// Runs packet `p` alone over `bytes(1, 1 MiB)` at `DATA` ([`run_words`]); returns the queue's
+/// status and 64 bytes at `OUT`.
 fn run_alone(p: &Packet) -> (cce_engine::QueueStatus, Vec<u8>) {
     let (mut tx, mut rx) = (Vec::new(), Vec::new());
     p.emit(&mut tx, &mut rx);
-    let phase = |w: &mut Vec<[u32; 4]>| {
-        for (i, d) in w.iter_mut().enumerate() {
-            if d[0] & packet::META_BIT == 0 {
-                *d = packet::with_phase(*d, packet::phase(i as u64, 64, 1));
-            }
-        }
-    };
-    phase(&mut tx);
-    phase(&mut rx);
-    let to_bytes =
-        |w: &[[u32; 4]]| w.iter().flat_map(|d| cce_format::descriptor::words_to_bytes(*d)).collect::<Vec<u8>>();
-    let (txb, rxb) = (to_bytes(&tx), to_bytes(&rx));
-    let q = cce_format::ringfile::QueueRings {
-        queue: 0,
-        ring_size: 64,
-        initial_phase: 1,
-        tx_doorbell: 0,
-        rx_doorbell: 0,
-        tx: &txb,
-        rx: &rxb,
-    };
-    let mut m = mem();
-    m.write(DATA, &bytes(1, 1 << 20)).unwrap();
-    let mut e = Engine::new(m, EngineConfig::default());
-    run_programs(&mut e, &[q], &mut |m: &mut PagedMemory, a, l| m.add_region(a, l)).unwrap();
+    let e = run_words(0, tx, rx, None);
     (e.status(0).unwrap(), read(&e, OUT, 64))
 }
 
