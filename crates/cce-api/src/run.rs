@@ -99,6 +99,16 @@ pub fn check_loads(lens: &[u64]) -> Result<(), ApiError> {
     Ok(PagedMemory::default().fits(total)?)
 }
 
+/// The arch of raw rings (a capture does not say): `--arch` when given (1..=4, the arches the
+/// public driver builds rings for), else 3, as everywhere else (docs/MODEL.md E12).
+pub fn raw_ring_arch(arch: Option<u64>) -> Result<u32, ApiError> {
+    match arch {
+        None => Ok(3),
+        Some(v @ 1..=4) => Ok(v as u32),
+        Some(v) => Err(ApiError::Input(format!("--arch {v}: raw rings are from arch 1, 2, 3 or 4"))),
+    }
+}
+
 /// A thread count, which must be at least 1.
 pub fn check_threads(n: u64) -> Result<usize, ApiError> {
     if n == 0 {
@@ -151,8 +161,8 @@ pub fn run_file(
             mem.add_resident_region(addr, len).map_err(|error| ApiError::Dump { index, addr, error })?;
         }
     }
-    let arch = if file.arch == 0 { EngineConfig::default().arch } else { file.arch };
-    let mut engine = Engine::new(mem, EngineConfig { arch, threads, ..EngineConfig::default() });
+    // A dump's arch 0 (it does not say) is arch 3 to the per-arch check.
+    let mut engine = Engine::new(mem, EngineConfig { arch: file.arch, threads, ..EngineConfig::default() });
     let t = Instant::now();
     let report = run_programs(&mut engine, &file.queues, &mut |m: &mut PagedMemory, x, l| m.add_region(x, l))?;
     let seconds = t.elapsed().as_secs_f64();

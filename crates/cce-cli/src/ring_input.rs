@@ -74,15 +74,6 @@ fn raw_used(a: &RawRingArgs) -> bool {
         && a.phase.is_empty())
 }
 
-/// The arch of raw rings: `--arch` (1..=4), 3 when not given.
-fn raw_arch(a: &RawRingArgs) -> Result<u32, CliError> {
-    match a.arch {
-        None => Ok(3),
-        Some(v @ 1..=4) => Ok(v as u32),
-        Some(v) => Err(input(format!("--arch {v}: raw rings are from arch 1, 2, 3 or 4"))),
-    }
-}
-
 /// Reads the rings named by a dump path or the raw flags (exactly one of them).
 pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, CliError> {
     if let (Some(path), Some(arch)) = (file, raw.arch) {
@@ -101,7 +92,7 @@ pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, 
         }
         (None, true) => {
             let args = group(raw)?;
-            let arch = raw_arch(raw)?;
+            let arch = cce_api::run::raw_ring_arch(raw.arch)?;
             // Sizes first: a file longer than its ring is refused before it is read.
             for q in 0..args.tx.len() {
                 for path in [&args.tx[q], &args.rx[q]] {

@@ -37,12 +37,6 @@ impl RingGeometry {
         index % self.laps_of_one()
     }
 
-    /// The byte offset from the ring's base of program index `index`'s slot.
-    #[inline]
-    pub const fn offset(self, index: u64) -> u64 {
-        self.slot(index) * STEP
-    }
-
     /// The ring-id phase of program index `index`.
     #[inline]
     pub const fn phase(self, index: u64) -> u8 {
@@ -78,7 +72,7 @@ pub const fn descriptors_in(bytes: usize) -> usize {
 /// The byte offset of slot `slot` from a ring's base.
 #[inline]
 pub const fn slot_offset(slot: u64) -> u64 {
-    slot * STEP
+    ring_bytes(slot)
 }
 
 /// The ring-id phase of slot `index` on a ring of `ring_size` descriptors whose first lap has

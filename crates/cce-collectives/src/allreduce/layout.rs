@@ -38,6 +38,11 @@ impl Layout {
     pub(super) fn base(r: usize) -> u64 {
         RANK_STRIDE * (r as u64 + 1)
     }
+    /// Rank `r`'s tx and rx rings of `ring_size` descriptors, back to back at `RING_OFF`.
+    pub(super) fn rings(r: usize, ring_size: u32) -> (u64, u64) {
+        let tx = Self::base(r) + RING_OFF;
+        (tx, tx + cce_format::ring::ring_bytes(ring_size as u64))
+    }
     pub(super) fn input(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + self.start(c) * self.size
     }

@@ -21,7 +21,7 @@ use cce_format::ring::ring_bytes;
 
 use super::budget::check;
 use super::config::{CollectiveError, Config, Outcome, RankCounts};
-use super::layout::{Layout, RING_OFF};
+use super::layout::Layout;
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
 use super::prepared::{Prepared, prepare};
@@ -453,9 +453,11 @@ pub(super) fn run_blocks<'m>(
         for (a, len) in low.buffers(cfg, q) {
             mem.add_region(a, len)?;
         }
-        let rb = ring_bytes(programs[q].rings.ring_size as u64);
-        mem.add_region(Layout::base(q) + RING_OFF, rb)?;
-        mem.add_region(Layout::base(q) + RING_OFF + rb, rb)?;
+        let ring_size = programs[q].rings.ring_size;
+        let (tx_ring, rx_ring) = Layout::rings(q, ring_size);
+        for ring in [tx_ring, rx_ring] {
+            mem.add_region(ring, ring_bytes(ring_size as u64))?;
+        }
         for (from, to, len) in low.preload(cfg, q) {
             let mut own = vec![0u8; len as usize];
             mem.read(from, &mut own)?;

@@ -58,8 +58,7 @@ pub(super) fn prepare(cfg: &Config, groups: usize) -> Result<Arc<Prepared>, Coll
         return Ok(p);
     }
     let p = Arc::new(make(cfg, groups)?);
-    let ring_bytes: u64 =
-        p.programs.iter().map(|r| r.rings.ring_size as u64 * 2 * cce_format::descriptor::DESC_BYTES as u64).sum();
+    let ring_bytes: u64 = p.programs.iter().map(|r| 2 * cce_format::ring::ring_bytes(r.rings.ring_size as u64)).sum();
     if ring_bytes <= KEPT_RING_BYTES {
         let mut kept = KEPT_RUNS.lock().unwrap_or_else(PoisonError::into_inner);
         if kept.len() >= KEPT {

@@ -10,7 +10,7 @@ use cce_engine::memory::SharedMemory;
 use cce_engine::{Engine, EngineConfig, QueueConfig, RunReport};
 
 use super::config::Config;
-use super::layout::{Layout, RING_OFF};
+use super::layout::Layout;
 use super::lifetimes::Lifetimes;
 use super::program::RankProgram;
 use super::schedule::Step;
@@ -49,8 +49,7 @@ pub(super) fn rank_main(
         Err(())
     };
     let ring = prog.rings.ring_size;
-    let (tx_ring, rx_ring) =
-        (Layout::base(q) + RING_OFF, Layout::base(q) + RING_OFF + cce_format::ring::ring_bytes(ring as u64));
+    let (tx_ring, rx_ring) = Layout::rings(q, ring);
     let mut engine = Engine::new(mem, EngineConfig { arch: cfg.arch, ..EngineConfig::default() });
     if let Err(e) =
         engine.add_queue(0, QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase })
