@@ -48,6 +48,12 @@ impl BitSpan {
         (value & self.max()) << self.lo
     }
 
+    /// `value` moved into place without masking, as the runtime's encoders do for the
+    /// arguments they do not mask (bits beyond the span spill into the word's higher bits).
+    pub const fn shift(self, value: u32) -> u32 {
+        value << self.lo
+    }
+
     /// Whether `value` fits the span without masking.
     pub const fn fits(self, value: u64) -> bool {
         value <= self.max() as u64

@@ -11,8 +11,10 @@
 //!   replication word, each with a decoder;
 //! - [`descriptor`]: the 16-byte compute descriptors (FMA, MIN/MAX, seed-init, replication,
 //!   gradient) and the public UDMA data descriptors (M2S, S2M);
-//! - [`layout`]: every field of every word as a table, for generic decoding and display;
-//! - [`codec`]: encode and decode any layout by name from named field values;
+//! - [`words`]: every word declared once, one file per word — its fields, fixed bits and
+//!   source, from which come its typed struct, `parse`, `emit`, layout table and codec entry;
+//! - [`layout`]: what a declaration is made of, and generic decoding and display against one;
+//! - [`codec`]: encode and decode any layout by name from named field values (the registry);
 //! - [`cce_info`]: the 140-byte `kbin_dma_desc_cce_info_t` C layout;
 //! - [`packet`]: the packet convention (MODEL): a reduce as ring descriptors, both ways;
 //! - [`ringfile`]: the versioned ring dump file (MODEL);
@@ -45,6 +47,7 @@ pub mod packet;
 pub mod ring;
 pub mod ringfile;
 pub mod tag;
+pub mod words;
 
 pub use bits::{BitSpan, UInt};
 pub use dtype::{KbinDtype, SdmaDtype};

@@ -1,6 +1,7 @@
-//! The runtime's descriptor formulas (HIGH), for any `u32` arguments.
+//! The runtime's descriptor formulas (HIGH), for any `u32` arguments, placed through the
+//! words' field declarations: masked where the runtime masks, shifted unmasked where it does not.
 
-use crate::layout;
+use crate::words::*;
 
 /// `al_sdma_m2s_build_fma_descriptor` @0x451c20.
 #[allow(clippy::too_many_arguments)]
@@ -16,11 +17,12 @@ pub const fn fma_descriptor(
     sub: u32,
     a10: u32,
 ) -> [u32; 4] {
+    let fixed = FMA_DESCRIPTOR.fixed;
     [
-        wb | layout::COMPUTE_W0 | (meta_idx << 24),
-        (sub & 7) | ((a10 & 1) << 26) | (a8 << 29) | 0x0210_0000,
-        (sema & 0x00FF_FFFF) | ((a_sel & 3) << 24) | ((b_sel & 3) << 26) | ((c_sel & 3) << 28),
-        scale_bits,
+        D_WB.shift(wb) | fixed[0] | D_META_IDX.shift(meta_idx),
+        FMA_D_SUB.place(sub) | FMA_D_A10.place(a10) | FMA_D_A8.shift(a8) | fixed[1],
+        FMA_D_SEMA.place(sema) | FMA_D_A_SEL.place(a_sel) | FMA_D_B_SEL.place(b_sel) | FMA_D_C_SEL.place(c_sel),
+        FMA_D_SCALE.place(scale_bits),
     ]
 }
 
@@ -33,12 +35,19 @@ pub const fn min_max_descriptor(
     const_dt: u32,
     wb: u32,
 ) -> [u32; 4] {
-    let w1 = if use_const != 0 { ((const_dt & 7) << 20) | 0x0600_0000 } else { 0 };
-    [wb | layout::COMPUTE_W0 | (meta_idx << 24), w1, (length & 0x00FF_FFFF) | 0x0200_0000, constant]
+    let fixed = MIN_MAX_DESCRIPTOR.fixed;
+    let w1 = if use_const != 0 { MM_D_CONST_DT.place(const_dt) | MM_D_USE_CONST.span.mask() } else { 0 };
+    [
+        D_WB.shift(wb) | fixed[0] | D_META_IDX.shift(meta_idx),
+        w1,
+        MM_D_LENGTH.place(length) | fixed[2],
+        MM_D_CONSTANT.place(constant),
+    ]
 }
 
 /// `al_sdma_m2s_build_seed_init_descriptor` @0x451e40: the part the study gives
 /// (`W0 |= 0x800000`; `W1 = 0x6000000` when seed-enable is set).
 pub const fn seed_init_descriptor(seed_en: u32) -> [u32; 4] {
-    [layout::COMPUTE_W0, if seed_en != 0 { 0x0600_0000 } else { 0 }, 0, 0]
+    let w1 = if seed_en != 0 { SEED_D_SEED_EN.span.mask() } else { 0 };
+    [SEED_INIT_DESCRIPTOR.fixed[0], w1, 0, 0]
 }

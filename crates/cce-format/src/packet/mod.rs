@@ -68,9 +68,9 @@ use crate::dtype::SdmaDtype;
 use crate::layout::{self, FieldDef, FieldKind};
 use crate::tag::Tag;
 
-/// `meta_ctrl` of a plain copy: first + last block, copy source data, class CME (HIGH,
-/// companion chapter "The 16-Byte UDMA Descriptor"; driver default).
-pub const META_CTRL_COPY_DEFAULT: u32 = 0x0108_0003;
+/// `meta_ctrl` of a plain copy (HIGH, companion chapter "The 16-Byte UDMA Descriptor"; driver
+/// default), derived from the copy word's fields.
+pub use crate::words::META_CTRL_COPY_DEFAULT;
 /// W0 bit 23: a meta (compute) descriptor rather than a data descriptor.
 pub const META_BIT: u32 = layout::LC_META.place(1);
 /// S2M W1 `[15:12]`: the packet's output dtype (MODEL).

@@ -1,9 +1,11 @@
-//! Every field of every word, as data (one table per encoder).
+//! What a word's declaration is made of — fields ([`FieldDef`]) and layouts ([`Layout`]) — and
+//! how any words are described against one. The declarations themselves live in
+//! [`crate::words`], one file per word, and are re-exported here.
 //!
-//! The typed codecs in [`crate::meta_ctrl`] and [`crate::descriptor`] read and write their
-//! fields through these definitions, and [`Layout::describe`] decodes any words generically for
-//! display: each field's value, where it sits and its tag, plus the bits no field explains.
-//! Describing never fails and never panics, whatever the bits.
+//! The typed codecs read and write their fields through the declarations, and
+//! [`Layout::describe`] decodes any words generically for display: each field's value, where it
+//! sits and its tag, plus the bits no field explains. Describing never fails and never panics,
+//! whatever the bits.
 
 use alloc::vec::Vec;
 
@@ -63,7 +65,7 @@ impl FieldDef {
         }
     }
 
-    const fn new(
+    pub(crate) const fn new(
         name: &'static str,
         word: u8,
         lo: u8,
@@ -83,6 +85,11 @@ impl FieldDef {
     /// The field's value placed in its word (masked to width).
     pub const fn place(&self, value: u32) -> u32 {
         self.span.place(value)
+    }
+
+    /// The field's value moved into place unmasked, as the runtime does for some arguments.
+    pub const fn shift(&self, value: u32) -> u32 {
+        self.span.shift(value)
     }
 
     /// `Wn[hi:lo]`, or `[hi:lo]` for a one-word layout.
@@ -159,38 +166,11 @@ impl Layout {
     }
 }
 
-// The declarations, one file per family of words; every name is re-exported here.
-mod compute_descriptors;
-mod data_descriptors;
-mod meta_ctrl_words;
-
-pub use compute_descriptors::*;
-pub use data_descriptors::*;
-pub use meta_ctrl_words::*;
-
-/// Every meta-control layout.
-pub const META_CTRL_LAYOUTS: [&Layout; 7] = [
-    &FMA_META_CTRL,
-    &MIN_MAX_META_CTRL,
-    &ADD_META_CTRL,
-    &GRADIENT_META_CTRL,
-    &EXT_META_CTRL,
-    &REPLICATION_META_CTRL,
-    &COPY_META_CTRL,
-];
-
-/// Every 16-byte layout.
-pub const DESCRIPTOR_LAYOUTS: [&Layout; 7] = [
-    &FMA_DESCRIPTOR,
-    &MIN_MAX_DESCRIPTOR,
-    &SEED_INIT_DESCRIPTOR,
-    &REPLICATION_DESCRIPTOR,
-    &GRADIENT_DESCRIPTOR,
-    &M2S_DATA,
-    &S2M_DATA,
-];
+// The declarations live in `crate::words`, one file per word; they are re-exported here, where
+// tools have always found them.
+pub use crate::words::*;
 
 /// Finds a layout by CLI name.
 pub fn by_name(name: &str) -> Option<&'static Layout> {
-    META_CTRL_LAYOUTS.iter().chain(DESCRIPTOR_LAYOUTS.iter()).copied().find(|l| l.name == name)
+    crate::words::entry(name).map(|e| e.layout)
 }
