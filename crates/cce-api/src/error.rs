@@ -6,7 +6,7 @@
 //!
 //! Messages are one line and are the CLI's: they name options as the CLI spells them.
 
-use cce_collectives::PathError;
+pub use cce_path::PathError;
 use cce_collectives::allreduce::CollectiveError;
 use cce_engine::{EngineError, Fault, MemError};
 use cce_format::FormatError;

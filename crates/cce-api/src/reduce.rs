@@ -7,7 +7,7 @@
 //!   ([`check_sources`]) before anything large is allocated.
 //! - The bits are those of `cce reduce` on the same inputs: both go through [`reduce_job`].
 
-use cce_collectives::{ReduceJob, ReduceOutcome, run_reduce};
+use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
 use cce_format::SdmaDtype;
 use serde_json::{Value, json};
 
@@ -74,9 +74,9 @@ impl ReduceParams {
 
 /// Checks sources of `lens` bytes for `job` (equal lengths, whole elements, the memory
 /// budget) and returns the element count; a length mismatch is
-/// [`cce_collectives::PathError::SourceLengths`], naming the source by index.
+/// [`cce_path::PathError::SourceLengths`], naming the source by index.
 pub fn check_sources(job: &ReduceJob, lens: &[u64]) -> Result<u64, ApiError> {
-    Ok(cce_collectives::single::check_inputs(job, lens)?)
+    Ok(cce_path::reduce::check_inputs(job, lens)?)
 }
 
 /// What a reduce produced.
@@ -114,5 +114,5 @@ pub fn reduce_into(
     sources: &[&[u8]],
     outputs: &mut [&mut [u8]],
 ) -> Result<ReduceResult, ApiError> {
-    Ok(ReduceResult { outcome: cce_collectives::run_reduce_into(&params.job()?, sources, outputs)? })
+    Ok(ReduceResult { outcome: cce_path::run_reduce_into(&params.job()?, sources, outputs)? })
 }

@@ -52,7 +52,7 @@ macro_rules! via_api {
 via_api!(
     cce_format::FormatError,
     cce_host::HostError,
-    cce_collectives::PathError,
+    cce_api::error::PathError,
     cce_collectives::allreduce::CollectiveError,
     cce_format::ringfile::RingFileError
 );

@@ -8,7 +8,7 @@ use cce_host::{ReduceRequest, Rings, plan};
 
 use crate::allreduce::{self, Algo, Config, RedOp};
 use crate::metrics;
-use crate::single::{PathError, ReduceJob, run_reduce};
+use cce_path::{PathError, ReduceJob, run_reduce};
 
 /// One worked example.
 #[derive(Clone, Debug)]

@@ -3,8 +3,6 @@
 //! Everything here is lowered to CCE packets by `cce-host` and executed, as ring bytes, by
 //! `cce-engine`: nothing computes a result any other way.
 //!
-//! - [`single`]: one reduce (N sources → M destinations) through the whole path — the request,
-//!   the rings, the engine, the memory read back; what `cce reduce` runs;
 //! - [`allreduce`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
 //!   its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH); its time model
 //!   ([`allreduce::model`]) times the rings' own packets, and [`allreduce::choose`] picks the
@@ -14,17 +12,13 @@
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
 //!   with every algorithm;
-//! - [`gradient`]: GCE compression of one buffer through gradient packets on the engine;
 //! - [`bench`](mod@bench): the `cce bench reduce` and `cce bench allreduce` jobs, against a same-run memcpy.
 #![forbid(unsafe_code)]
 
 pub mod allreduce;
 pub mod bench;
 pub mod demo;
-pub mod gradient;
 pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
-pub mod single;
 
-pub use single::{PathError, ReduceJob, ReduceOutcome, run_reduce, run_reduce_into};

@@ -2,7 +2,7 @@
 //! deterministic, refusals allocate nothing, FMA scales and replication reach the engine.
 
 use SdmaDtype::*;
-use cce_collectives::{PathError, ReduceJob, run_reduce};
+use cce_path::{PathError, ReduceJob, run_reduce};
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::Rounding;
 

@@ -11,7 +11,7 @@ use cce_format::SdmaDtype;
 use cce_format::packet::GceMode;
 use cce_host::{GradientRequest, plan_gradient};
 
-use crate::single::PathError;
+use crate::reduce::PathError;
 
 /// The uncompressed values (the source when compressing, the destination when decompressing).
 const VALUES: u64 = 0x1_0000_0000;
