@@ -15,14 +15,20 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use cce_collectives::allreduce::{
-    self, Algo, Candidate, Collective, Compress, Config, HopBytes, Instance, Outcome, RedOp, TimeModel, UserAlgo,
+    self, Algo, Candidate, Collective, Compress, HopBytes, Instance, Outcome, RedOp, TimeModel,
 };
 use cce_collectives::demo::{Example, Row};
-use cce_collectives::metrics::{self, Check, Metrics};
+use cce_collectives::metrics::Metrics;
 use cce_format::SdmaDtype;
 use cce_format::ringfile::RingFile;
 use cce_host::Rounding;
 use serde_json::{Value, json};
+
+pub use cce_collectives::allreduce::{Config, MemoryNeed, UserAlgo};
+pub use cce_collectives::metrics::Check;
+/// The collectives themselves (configurations, runs, the time model), for fronts that drive a
+/// run step by step; the demo's jobs; a result's measures.
+pub use cce_collectives::{allreduce as collectives, demo, metrics};
 
 use crate::error::ApiError;
 use crate::listing::Listing;
@@ -613,13 +619,33 @@ fn allreduce_inputs(params: &AllreduceParams, inputs: Vec<Cow<'_, [u8]>>) -> Res
         return Err(ApiError::Ragged { len, dtype: params.dtype.name().to_string(), size: size as usize });
     }
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
-    let cfg = params.config(len / size)?;
-    let need = allreduce::check(&cfg)?;
-    let mut r = run_inputs(&cfg, inputs, need.total(), params.check)?;
-    if params.is_auto() {
-        r.candidates = Some(params.explain(len / size)?);
+    let (cfg, need) = params.checked(len / size)?;
+    params.run_checked(&cfg, &need, inputs)
+}
+
+impl AllreduceParams {
+    /// The configuration for `elems` elements per rank, checked with its memory budget before
+    /// anything is allocated: what [`run_checked`](Self::run_checked) runs next.
+    pub fn checked(&self, elems: u64) -> Result<(Config, MemoryNeed), ApiError> {
+        let cfg = self.config(elems)?;
+        let need = allreduce::check(&cfg)?;
+        Ok((cfg, need))
     }
-    Ok(r)
+
+    /// Runs a [`checked`](Self::checked) configuration over owned or borrowed inputs, measuring
+    /// the outputs under `self.check`; with `auto`, the model's candidates come with the result.
+    pub fn run_checked(
+        &self,
+        cfg: &Config,
+        need: &MemoryNeed,
+        inputs: Vec<Cow<'_, [u8]>>,
+    ) -> Result<AllreduceResult, ApiError> {
+        let mut r = run_inputs(cfg, inputs, need.total(), self.check)?;
+        if self.is_auto() {
+            r.candidates = Some(self.explain(cfg.elems)?);
+        }
+        Ok(r)
+    }
 }
 
 /// The stochastic-rounding seed of a framework adapter's collective called without an explicit

@@ -6,13 +6,13 @@
 //!
 //! Messages are one line and are the CLI's: they name options as the CLI spells them.
 
-pub use cce_path::PathError;
-use cce_collectives::allreduce::CollectiveError;
+pub use cce_collectives::allreduce::CollectiveError;
 use cce_engine::{EngineError, Fault, MemError};
-use cce_format::FormatError;
-use cce_format::ringfile::RingFileError;
-use cce_host::HostError;
+pub use cce_format::FormatError;
+pub use cce_format::ringfile::RingFileError;
+pub use cce_host::HostError;
 use cce_numerics::NumericsError;
+pub use cce_path::PathError;
 
 /// Everything the API refuses or a run fails with.
 #[derive(Debug, thiserror::Error)]

@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algo;
+pub mod bench;
 pub mod bits;
 pub mod build;
 pub mod collective;
@@ -46,9 +47,11 @@ pub mod convert;
 pub mod error;
 pub mod gce;
 pub mod listing;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod plot;
 pub mod reduce;
-mod render;
+pub mod render;
 pub mod report;
 pub mod run;
 pub mod trace;
@@ -68,6 +71,10 @@ pub use run::{QueueReport, RunResult, run_ring};
 
 /// The dtype type of every parameter (re-exported so a front end needs no other crate).
 pub use cce_format::SdmaDtype;
+/// Most sources one reduce takes (the runtime's limit).
+pub use cce_format::limits::MAX_SOURCES;
+/// The ring dump file, and a descriptor's size in a ring.
+pub use cce_format::{ring::DESC_BYTES, ringfile};
 
 /// A dtype by SDMA name (`bf16`, `fp32`, …) or value (0..=15), as the CLI's dtype flags take it.
 pub fn dtype(name: &str) -> Result<SdmaDtype, ApiError> {

@@ -7,8 +7,8 @@
 //!   ([`check_sources`]) before anything large is allocated.
 //! - The bits are those of `cce reduce` on the same inputs: both go through [`reduce_job`].
 
-use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
 use cce_format::SdmaDtype;
+use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
 use serde_json::{Value, json};
 
 use crate::build::{OpOptions, fit32};

@@ -6,7 +6,7 @@
 //! (the mean error), `bias` and `max` (each an object with the same three keys: the signed mean
 //! and the largest error).
 
-use cce_collectives::numerics_report::{self as nr, MEASURE, Report, Series};
+pub use cce_collectives::numerics_report::{self as nr, Inputs, MEASURE, Params, Report, Series};
 use serde_json::{Value, json};
 
 use crate::plot::{self, Chart, Scale};

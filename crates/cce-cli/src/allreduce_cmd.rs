@@ -1,11 +1,12 @@
 //! `cce allreduce` and `cce demo`: the configuration and the JSON are [`cce_api::collective`]'s;
 //! inputs and outputs on disk, progress and printing here.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
+use cce_api::collective::collectives::{self as allreduce, Collective, Config};
+use cce_api::collective::metrics;
 use cce_api::collective::{self as api, AllreduceParams};
-use cce_collectives::allreduce::{self, Collective, Config};
-use cce_collectives::metrics;
 use serde_json::json;
 
 use crate::args::{AllreduceArgs, DemoArgs};
@@ -133,9 +134,8 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let cfg = p.config(elems)?;
     // The whole configuration, the memory budget included, before any input is generated or read.
-    let need = allreduce::check(&cfg)?;
+    let (cfg, need) = p.checked(elems)?;
     #[cfg(feature = "mpi")]
     if under_mpi() {
         return crate::mpi_cmd::allreduce(a, &cfg, &need);
@@ -147,12 +147,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         None => metrics::generate(&cfg, a.seed),
     };
     let pb = spinner(format!("{} over {} ranks", api::algo_label(&cfg), cfg.ranks));
-    let result = api::run_config(&cfg, inputs, need.total(), a.check);
+    let result = p.run_checked(&cfg, &need, inputs.into_iter().map(Cow::Owned).collect());
     pb.finish_and_clear();
-    let mut r = result?;
-    if p.is_auto() {
-        r.candidates = Some(p.explain(elems)?);
-    }
+    let r = result?;
     if let (Some(path), Some(t)) = (&a.trace, &timeline) {
         let trace = cce_api::trace::chrome_trace(&cfg, t, &r.outcome.step_walls);
         write_atomic(path, serde_json::to_string(&trace).unwrap_or_default().as_bytes())?;
@@ -292,8 +289,8 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
 pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     let ranks = api::DEMO_RANKS;
     // Bad sizes (and a memory budget the all-reduce would exceed) are refused before any output.
-    cce_collectives::demo::check_allreduce(ranks, a.elems)?;
-    let examples = cce_collectives::demo::examples()?;
+    cce_api::collective::demo::check_allreduce(ranks, a.elems)?;
+    let examples = cce_api::collective::demo::examples()?;
     if !a.json {
         for ex in &examples {
             crate::output::outln!("== {}", ex.title);
@@ -314,8 +311,9 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
         );
     }
     let pb = spinner(String::new());
-    let rows =
-        cce_collectives::demo::allreduce_rows(ranks, a.elems, |algo| pb.set_message(format!("{} ...", algo.name())));
+    let rows = cce_api::collective::demo::allreduce_rows(ranks, a.elems, |algo| {
+        pb.set_message(format!("{} ...", algo.name()))
+    });
     pb.finish_and_clear();
     let rows = rows?;
     let failures = api::demo_failures(&examples, &rows);

@@ -102,10 +102,10 @@ pub(crate) struct AllreduceArgs {
     pub(crate) op: String,
     /// Buffer dtype.
     #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) dtype: cce_format::SdmaDtype,
+    pub(crate) dtype: cce_api::SdmaDtype,
     /// Accumulate dtype; omitted: fp32 for a float dtype, the dtype itself for an integer one.
     #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) accum: Option<cce_format::SdmaDtype>,
+    pub(crate) accum: Option<cce_api::SdmaDtype>,
     /// Elements per rank (without it, --input-dir's rank0.bin gives the count; ignored with
     /// --sweep).
     #[arg(long, value_parser = cce_api::values::parse_u64)]
@@ -204,8 +204,8 @@ pub(crate) struct AllreduceArgs {
     /// exact: compare every rank's output with the exact reduction of the inputs, streaming
     /// over blocks in constant memory on this host's threads; none: skip it (the error keys
     /// are null).
-    #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_collectives::metrics::Check>())]
-    pub(crate) check: cce_collectives::metrics::Check,
+    #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_api::collective::Check>())]
+    pub(crate) check: cce_api::collective::Check,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,
@@ -225,7 +225,7 @@ pub(crate) struct AlgoArgs {
     pub(crate) elems: Option<u64>,
     /// Buffer dtype to lower for.
     #[arg(long, default_value = "bf16", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) dtype: cce_format::SdmaDtype,
+    pub(crate) dtype: cce_api::SdmaDtype,
     /// NeuronCore arch (2, 3 or 4).
     #[arg(long, default_value = "3", value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
     pub(crate) arch: u64,
@@ -310,13 +310,13 @@ pub(crate) struct ReduceArgs {
     pub(crate) op: String,
     /// Source dtype.
     #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) in_dt: cce_format::SdmaDtype,
+    pub(crate) in_dt: cce_api::SdmaDtype,
     /// Accumulate dtype.
     #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) accum: cce_format::SdmaDtype,
+    pub(crate) accum: cce_api::SdmaDtype,
     /// Output dtype.
     #[arg(long = "out", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) out_dt: cce_format::SdmaDtype,
+    pub(crate) out_dt: cce_api::SdmaDtype,
     /// Source files: raw little-endian arrays of the in dtype, equal lengths (repeat).
     #[arg(long, required = true, num_args = 1.., action = clap::ArgAction::Append)]
     pub(crate) src: Vec<std::path::PathBuf>,
@@ -417,16 +417,16 @@ pub(crate) struct BuildArgs {
     pub(crate) op: String,
     /// Source dtype.
     #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) in_dt: cce_format::SdmaDtype,
+    pub(crate) in_dt: cce_api::SdmaDtype,
     /// Accumulate dtype.
     #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) accum: cce_format::SdmaDtype,
+    pub(crate) accum: cce_api::SdmaDtype,
     /// Output dtype, and/or the ring dump file to write (see above).
     #[arg(long = "out", action = clap::ArgAction::Append, required_unless_present = "out_dtype")]
     pub(crate) out: Vec<String>,
     /// Output dtype (unambiguous form of `--out D`).
     #[arg(long = "out-dtype", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) out_dtype: Option<cce_format::SdmaDtype>,
+    pub(crate) out_dtype: Option<cce_api::SdmaDtype>,
     /// Ring dump file to write (unambiguous form of `--out FILE`).
     #[arg(short = 'o', long = "output")]
     pub(crate) output: Option<std::path::PathBuf>,
@@ -516,7 +516,7 @@ pub(crate) struct TablesArgs {
 pub(crate) struct PacketSizeArgs {
     /// SDMA dtype (name or 0..=15).
     #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) dtype: cce_format::SdmaDtype,
+    pub(crate) dtype: cce_api::SdmaDtype,
     /// Element count.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
@@ -535,10 +535,10 @@ pub(crate) struct PacketSizeArgs {
 pub(crate) struct DtypeGateArgs {
     /// Input SDMA dtype (name or 0..=15).
     #[arg(long = "in", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) in_dt: cce_format::SdmaDtype,
+    pub(crate) in_dt: cce_api::SdmaDtype,
     /// Output SDMA dtype (name or 0..=15).
     #[arg(long = "out", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) out_dt: cce_format::SdmaDtype,
+    pub(crate) out_dt: cce_api::SdmaDtype,
     /// The transfer is a plain copy (no compute op): always valid.
     #[arg(long)]
     pub(crate) no_compute: bool,
@@ -558,7 +558,7 @@ pub(crate) struct OpArgs {
     pub(crate) constant: Option<String>,
     /// Dtype of the clamp constant (i8 u8 i16 u16 bf16 fp16); the in dtype when omitted.
     #[arg(long = "const-dtype", value_parser = cce_api::values::parse_sdma_dtype)]
-    pub(crate) const_dtype: Option<cce_format::SdmaDtype>,
+    pub(crate) const_dtype: Option<cce_api::SdmaDtype>,
     /// Rounding to the output dtype: rne or sr (stochastic).
     #[arg(long, default_value = "rne")]
     pub(crate) rounding: String,

@@ -1,21 +1,10 @@
 //! `cce bench`: runs the libraries' benchmarks and prints them.
 
-use serde_json::{Map, Value, json};
+use cce_api::bench::{self as api, ALLREDUCE_RANKS, BenchResult, Benchmark, SOURCE_BYTES};
+use serde_json::{Map, Value};
 
 use crate::args::BenchArgs;
 use crate::error::CliError;
-
-/// Every benchmark, in the order a bare `cce bench` runs them (`cce bench --help` describes each).
-const ALL: [&str; 4] = ["numerics", "encode", "reduce", "allreduce"];
-/// Bytes per source of the numerics and reduce jobs, and per rank of the all-reduce job (the
-/// issues' 64 MiB).
-const SOURCE_BYTES: usize = 64 << 20;
-/// Ranks of the all-reduce job.
-const ALLREDUCE_RANKS: usize = 8;
-
-fn all_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
     if crate::allreduce_cmd::under_mpi() {
@@ -30,79 +19,20 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
                 .into(),
         ));
     }
-    let which: Vec<&str> = match a.which.as_deref() {
-        None => ALL.to_vec(),
-        Some(w) if ALL.contains(&w) => vec![w],
-        Some(w) => {
-            return Err(CliError::Input(format!("unknown benchmark '{w}' (expected one of: {})", ALL.join(" "))));
-        }
+    let which: Vec<Benchmark> = match a.which.as_deref() {
+        None => Benchmark::ALL.to_vec(),
+        Some(w) => vec![w.parse()?],
     };
     // Every selected job's sizes and memory budget, before any job allocates or runs.
-    for w in &which {
-        match *w {
-            "reduce" => cce_collectives::bench::check_reduce(SOURCE_BYTES)?,
-            "allreduce" => cce_collectives::bench::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?,
-            _ => {}
-        }
-    }
-    let threads: Vec<usize> = if all_threads() > 1 { vec![1, all_threads()] } else { vec![1] };
+    api::check(&which)?;
+    let threads = api::thread_counts();
     let mut out = Map::new();
     for w in &which {
-        let v = match *w {
-            "numerics" => {
-                let r = cce_numerics::bench::run_numerics_bench(SOURCE_BYTES, &threads);
-                if !a.json {
-                    crate::output::out!("numerics\n{}", r.to_table());
-                }
-                numerics_json(&r)?
-            }
-            "encode" => {
-                // 1 GiB per source: the "1 GiB bf16 4-source reduce".
-                let r = cce_host::bench::encode(1 << 30, 5)?;
-                if !a.json {
-                    crate::output::outln!(
-                        "encode: {} descriptors for a 4 x 1 GiB bf16 reduce in {:.1} ms = {:.1} M descriptors/s (1 thread)",
-                        r.descriptors,
-                        r.seconds * 1e3,
-                        r.descriptors_per_sec / 1e6
-                    );
-                }
-                json!({"descriptors": r.descriptors, "seconds": r.seconds, "descriptors_per_sec": r.descriptors_per_sec})
-            }
-            "allreduce" => {
-                let r = cce_collectives::bench::allreduce(ALLREDUCE_RANKS, SOURCE_BYTES, 2)?;
-                if !a.json {
-                    crate::output::outln!(
-                        "allreduce ({ALLREDUCE_RANKS} ranks x {} MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s",
-                        SOURCE_BYTES >> 20,
-                        r.memcpy_gbps
-                    );
-                    crate::output::outln!("{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
-                    for x in &r.results {
-                        crate::output::outln!(
-                            "{:<10} {:>9.3} {:>9.3} {:>7.2}",
-                            x.name,
-                            x.seconds,
-                            x.bound_seconds,
-                            x.ratio
-                        );
-                    }
-                }
-                json!({
-                    "memcpy_gbps": r.memcpy_gbps,
-                    "results": r.results.iter().map(|x| json!({"name": x.name, "seconds": x.seconds, "bound_seconds": x.bound_seconds, "ratio": x.ratio})).collect::<Vec<_>>(),
-                })
-            }
-            _ => {
-                let r = cce_collectives::bench::reduce(SOURCE_BYTES, &threads, 3)
-                    .map_err(|e| CliError::Input(e.to_string()))?;
-                if !a.json {
-                    crate::output::out!("{}", reduce_table(&r));
-                }
-                reduce_json(&r)
-            }
-        };
-        out.insert((*w).to_string(), v);
+        let r = api::run(*w, &threads)?;
+        if !a.json {
+            crate::output::out!("{}", text(&r));
+        }
+        out.insert(w.name().to_string(), to_value(&r)?);
     }
     if a.json {
         // One benchmark: its own object (the issues' contracts); all: keyed by name.
@@ -116,13 +46,42 @@ pub(crate) fn bench(a: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `cce bench numerics --json`: the library's report as it renders it.
-fn numerics_json(r: &cce_numerics::bench::BenchReport) -> Result<Value, CliError> {
-    serde_json::from_str(&r.to_json()).map_err(|e| CliError::Input(format!("numerics bench JSON: {e}")))
+fn to_value(r: &BenchResult) -> Result<Value, CliError> {
+    serde_json::to_value(r).map_err(|e| CliError::Input(format!("bench JSON: {e}")))
+}
+
+/// A benchmark's text, as `cce bench` prints it.
+fn text(r: &BenchResult) -> String {
+    match r {
+        BenchResult::Numerics(n) => format!("numerics\n{}", n.report.to_table()),
+        BenchResult::Encode(r) => format!(
+            "encode: {} descriptors for a 4 x 1 GiB bf16 reduce in {:.1} ms = {:.1} M descriptors/s (1 thread)\n",
+            r.descriptors,
+            r.seconds * 1e3,
+            r.descriptors_per_sec / 1e6
+        ),
+        BenchResult::Allreduce(r) => allreduce_table(r),
+        BenchResult::Reduce(r) => reduce_table(r),
+    }
+}
+
+/// `cce bench allreduce`'s table.
+fn allreduce_table(r: &api::AllreduceBench) -> String {
+    use std::fmt::Write;
+    let mut s = format!(
+        "allreduce ({ALLREDUCE_RANKS} ranks x {} MiB bf16, add)\nmemcpy (1 thread): {:.2} GB/s\n",
+        SOURCE_BYTES >> 20,
+        r.memcpy_gbps
+    );
+    let _ = writeln!(s, "{:<10} {:>9} {:>9} {:>7}", "algorithm", "seconds", "bound", "ratio");
+    for x in &r.results {
+        let _ = writeln!(s, "{:<10} {:>9.3} {:>9.3} {:>7.2}", x.name, x.seconds, x.bound_seconds, x.ratio);
+    }
+    s
 }
 
 /// `cce bench reduce`'s table: each row against the memcpy and the kernel timed with it.
-fn reduce_table(r: &cce_collectives::bench::ReduceBench) -> String {
+fn reduce_table(r: &api::ReduceBench) -> String {
     use std::fmt::Write;
     let mut s = format!(
         "reduce (build + execute, 4 x 64 MiB bf16 -> fp32 -> bf16)\nmemcpy (1 thread): {:.2} GB/s, the run's best (ratio: to the memcpy timed with each row; /kernel: to the engine's numerics kernel alone, timed with it)\n",
@@ -152,20 +111,6 @@ fn reduce_table(r: &cce_collectives::bench::ReduceBench) -> String {
     s
 }
 
-/// `cce bench reduce --json`.
-fn reduce_json(r: &cce_collectives::bench::ReduceBench) -> Value {
-    json!({
-        "memcpy_gbps": r.memcpy_gbps,
-        "results": r.results.iter().map(|x| json!({
-            "name": x.name, "threads": x.threads, "gbps": x.gbps, "ratio": x.ratio,
-            "decode_fraction": x.decode_fraction, "build_fraction": x.build_fraction,
-            "memcpy_gbps": x.memcpy_gbps,
-            "kernel": x.kernel, "kernel_gbps": x.kernel_gbps, "ratio_to_kernel": x.ratio_to_kernel,
-        })).collect::<Vec<_>>(),
-        "decode_fraction": r.results.first().map_or(0.0, |x| x.decode_fraction),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,10 +119,11 @@ mod tests {
     /// beside the old ones, and its ratios are its GB/s over theirs; the tables have the columns.
     #[test]
     fn bench_rows_carry_their_floor_and_kernel_ratios() {
-        let r = cce_numerics::bench::run_numerics_bench_reps(1 << 16, &[1, 2], 1);
-        let v = numerics_json(&r).unwrap();
+        let r = cce_api::bench::numerics(1 << 16, &[1, 2], 1);
+        let v = to_value(&BenchResult::Numerics(r.clone())).unwrap();
+        let r = r.report;
         let rows = v["results"].as_array().unwrap();
-        assert_eq!(rows.len(), 2 * cce_numerics::bench::JOBS.len());
+        assert_eq!(rows.len(), 2 * cce_api::bench::NUMERICS_JOBS.len());
         for (row, x) in rows.iter().zip(&r.results) {
             for k in ["name", "threads", "gbps", "ratio", "layout", "gbps_by_layout", "kernel", "memcpy_gbps"] {
                 assert!(row.get(k).is_some(), "{k} missing: {row}");
@@ -196,8 +142,8 @@ mod tests {
         }
         assert!(r.to_table().lines().nth(1).unwrap().contains("/floor"));
 
-        let r = cce_collectives::bench::reduce(1 << 16, &[1, 2], 1).unwrap();
-        let v = reduce_json(&r);
+        let r = cce_api::bench::reduce(1 << 16, &[1, 2], 1).unwrap();
+        let v = to_value(&BenchResult::Reduce(r.clone())).unwrap();
         let rows = v["results"].as_array().unwrap();
         assert_eq!(rows.len(), 4);
         for (row, x) in rows.iter().zip(&r.results) {

@@ -23,7 +23,7 @@ pub(crate) enum CliError {
         /// The file.
         path: String,
         /// Why.
-        source: cce_format::ringfile::RingFileError,
+        source: cce_api::ringfile::RingFileError,
     },
     /// A file that cannot be read or written.
     #[error("{path}: {source}")]
@@ -50,16 +50,16 @@ macro_rules! via_api {
 }
 
 via_api!(
-    cce_format::FormatError,
-    cce_host::HostError,
+    cce_api::error::FormatError,
+    cce_api::error::HostError,
     cce_api::error::PathError,
-    cce_collectives::allreduce::CollectiveError,
-    cce_format::ringfile::RingFileError
+    cce_api::error::CollectiveError,
+    cce_api::ringfile::RingFileError
 );
 
 impl CliError {
     /// A ring dump at `path` that `RingFile::parse` refused.
-    pub(crate) fn ring_file(path: &std::path::Path, source: cce_format::ringfile::RingFileError) -> CliError {
+    pub(crate) fn ring_file(path: &std::path::Path, source: cce_api::ringfile::RingFileError) -> CliError {
         CliError::RingFileAt { path: path.display().to_string(), source }
     }
 

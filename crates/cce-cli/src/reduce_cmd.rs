@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use cce_api::error::PathError;
 use cce_api::values;
 use cce_api::{ApiError, LoadProblem};
-use cce_api::error::PathError;
 
 use crate::args::{ReduceArgs, RunArgs};
 use crate::error::CliError;

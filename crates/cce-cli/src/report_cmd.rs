@@ -1,6 +1,6 @@
 //! `cce report`: reports computed by the library, printed (and plotted) here.
 //!
-//! `cce report numerics` runs [`cce_collectives::numerics_report`] (the all-reduce error
+//! `cce report numerics` runs [`cce_api::report::nr`] (the all-reduce error
 //! against the rank count, bf16 RNE vs SR vs fp32) and prints it: a table, or with `--json`
 //! [`cce_api::report::numerics_json`]; with `--plot FILE.svg` also
 //! [`cce_api::report::numerics_chart`], written atomically (after the run: a refused size
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cce_api::plot;
-use cce_collectives::numerics_report::{self as nr, Inputs, MEASURE, Params, Report, Series};
+use cce_api::report::{Inputs, MEASURE, Params, Report, Series, nr};
 
 use crate::error::CliError;
 use crate::files::write_atomic;

@@ -1,8 +1,8 @@
 //! `cce build` and `cce disasm`: the flags to [`cce_api::BuildParams`], ring bytes to a
 //! [`cce_api::Listing`]; files and printing.
 
+use cce_api::SdmaDtype;
 use cce_api::values;
-use cce_format::SdmaDtype;
 use serde_json::{Value, json};
 
 use crate::args::{BuildArgs, DisasmArgs};

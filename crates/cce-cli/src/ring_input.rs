@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cce_format::ringfile::{self, RawQueue, RingFile, RingFileError};
+use cce_api::ringfile::{self, RawQueue, RingFile, RingFileError};
 
 use crate::args::RawRingArgs;
 use crate::error::CliError;
@@ -97,11 +97,11 @@ pub(crate) fn read(file: Option<&Path>, raw: &RawRingArgs) -> Result<RingInput, 
             for q in 0..args.tx.len() {
                 for path in [&args.tx[q], &args.rx[q]] {
                     let len = files::file_len(path)?;
-                    if len > args.ring_size[q].saturating_mul(cce_format::ring::DESC_BYTES as u64) {
+                    if len > args.ring_size[q].saturating_mul(cce_api::DESC_BYTES as u64) {
                         let e = RingFileError::RawTooLong {
                             queue: q as u32,
                             ring: if path == &args.tx[q] { "tx" } else { "rx" },
-                            descriptors: len.div_ceil(cce_format::ring::DESC_BYTES as u64),
+                            descriptors: len.div_ceil(cce_api::DESC_BYTES as u64),
                             ring_size: args.ring_size[q],
                         };
                         return Err(CliError::ring_file(path, e));

@@ -332,9 +332,9 @@ fn help_states_the_limits_and_every_benchmark() {
     };
     let h = help(&["allreduce", "--help"]);
     let (lo, hi, mesh) = (
-        cce_collectives::allreduce::MIN_RANKS,
-        cce_collectives::allreduce::MAX_RANKS,
-        cce_collectives::allreduce::MESH_MAX_RANKS,
+        cce_api::collective::collectives::MIN_RANKS,
+        cce_api::collective::collectives::MAX_RANKS,
+        cce_api::collective::collectives::MESH_MAX_RANKS,
     );
     assert!(h.contains(&format!("{lo}..={hi} ranks")), "{h}");
     assert!(h.contains(&format!("mesh runs at most {mesh} ranks")), "{h}");

@@ -12,13 +12,10 @@
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
 //!   with every algorithm;
-//! - [`bench`](mod@bench): the `cce bench reduce` and `cce bench allreduce` jobs, against a same-run memcpy.
 #![forbid(unsafe_code)]
 
 pub mod allreduce;
-pub mod bench;
 pub mod demo;
 pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
-

@@ -7,7 +7,6 @@
 use std::time::{Duration, Instant};
 
 use cce_collectives::allreduce::{self, Algo, CollectiveError, Config, RedOp};
-use cce_collectives::bench;
 use cce_format::SdmaDtype;
 
 /// Peak resident memory of this process, in bytes (Linux; `None` elsewhere).
@@ -47,11 +46,6 @@ fn over_the_budget_is_refused_before_allocating() {
         let e = allreduce::check(&Config { algo, ..cfg.clone() }).unwrap_err();
         assert!(matches!(e, CollectiveError::Budget { .. }), "{}: {e}", algo.name());
     }
-    // The benchmarks' own checks: 8 ranks x 64 MiB fits; 64 ranks x 1 GiB does not; a reduce
-    // of 4 x 8 GiB sources (32 GiB) does not either.
-    assert!(bench::check_allreduce(8, 64 << 20).is_ok());
-    assert!(matches!(bench::check_allreduce(64, 1 << 30), Err(CollectiveError::Budget { .. })));
-    assert!(bench::check_reduce(8 << 30).unwrap_err().to_string().contains("budget"));
     assert!(t.elapsed() < Duration::from_secs(5), "checks only: {:?}", t.elapsed());
     if let Some(peak) = peak_rss() {
         assert!(peak < 100 << 20, "peak resident memory {peak} bytes: something was allocated");

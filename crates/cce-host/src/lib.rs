@@ -26,7 +26,6 @@
 //! - No panics on any request; no unsafe.
 #![forbid(unsafe_code)]
 
-pub mod bench;
 mod build;
 mod error;
 pub mod gradient;

@@ -38,9 +38,32 @@ pub(crate) fn api_error(py: Python<'_>, e: cce_api::ApiError) -> PyErr {
     }
 }
 
-/// A JSON value (the `--json` object of a command) as Python objects.
+/// A JSON value (the `--json` object of a command) as Python objects, built directly (objects
+/// become dicts in key order, arrays lists, integers ints, other numbers floats).
 pub(crate) fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    py.import("json")?.call_method1("loads", (v.to_string(),))
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_bound_py_any(py)?,
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_bound_py_any(py)?,
+            (None, Some(i)) => i.into_bound_py_any(py)?,
+            (None, None) => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?,
+        },
+        Value::String(s) => s.into_bound_py_any(py)?,
+        Value::Array(a) => {
+            let items = a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            pyo3::types::PyList::new(py, items)?.into_any()
+        }
+        Value::Object(o) => {
+            let d = pyo3::types::PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 /// Runs `f` without the GIL; a panic inside becomes a `RuntimeError`.

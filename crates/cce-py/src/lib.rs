@@ -51,6 +51,6 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rings::run, m)?)?;
     m.add_class::<rings::Ring>()?;
     m.add_function(wrap_pyfunction!(collectives::allreduce, m)?)?;
-    m.add("MAX_SOURCES", cce_format::limits::MAX_SOURCES)?;
+    m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

@@ -4,12 +4,14 @@ use std::time::Instant;
 
 use cce_format::{KbinOp, SdmaDtype};
 
-use crate::build::{ReduceRequest, plan};
+use cce_host::{HostError, ReduceRequest, plan};
+use serde::Serialize;
 
 /// What [`encode`] measured.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EncodeBench {
     /// Elements per source of the reduce that was built.
+    #[serde(skip)]
     pub elems: u64,
     /// Descriptors written (tx + rx).
     pub descriptors: u64,
@@ -21,7 +23,7 @@ pub struct EncodeBench {
 
 /// Builds the rings of a 4-source bf16 → fp32 → bf16 ADD of `bytes_per_source` bytes per
 /// source on arch 3 `reps` times and reports the best run.
-pub fn encode(bytes_per_source: u64, reps: u32) -> Result<EncodeBench, crate::HostError> {
+pub fn encode(bytes_per_source: u64, reps: u32) -> Result<EncodeBench, HostError> {
     let elems = bytes_per_source / 2;
     let srcs = (0..4u64).map(|i| (i + 1) << 36).collect();
     let req = ReduceRequest::new(

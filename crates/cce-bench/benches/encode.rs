@@ -5,10 +5,10 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 fn encode(c: &mut Criterion) {
     let mut g = c.benchmark_group("encode");
     for mib in [1u64, 64] {
-        let r = cce_host::bench::encode(mib << 20, 1).expect("plan");
+        let r = cce_bench::encode::encode(mib << 20, 1).expect("plan");
         g.throughput(Throughput::Elements(r.descriptors));
         g.bench_function(format!("add4-bf16-{mib}MiB"), |b| {
-            b.iter(|| cce_host::bench::encode(mib << 20, 1).expect("plan"))
+            b.iter(|| cce_bench::encode::encode(mib << 20, 1).expect("plan"))
         });
     }
     g.finish();

@@ -1,0 +1,85 @@
+//! (feature `mpi`) The all-reduce as one process of an MPI job: `mpirun -n P cce allreduce …`
+//! and `mpirun -n P cce bench allreduce`. This process runs its ranks only; process 0 gets one
+//! report for the job (`None` on the others). Every call here is collective: each process of
+//! the job makes it, inside [`with_mpi`].
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use cce_collectives::allreduce::{self, Config, MpiReport, MpiRun};
+use cce_collectives::metrics::{self, Check};
+
+pub use cce_bench::allreduce::MpiAllreduceBenchResult;
+pub use cce_collectives::allreduce::{abort_job, with_mpi};
+
+use crate::error::ApiError;
+
+/// Where this process's ranks' inputs come from.
+#[derive(Clone, Copy, Debug)]
+pub enum MpiInputs<'a> {
+    /// Made from the seed, as a single-process run makes them.
+    Seeded(u64),
+    /// Read from `rank<q>.bin` files in a directory.
+    Files(&'a Path),
+}
+
+/// This process's part of one all-reduce, and process 0's report for the job.
+#[derive(Debug)]
+pub struct MpiAllreduce {
+    /// The run: this process's ranks and their outputs.
+    pub run: MpiRun,
+    /// The job's report, on process 0 only.
+    pub report: Option<MpiReport>,
+}
+
+/// Runs this process's ranks of `cfg` over `inputs`, then (collectively) measures every rank's
+/// output against the exact reduction under `check` and gathers the report on process 0.
+/// `write_outputs`, when given, receives each of this process's ranks' outputs before the
+/// measure takes them.
+pub fn allreduce(
+    cfg: &Config,
+    inputs: MpiInputs<'_>,
+    check: Check,
+    write_outputs: Option<&mut dyn FnMut(usize, &[u8]) -> Result<(), ApiError>>,
+) -> Result<MpiAllreduce, ApiError> {
+    let reading = |q: usize| match inputs {
+        MpiInputs::Files(d) => std::fs::read(d.join(format!("rank{q}.bin"))).unwrap_or_default(),
+        MpiInputs::Seeded(seed) => metrics::generate_rank(cfg, seed, q),
+    };
+    let mut run = allreduce::run_mpi(cfg, &reading)?;
+    if let Some(write) = write_outputs {
+        for &q in &run.ranks {
+            write(q, &run.outcome.outputs[q])?;
+        }
+    }
+    let source: Box<dyn metrics::InputSource> = match inputs {
+        MpiInputs::Files(d) => {
+            Box::new(metrics::RankFiles::open(cfg, d).map_err(|e| ApiError::Input(format!("{}: {e}", d.display())))?)
+        }
+        MpiInputs::Seeded(seed) => Box::new(metrics::Generated::new(cfg, seed)),
+    };
+    let report = allreduce::mpi_report(cfg, &mut run, source.as_ref(), check);
+    Ok(MpiAllreduce { run, report })
+}
+
+/// `mpirun -n P cce bench allreduce`'s report (process 0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MpiBench {
+    /// Processes in the job.
+    pub processes: usize,
+    /// Process 0's single-thread memcpy, GB/s.
+    pub memcpy_gbps: f64,
+    /// Per algorithm.
+    pub results: Vec<MpiAllreduceBenchResult>,
+}
+
+/// The all-reduce benchmark over the job's processes, best of `reps`; the report on process 0.
+pub fn bench(ranks: usize, bytes_per_rank: usize, reps: usize) -> Result<Option<MpiBench>, ApiError> {
+    let r = cce_bench::allreduce::allreduce_mpi(ranks, bytes_per_rank, reps)?;
+    Ok(r.map(|(memcpy_gbps, results)| MpiBench {
+        processes: results.first().map_or(0, |x| x.process_peak_bytes.len()),
+        memcpy_gbps,
+        results,
+    }))
+}
