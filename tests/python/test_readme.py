@@ -14,7 +14,8 @@ def python_blocks(doc):
     return re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), flags=re.S)
 
 
-def test_python_page_has_its_examples():
+def test_python_examples_are_there():
+    assert len(python_blocks("README.md")) >= 1, "the README's tour has its Python snippet"
     assert len(python_blocks("docs/python.md")) >= 3, "docs/python.md has its examples"
 
 

@@ -88,6 +88,20 @@ fn a_changed_output_fails() {
     assert!(outcome.is_err(), "a README block whose shown output was changed still passed");
 }
 
+/// The README is a front page: at most 250 lines (the rest belongs in docs/), opening with the
+/// project's two commands, the main job and the tests.
+#[test]
+fn readme_is_a_front_page_that_opens_with_the_two_commands() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "README.md has {lines} lines; the front page keeps to 250, the rest goes to docs/");
+    let first: Vec<&str> = readme.lines().take(6).collect();
+    assert_eq!(first[..3], ["# cce", "", "```sh"], "the README opens with the two commands");
+    assert!(first[3].starts_with("cargo run --release -- demo "), "first the main job: {}", first[3]);
+    assert!(first[4].starts_with("scripts/test "), "then the tests: {}", first[4]);
+    assert_eq!(first[5], "```", "and nothing else in that block");
+}
+
 /// An ```` ```xml ```` block marked `<!-- excerpt of examples/… -->` shows the file's own lines,
 /// in order (a line `...` stands for lines left out).
 #[test]
