@@ -1,7 +1,7 @@
-//! The README runs verbatim: every ```` ```console ```` block of `README.md` and of `docs/*.md`
-//! is executed by trycmd against this build's `cce`, and its shown output (stdout and stderr,
-//! with `[..]` / `...` elisions for times) must match. Blocks marked `sh` are not commands of
-//! `cce` (cargo, the test script) and are not run.
+//! The documentation runs verbatim: every ```` ```console ```` block of `README.md`, of
+//! `docs/*.md` and of `python/README.md` is executed by trycmd against this build's `cce`, and
+//! its shown output (stdout and stderr, with `[..]` / `...` elisions for times) must match.
+//! Blocks marked `sh` are not commands of `cce` (cargo, the test script) and are not run.
 //!
 //! Each document is copied into this test's scratch directory under cargo's target directory
 //! beside an empty `<name>.out/` and a `<name>.in/` holding a copy of the repository's
@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The documents with console blocks: README.md and docs/*.md.
+/// The documents with console blocks: README.md, docs/*.md and python/README.md.
 fn documents() -> Vec<PathBuf> {
     let mut docs = documents_with("```console");
     docs.sort();
@@ -126,10 +126,10 @@ fn xml_excerpts_are_the_example_files() {
     assert!(checked > 0, "docs/msccl.md shows an excerpt of an example");
 }
 
-/// README.md and docs/*.md that contain `marker`.
+/// README.md, docs/*.md and python/README.md that contain `marker`.
 fn documents_with(marker: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut docs = vec![root.join("README.md")];
+    let mut docs = vec![root.join("README.md"), root.join("python/README.md")];
     if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
         docs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "md")));
     }
