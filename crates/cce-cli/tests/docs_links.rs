@@ -119,7 +119,9 @@ fn broken_links(doc: &Path, text: &str) -> Vec<String> {
             None
         };
         if let Some(why) = why {
-            broken.push(format!("{}:{line}: {target} ({why})", doc.display()));
+            let root = root();
+            let name = doc.strip_prefix(&root).unwrap_or(doc);
+            broken.push(format!("{}:{line}: {target} ({why})", name.display()));
         }
     }
     broken
