@@ -1,6 +1,6 @@
 /*
  * The least work two phases of `cce allreduce --ranks 8 --dtype bf16 --elems 67108864` cannot
- * skip, on this host's threads, with nothing else around them (README, "End to end"):
+ * skip, on this host's threads, with nothing else around them (docs/performance.md, "End to end"):
  *   - fresh 1 GiB made resident: the kernel zeroes every new page (the engine's W buffers);
  *   - 2 GiB read once: every rank's input and every rank's output (the exact check).
  * Build and run:  cc -O3 -march=native -fopenmp scripts/allreduce_floor.c -o /tmp/floor

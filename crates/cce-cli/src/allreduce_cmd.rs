@@ -165,7 +165,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if a.json {
         crate::print_json(&r.to_json());
     } else {
-        // One line (the README shows it so): the run, then how good its result is.
+        // One line (docs/collectives.md and docs/msccl.md show it so): the run, then how good its result is.
         let quality = if a.check == metrics::Check::None {
             "not checked (--check none)".to_string()
         } else if cfg.collective == Collective::AllReduce {

@@ -1,7 +1,7 @@
-//! The README runs verbatim: every ```` ```console ```` block of `README.md` and of `docs/*.md`
-//! is executed by trycmd against this build's `cce`, and its shown output (stdout and stderr,
-//! with `[..]` / `...` elisions for times) must match. Blocks marked `sh` are not commands of
-//! `cce` (cargo, the test script) and are not run.
+//! The documentation runs verbatim: every ```` ```console ```` block of `README.md`, of
+//! `docs/*.md` and of `python/README.md` is executed by trycmd against this build's `cce`, and
+//! its shown output (stdout and stderr, with `[..]` / `...` elisions for times) must match.
+//! Blocks marked `sh` are not commands of `cce` (cargo, the test script) and are not run.
 //!
 //! Each document is copied into this test's scratch directory under cargo's target directory
 //! beside an empty `<name>.out/` and a `<name>.in/` holding a copy of the repository's
@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The documents with console blocks: README.md and docs/*.md.
+/// The documents with console blocks: README.md, docs/*.md and python/README.md.
 fn documents() -> Vec<PathBuf> {
     let mut docs = documents_with("```console");
     docs.sort();
@@ -88,6 +88,20 @@ fn a_changed_output_fails() {
     assert!(outcome.is_err(), "a README block whose shown output was changed still passed");
 }
 
+/// The README is a front page: at most 250 lines (the rest belongs in docs/), opening with the
+/// project's two commands, the main job and the tests.
+#[test]
+fn readme_is_a_front_page_that_opens_with_the_two_commands() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "README.md has {lines} lines; the front page keeps to 250, the rest goes to docs/");
+    let first: Vec<&str> = readme.lines().take(6).collect();
+    assert_eq!(first[..3], ["# cce", "", "```sh"], "the README opens with the two commands");
+    assert!(first[3].starts_with("cargo run --release -- demo "), "first the main job: {}", first[3]);
+    assert!(first[4].starts_with("scripts/test "), "then the tests: {}", first[4]);
+    assert_eq!(first[5], "```", "and nothing else in that block");
+}
+
 /// An ```` ```xml ```` block marked `<!-- excerpt of examples/… -->` shows the file's own lines,
 /// in order (a line `...` stands for lines left out).
 #[test]
@@ -112,10 +126,10 @@ fn xml_excerpts_are_the_example_files() {
     assert!(checked > 0, "docs/msccl.md shows an excerpt of an example");
 }
 
-/// README.md and docs/*.md that contain `marker`.
+/// README.md, docs/*.md and python/README.md that contain `marker`.
 fn documents_with(marker: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut docs = vec![root.join("README.md")];
+    let mut docs = vec![root.join("README.md"), root.join("python/README.md")];
     if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
         docs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "md")));
     }
