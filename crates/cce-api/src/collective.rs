@@ -22,7 +22,6 @@ use cce_collectives::metrics::Metrics;
 use cce_format::SdmaDtype;
 use cce_format::ringfile::RingFile;
 use cce_host::Rounding;
-use serde_json::{Value, json};
 
 pub use cce_collectives::allreduce::{Config, MemoryNeed, UserAlgo};
 pub use cce_collectives::metrics::Check;
@@ -321,168 +320,12 @@ pub struct Explanation {
     pub auto: Algo,
 }
 
-impl Explanation {
-    /// The `candidates` array of the JSON: per algorithm its model time and counts, or why it
-    /// cannot run (`model_seconds` null).
-    pub fn candidates_json(&self) -> Value {
-        Value::Array(
-            self.candidates
-                .iter()
-                .map(|c| {
-                    let mut v = match &c.model {
-                        Ok(m) => json!({"algo": c.algo.name(), "model_seconds": m.seconds,
-                            "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
-                            "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
-                            "busiest_engine_bytes": m.busiest_engine_bytes}),
-                        Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": why}),
-                    };
-                    if let (Algo::File, Some(u)) = (c.algo, &self.config.user) {
-                        v["algorithm_name"] = json!(u.schedule.program.name);
-                    }
-                    v
-                })
-                .collect(),
-        )
-    }
-
-    /// The object `cce allreduce --explain --json` prints.
-    pub fn to_json(&self) -> Value {
-        let cfg = &self.config;
-        let m = &cfg.model;
-        let mut v = json!({
-            "algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
-            "bytes_per_rank": cfg.elems * cfg.dtype.bytes() as u64, "arch": cfg.arch,
-            "instance": m.instance.name(),
-            "candidates": self.candidates_json(),
-            "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": p.flag, "value": p.value,
-                "unit": p.unit, "tag": p.tag, "source": p.source})).collect::<Vec<_>>(),
-        });
-        if cfg.user.is_some() {
-            v["auto"] = json!(self.auto.name());
-            add_file_keys(&mut v, cfg);
-        }
-        v
-    }
-
-    /// The text `cce allreduce --explain` prints: the parameters, every algorithm, the choice.
-    pub fn to_text(&self) -> String {
-        use std::fmt::Write;
-        let cfg = &self.config;
-        let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "time model for {} ranks x {} {} ({} bytes per rank), {} (arch {}):",
-            cfg.ranks,
-            cfg.elems,
-            cfg.dtype.name(),
-            cfg.elems * cfg.dtype.bytes() as u64,
-            cfg.model.instance.name(),
-            cfg.arch
-        );
-        for p in cfg.model.parameters() {
-            let _ = writeln!(
-                t,
-                "  {:<16} {:>10} {:<34} {:<5} {} ({})",
-                p.name,
-                fmt_value(p.value),
-                p.unit,
-                p.tag,
-                p.source,
-                p.flag
-            );
-        }
-        let _ = writeln!(
-            t,
-            "{:<10} {:>12} {:>6} {:>9} {:>12} {:>14} {:>14}",
-            "algorithm", "model (us)", "steps", "packets", "descriptors", "busiest link", "busiest engine"
-        );
-        for c in &self.candidates {
-            match &c.model {
-                Ok(m) => {
-                    let mark = match (c.algo == cfg.algo, cfg.algo) {
-                        (true, Algo::File) => "  <- runs",
-                        (true, _) => "  <- chosen",
-                        (false, _) if c.algo == self.auto && cfg.algo == Algo::File => "  <- auto",
-                        _ => "",
-                    };
-                    let _ = writeln!(
-                        t,
-                        "{:<10} {:>12.3} {:>6} {:>9} {:>12} {:>14} {:>14}{mark}",
-                        c.algo.name(),
-                        m.seconds * 1e6,
-                        m.steps.first().map_or(0, Vec::len),
-                        m.packet_count,
-                        m.descriptors,
-                        m.busiest_link_bytes,
-                        m.busiest_engine_bytes
-                    );
-                }
-                Err(why) => {
-                    let _ = writeln!(t, "{:<10} {:>12} refused: {why}", c.algo.name(), "-");
-                }
-            }
-        }
-        match &cfg.user {
-            Some(u) => {
-                let _ = writeln!(
-                    t,
-                    "file: {} ({}); auto would choose {} among cce's own: the least model time (busiest link, engine: the most bytes one carries)",
-                    u.schedule.program.name,
-                    u.file,
-                    self.auto.name()
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    t,
-                    "auto chooses {}: the least model time (busiest link, engine: the most bytes one carries)",
-                    cfg.algo.name()
-                );
-            }
-        }
-        t
-    }
-}
-
 /// The algorithm as reports name it: cce's algorithm, or the user's schedule by its name.
 pub fn algo_label(cfg: &Config) -> String {
     match &cfg.user {
         Some(u) => format!("{} (file)", u.schedule.program.name),
         None => cfg.algo.name().to_string(),
     }
-}
-
-/// The `check` key of a result's JSON, and null for every error key when nothing was checked
-/// (`check` none), for the single-process and the MPI results alike.
-pub fn add_check_keys(v: &mut Value, check: Check) {
-    if check == Check::None {
-        // Not measured: null, never a number that looks like a result.
-        for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
-            v[k] = Value::Null;
-        }
-    }
-    v["check"] = json!(check.name());
-}
-
-/// The keys a run of a user's schedule adds to its JSON (docs/MODEL.md X1): the file, its
-/// name, collective, protocol, channels, chunks, whether it ran in place, and its `<step>`
-/// count (`steps` stays the steps per rank).
-pub fn add_file_keys(v: &mut Value, cfg: &Config) {
-    let Some(u) = &cfg.user else { return };
-    let p = &u.schedule.program;
-    v["algorithm_file"] = json!(u.file);
-    v["algorithm_name"] = json!(p.name);
-    v["coll"] = json!(p.coll.name());
-    v["proto"] = json!(p.proto);
-    v["nchannels"] = json!(p.nchannels);
-    v["nchunksperloop"] = json!(p.nchunks);
-    v["in_place"] = json!(p.in_place);
-    v["algorithm_steps"] = json!(p.step_counts.iter().sum::<usize>());
-}
-
-/// A parameter's value: an integer as one, else three significant decimals.
-fn fmt_value(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.3}") }
 }
 
 /// One collective's result: the outcome, its error metrics and the memory it was checked for.
@@ -508,55 +351,6 @@ impl AllreduceResult {
     /// nccl-tests' (algbw, busbw) of the wall-clock run, GB/s.
     pub fn bandwidths(&self) -> (f64, f64) {
         metrics::bandwidths(&self.config, self.outcome.seconds)
-    }
-
-    /// The object `cce allreduce --json` prints.
-    pub fn to_json(&self) -> Value {
-        let (o, m) = (&self.outcome, &self.metrics);
-        let (algbw, busbw) = self.bandwidths();
-        let mut v = json!({
-            "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
-            "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
-            "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
-            "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
-            "wrong": m.wrong, "steps": o.steps, "memory_bytes": self.memory_bytes,
-            "model_peak_bytes": o.model_peak_bytes,
-            "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
-            "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
-        });
-        // Keys after the original ones, so their order stays the contract's.
-        v["algo"] = json!(self.config.algo.name());
-        add_check_keys(&mut v, self.check);
-        add_file_keys(&mut v, &self.config);
-        if let Some(e) = &self.candidates {
-            v["candidates"] = e.candidates_json();
-        }
-        if let Some(h) = &self.hops {
-            let cfg = &self.config;
-            v["compress"] = json!(cfg.compress.name());
-            v["codec"] = json!(
-                "MODEL: the project's GCE codec, block-scaled fp8 e5m2 with an E8M0 scale per 32 elements (docs/MODEL.md \"GCE\")"
-            );
-            v["nodes"] = json!(cfg.nodes());
-            v["ranks_per_node"] = json!(cfg.model.ranks_per_node);
-            v["hop_bytes"] = json!(h.compressed);
-            v["hop_bytes_uncompressed"] = json!(h.uncompressed);
-            v["hop_bytes_ratio"] = json!(h.ratio());
-            v["uncompressed_model_seconds"] = json!(h.uncompressed_model_seconds);
-        }
-        v
-    }
-
-    /// One row of `cce allreduce --sweep --json` (nccl-tests' columns, measured and modelled).
-    pub fn sweep_row(&self) -> Value {
-        let (cfg, o) = (&self.config, &self.outcome);
-        let (alg, bus) = self.bandwidths();
-        let (malg, mbus) = metrics::bandwidths(cfg, o.model_seconds);
-        json!({"size": cfg.elems * cfg.dtype.bytes() as u64, "count": cfg.elems, "type": cfg.dtype.name(), "redop": cfg.op.name(),
-            "time_us": o.seconds * 1e6, "algbw_gbps": alg, "busbw_gbps": bus,
-            "wrong": (self.check == Check::Exact).then_some(self.metrics.wrong),
-            "max_ulp_err": (self.check == Check::Exact).then_some(self.metrics.max_ulp_err),
-            "model_us": o.model_seconds * 1e6, "model_algbw_gbps": malg, "model_busbw_gbps": mbus})
     }
 }
 
@@ -834,27 +628,4 @@ pub fn demo_check(failures: &[String]) -> Result<(), ApiError> {
 /// An example's rings as a listing (queue 0, arch 3).
 pub fn example_listing(ex: &Example) -> Listing {
     Listing::of(&RingFile { arch: 3, queues: vec![ex.rings.queue(0)] })
-}
-
-/// The object `cce demo --json` prints: the examples, every all-reduce row of `elems`
-/// elements per rank, whether every check passed.
-pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
-    let failures = demo_failures(examples, rows);
-    json!({
-        "examples": examples.iter().map(|ex| json!({
-            "title": ex.title, "elems": ex.elems, "mismatches": ex.mismatches, "packets": ex.rings.packets,
-            "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
-        })).collect::<Vec<_>>(),
-        "allreduce": {
-            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": "add",
-            "rows": rows.iter().map(|r| json!({
-                "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
-                "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,
-                "max_rel_err": r.max_rel_err, "max_ulp_err": r.max_ulp_err, "mean_ulp_err": r.mean_ulp_err,
-                "ranks_identical": r.ranks_identical, "wrong": r.wrong,
-            })).collect::<Vec<_>>(),
-        },
-        "passed": failures.is_empty(),
-        "failures": failures,
-    })
 }

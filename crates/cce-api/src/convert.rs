@@ -9,7 +9,6 @@
 use cce_format::SdmaDtype;
 use cce_numerics::sample::{SampleKind, sample_into_par, sample_par};
 use cce_numerics::{NumType, Rounding};
-use serde_json::{Value, json};
 
 use crate::error::ApiError;
 
@@ -90,19 +89,6 @@ impl Conversion {
             )?;
         }
         Ok(output)
-    }
-
-    /// The object `cce convert --json` prints for `len` input bytes read from `input` and
-    /// written to `output`.
-    pub fn to_json(&self, input: &str, output: &str, len: u64) -> Value {
-        let (rounding, seed) = self.rounding_name();
-        let elements = len / self.from.size() as u64;
-        json!({
-            "input": input, "output": output,
-            "from": self.from.name(), "to": self.to.name(), "elements": elements,
-            "bytes_read": len, "bytes_written": elements * self.to.size() as u64,
-            "rounding": rounding, "seed": seed, "saturate": self.saturate,
-        })
     }
 
     /// `("rne", None)` or `("sr", Some(seed))`.
@@ -210,14 +196,6 @@ impl Generation {
             std::mem::swap(&mut ready, &mut next);
         }
         Ok(self.bytes())
-    }
-
-    /// The object `cce gen --json` prints for the array written to `output`.
-    pub fn to_json(&self, output: &str) -> Value {
-        json!({
-            "output": output, "dtype": self.dtype.name(), "elements": self.elements,
-            "bytes": self.bytes(), "values": self.values, "seed": self.seed,
-        })
     }
 }
 

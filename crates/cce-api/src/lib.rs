@@ -49,12 +49,10 @@ pub mod gce;
 pub mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-pub mod plot;
 pub mod reduce;
 pub mod render;
-pub mod report;
+pub use render::{plot, report, trace};
 pub mod run;
-pub mod trace;
 pub mod values;
 
 pub use bits::{

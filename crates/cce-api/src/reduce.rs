@@ -9,7 +9,6 @@
 
 use cce_format::SdmaDtype;
 use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
-use serde_json::{Value, json};
 
 use crate::build::{OpOptions, fit32};
 use crate::error::ApiError;
@@ -86,16 +85,7 @@ pub struct ReduceResult {
     pub outcome: ReduceOutcome,
 }
 
-impl ReduceResult {
-    /// The object `cce reduce --json` prints.
-    pub fn to_json(&self) -> Value {
-        let o = &self.outcome;
-        json!({
-            "elements": o.elements, "packets": o.packets, "descriptors": o.descriptors,
-            "bytes_read": o.bytes_read, "bytes_written": o.bytes_written, "seconds": o.seconds,
-        })
-    }
-}
+impl ReduceResult {}
 
 /// Runs a checked job over `sources` (raw little-endian arrays of the in dtype).
 pub fn reduce_job(job: &ReduceJob, sources: &[&[u8]]) -> Result<ReduceResult, ApiError> {

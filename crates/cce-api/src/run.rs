@@ -13,7 +13,6 @@ use std::time::Instant;
 use cce_engine::feed::run_programs;
 use cce_engine::{Engine, EngineConfig, Fault, MemError, Memory, PagedMemory, QueueState, RunReport};
 use cce_format::ringfile::RingFile;
-use serde_json::{Value, json};
 
 use crate::error::{ApiError, LoadProblem};
 
@@ -46,15 +45,6 @@ impl QueueReport {
             QueueState::Stalled => "stalled",
         }
     }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "queue": self.queue,
-            "state": self.state_name(),
-            "semaphore": self.semaphore, "packets": self.packets, "tx_done": self.tx_done, "rx_done": self.rx_done,
-            "fault": self.fault.as_ref().map(ToString::to_string),
-        })
-    }
 }
 
 /// What a run did.
@@ -80,16 +70,6 @@ impl RunResult {
     pub fn check(&self) -> Result<(), ApiError> {
         let faults: Vec<Fault> = self.faults().into_iter().cloned().collect();
         if faults.is_empty() { Ok(()) } else { Err(ApiError::Faulted(faults)) }
-    }
-
-    /// The object `cce run --json` prints: every queue, then the counts.
-    pub fn to_json(&self) -> Value {
-        let r = &self.report;
-        json!({
-            "queues": self.queues.iter().map(QueueReport::to_json).collect::<Vec<_>>(),
-            "packets": r.packets, "descriptors": r.descriptors,
-            "bytes_read": r.bytes_read, "bytes_written": r.bytes_written, "seconds": self.seconds,
-        })
     }
 }
 

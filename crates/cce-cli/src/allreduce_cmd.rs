@@ -318,7 +318,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     let rows = rows?;
     let failures = api::demo_failures(&examples, &rows);
     if a.json {
-        crate::print_json(&api::demo_json(&examples, &rows, a.elems));
+        crate::print_json(&cce_api::render::collective::demo_json(&examples, &rows, a.elems));
     } else {
         crate::output::outln!(
             "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}",

@@ -97,43 +97,6 @@ pub struct BenchReport {
 }
 
 impl BenchReport {
-    /// `{"memcpy_gbps": f, "memcpy_gbps_by_threads": [{"threads": n, "gbps": f}, …],
-    /// "results": [{"name": …, "threads": n, "gbps": f, "ratio": f, "layout": …,
-    /// "gbps_by_layout": {"contiguous": f, "staggered": f}, "kernel": …, "memcpy_gbps": f,
-    /// "floor_gbps": f, "ratio_to_floor": f}, …]}` (the last two `null` without a floor).
-    pub fn to_json(&self) -> std::string::String {
-        use std::fmt::Write;
-        let mut s = std::format!("{{\"memcpy_gbps\": {:.3}, \"memcpy_gbps_by_threads\": [", self.memcpy_gbps);
-        for (i, (t, g)) in self.memcpy_gbps_by_threads.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            let _ = write!(s, "{sep}{{\"threads\": {t}, \"gbps\": {g:.3}}}");
-        }
-        s.push_str("], \"results\": [");
-        for (i, r) in self.results.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            let _ = write!(
-                s,
-                "{sep}{{\"name\": \"{}\", \"threads\": {}, \"gbps\": {:.3}, \"ratio\": {:.3}, \"layout\": \"{}\", \"gbps_by_layout\": {{",
-                r.name, r.threads, r.gbps, r.ratio, r.layout
-            );
-            for (j, (l, g)) in r.gbps_by_layout.iter().enumerate() {
-                let sep = if j == 0 { "" } else { ", " };
-                let _ = write!(s, "{sep}\"{l}\": {g:.3}");
-            }
-            let opt = |x: Option<f64>| x.map_or_else(|| "null".into(), |x| std::format!("{x:.3}"));
-            let _ = write!(
-                s,
-                "}}, \"kernel\": \"{}\", \"memcpy_gbps\": {:.3}, \"floor_gbps\": {}, \"ratio_to_floor\": {}}}",
-                r.kernel,
-                r.memcpy_gbps,
-                opt(r.floor_gbps),
-                opt(r.ratio_to_floor)
-            );
-        }
-        s.push_str("]}");
-        s
-    }
-
     /// A plain-text table.
     pub fn to_table(&self) -> std::string::String {
         use std::fmt::Write;

@@ -1,8 +1,17 @@
 //! The render layer: every JSON object and text line the fronts print is made here, from the
 //! typed results the other modules return. Nothing else in the crate builds JSON by hand.
 
+mod algo;
+pub mod collective;
+mod convert;
 mod fields;
+mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod plot;
+mod reduce;
+pub mod report;
+mod run;
+pub mod trace;
 
 pub(crate) use fields::{fields_map, fields_text};

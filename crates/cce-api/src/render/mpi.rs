@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use cce_collectives::allreduce::{Config, MemoryNeed, MpiReport, MpiRun};
 use cce_collectives::metrics::Check;
 
-use crate::collective::{add_check_keys, add_file_keys};
+use crate::render::collective::{add_check_keys, add_file_keys};
 
 /// Process 0's report of an MPI all-reduce, as one JSON object.
 pub fn allreduce_json(cfg: &Config, run: &MpiRun, r: &MpiReport, need: &MemoryNeed, check: Check) -> Value {

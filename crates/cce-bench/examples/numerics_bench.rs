@@ -1,4 +1,4 @@
-//! Runs the `cce bench numerics` jobs: `cargo run --release -p cce-numerics --example
+//! Runs the `cce bench numerics` jobs: `cargo run --release -p cce-bench --example
 //! numerics_bench -- [MiB per source | NK (KiB)] [avx2 | portable] [--json]`.
 
 fn main() {
@@ -23,7 +23,8 @@ fn main() {
     };
     let report = cce_numerics::bench::run_numerics_bench_at(bytes, &threads, reps, max_isa);
     if args.iter().any(|a| a == "--json") {
-        println!("{}", report.to_json());
+        let bench = cce_bench::numerics::NumericsBench::from(report);
+        println!("{}", serde_json::to_string(&bench).expect("a bench report serialises"));
     } else {
         print!("{}", report.to_table());
     }

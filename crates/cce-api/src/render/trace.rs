@@ -112,7 +112,7 @@ pub fn chrome_trace(cfg: &Config, timeline: &Timeline, walls: &[Vec<(f64, f64)>]
     }
     let mut other = json!({"algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
         "instance": cfg.model.instance.name(), "model_seconds": timeline.seconds});
-    crate::collective::add_file_keys(&mut other, cfg);
+    crate::render::collective::add_file_keys(&mut other, cfg);
     json!({
         "traceEvents": events,
         "displayTimeUnit": "ns",
