@@ -54,7 +54,7 @@ fn xml_ring_config(ranks: usize, bytes_per_rank: usize) -> Result<Option<Config>
     Ok(Some(Config::from_user(std::sync::Arc::new(user), RedOp::Add, SdmaDtype::Bf16, (bytes_per_rank / 2) as u64)))
 }
 
-/// Checks [`allreduce`]'s configuration for every algorithm ([`allreduce::check`], the
+/// Checks [`allreduce()`]'s configuration for every algorithm ([`allreduce::check`], the
 /// memory budget included) without allocating anything.
 pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<(), CollectiveError> {
     for algo in Algo::ALL {
@@ -110,7 +110,7 @@ pub struct MpiAllreduceBenchResult {
     pub process_peak_bytes: Vec<u64>,
 }
 
-/// [`allreduce`] as one process of an MPI job (between [`allreduce::with_mpi`]'s
+/// [`allreduce()`] as one process of an MPI job (between [`allreduce::with_mpi`]'s
 /// initialisation and its end): every algorithm over `ranks` ranks spread over the job's
 /// processes, best of `reps`; the results on process 0 (`None` elsewhere).
 #[cfg(feature = "mpi")]
