@@ -2,9 +2,8 @@
 
 use std::time::Instant;
 
-use cce_format::layout;
 use cce_format::packet::{self, PacketError};
-use cce_format::ring::{self, DESC_BYTES, RingGeometry};
+use cce_format::ring::{self, DESC_BYTES, RingGeometry, Shift};
 use cce_numerics::{Exec, NumericsError};
 
 use crate::exec::{self, Scratch, Work};
@@ -527,12 +526,13 @@ impl<M: Memory> Engine<M> {
     }
 
     /// How many packets from the heads (1..=`limit`) are the first one shifted by one packet
-    /// each: the same words except data-descriptor addresses (advanced by one packet per step),
-    /// ring-id phases (which must be those of their slots) and, in a GCE packet, the header word
-    /// (W3) of its gradient descriptor (tx index `gradient`), which may advance by a step of its
-    /// own — each GCE packet has its own header —, the same from packet to packet (the second
-    /// packet's sets it). Returns the count and the header step (0 when there is none). Reads
-    /// the rings through one view each where memory allows, else a stretch of slots per read.
+    /// each, as each ring's [`Shift`] of it recognises them: the same words except
+    /// data-descriptor addresses (advanced by one packet per step), ring-id phases (which must
+    /// be those of their slots) and, in a GCE packet, the header word (W3) of its gradient
+    /// descriptor (tx index `gradient`), which may advance by a step of its own — each GCE
+    /// packet has its own header —, the same from packet to packet (the second packet's sets
+    /// it). Returns the count and the header step (0 when there is none). Reads the rings
+    /// through one view each where memory allows, else a stretch of slots per read.
     #[allow(clippy::too_many_arguments)]
     fn shifted_run(
         &self,
@@ -558,52 +558,23 @@ impl<M: Memory> Engine<M> {
             buf: Vec::new(),
             first: 0,
         };
-        let phase_mask = (layout::LC_RING_ID.span.mask() as u64) & 0xFFFF_FFFF;
-        // Per template descriptor: (first 8 bytes without the phase, last 8 bytes, is data).
-        let templ = |words: &[[u32; 4]]| -> Vec<(u64, u64, bool)> {
-            words
-                .iter()
-                .map(|w| {
-                    let lo = (w[1] as u64) << 32 | w[0] as u64;
-                    let hi = (w[3] as u64) << 32 | w[2] as u64;
-                    let data = w[0] & packet::META_BIT == 0;
-                    (if data { lo & !phase_mask } else { lo }, hi, data)
-                })
-                .collect()
-        };
+        // The header step is learnt from the second packet (copy 1 of the first).
         let mut rings = [
-            (reader(cfg.tx_ring), templ(tx), tx_head, w.elems * w.in_size, gradient),
-            (reader(cfg.rx_ring), templ(rx), rx_head, w.elems * w.out_size, None),
+            (reader(cfg.tx_ring), Shift::new(tx, w.elems * w.in_size).learning_header(gradient), tx_head),
+            (reader(cfg.rx_ring), Shift::new(rx, w.elems * w.out_size), rx_head),
         ];
-        let mut header_step = None;
-        for n in 1..limit {
-            for (reader, t, head, step, gradient) in &mut rings {
-                let k = *head + n * t.len() as u64;
-                for ((i, &(lo_t, hi_t, data)), (slot, phase)) in t.iter().enumerate().zip(geo.slots_from(k)) {
-                    let Some(got) = reader.get(slot) else { return (n, header_step.unwrap_or(0)) };
-                    let mut lo = [0u8; 8];
-                    let mut hi = [0u8; 8];
-                    lo.copy_from_slice(&got[..8]);
-                    hi.copy_from_slice(&got[8..]);
-                    let (lo, hi) = (u64::from_le_bytes(lo), u64::from_le_bytes(hi));
-                    let ok = if data {
-                        lo & !phase_mask == lo_t
-                            && (lo & phase_mask) >> layout::LC_RING_ID.span.lo == phase as u64
-                            && hi == hi_t.wrapping_add(n * *step)
-                    } else if *gradient == Some(i) {
-                        let (w3_t, w3) = ((hi_t >> 32) as u32, (hi >> 32) as u32);
-                        let s = *header_step.get_or_insert(w3.wrapping_sub(w3_t));
-                        lo == lo_t && hi as u32 == hi_t as u32 && w3 == w3_t.wrapping_add(s.wrapping_mul(n as u32))
-                    } else {
-                        lo == lo_t && hi == hi_t
-                    };
-                    if !ok {
-                        return (n, header_step.unwrap_or(0));
+        let count = 'run: {
+            for n in 1..limit {
+                for (reader, shift, head) in &mut rings {
+                    let k = *head + n * shift.len() as u64;
+                    if !shift.recognise_copy(n, &mut geo.slots_from(k), |slot| reader.get(slot)) {
+                        break 'run n;
                     }
                 }
             }
-        }
-        (limit, header_step.unwrap_or(0))
+            limit
+        };
+        (count, rings[0].1.header_step().unwrap_or(0))
     }
 
     /// Runs the numerics on one zero element, so a spec the kernels refuse faults before any

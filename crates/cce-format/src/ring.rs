@@ -7,10 +7,16 @@
 //! counted from the start of the program) sits in slot `k mod ring_size`, on lap
 //! `k / ring_size`, whose ring id is the initial one plus the lap, mod 4 (public UDMA model;
 //! the driver starts at 1).
+//!
+//! A packet repeated along a ring, each copy shifted by one packet's addresses, is a [`Shift`]
+//! (module `shift`): the host writes copies by it and the engine recognises them by it.
 
 use crate::bits::U2;
 pub use crate::descriptor::DESC_BYTES;
 use crate::layout;
+
+mod shift;
+pub use shift::Shift;
 
 /// [`DESC_BYTES`] as an address step.
 const STEP: u64 = DESC_BYTES as u64;

@@ -1,9 +1,8 @@
 //! Programs (the packets of one request) and their layout on a queue's rings.
 
-use cce_format::descriptor;
 use cce_format::dtype::SdmaDtype;
-use cce_format::packet::{self, DescSink, Packet, PacketOp};
-use cce_format::ring::{self, DESC_BYTES, RingGeometry};
+use cce_format::packet::{DescSink, Packet, PacketOp};
+use cce_format::ring::{self, RingGeometry};
 use cce_format::ringfile::{self, QueueRings, RingFile};
 
 use crate::error::HostError;
@@ -184,35 +183,22 @@ struct Sink {
 }
 
 impl Sink {
-    /// Appends `times` copies of `packet`, copy `k` with every data descriptor's address
-    /// advanced by `k · stride` and its ring-id set to its slot's phase.
+    /// Appends `times` copies of `packet`, copy `k` shifted by `k · stride` (see
+    /// [`ring::Shift`]: data descriptors' addresses advanced and ring ids set to their slots'
+    /// phases, compute descriptors as they are).
     fn repeat(&mut self, packet: &[[u32; 4]], times: u64, stride: u64) {
-        let templates: Vec<([u8; DESC_BYTES], bool, u64)> = packet
-            .iter()
-            .map(|w| {
-                let data = w[0] & packet::META_BIT == 0;
-                (descriptor::words_to_bytes(*w), data, descriptor::data_buf_ptr(*w))
-            })
-            .collect();
-        let start = self.bytes.len();
-        let total = ring::ring_bytes(templates.len() as u64 * times) as usize;
-        self.bytes.resize(start + total, 0);
-        let mut slots = self.geometry().slots_from(self.count);
-        let out = &mut self.bytes[start..];
-        let mut pos = 0;
-        for k in 0..times {
-            let step = k.wrapping_mul(stride);
-            for ((tmpl, data, addr), (_, phase)) in templates.iter().zip(&mut slots) {
-                let mut b = *tmpl;
-                if *data {
-                    b[8..16].copy_from_slice(&addr.wrapping_add(step).to_le_bytes());
-                    b = ring::with_phase_bytes(b, phase);
-                }
-                out[pos..pos + DESC_BYTES].copy_from_slice(&b);
-                pos += DESC_BYTES;
-            }
+        let shift = ring::Shift::new(packet, stride);
+        if shift.is_empty() {
+            return;
         }
-        self.count += templates.len() as u64 * times;
+        let descriptors = shift.len() as u64 * times;
+        let start = self.bytes.len();
+        self.bytes.resize(start + ring::ring_bytes(descriptors) as usize, 0);
+        let mut slots = self.geometry().slots_from(self.count);
+        for (k, out) in (0..times).zip(self.bytes[start..].chunks_exact_mut(shift.bytes())) {
+            shift.apply(k, &mut slots, out);
+        }
+        self.count += descriptors;
     }
 
     fn geometry(&self) -> RingGeometry {
