@@ -24,6 +24,9 @@ pub enum MpiInputs<'a> {
     Files(&'a Path),
 }
 
+/// Receives each of this process's ranks' outputs (rank, bytes), e.g. to write them to files.
+pub type OutputWriter<'a> = &'a mut dyn FnMut(usize, &[u8]) -> Result<(), ApiError>;
+
 /// This process's part of one all-reduce, and process 0's report for the job.
 #[derive(Debug)]
 pub struct MpiAllreduce {
@@ -41,7 +44,7 @@ pub fn allreduce(
     cfg: &Config,
     inputs: MpiInputs<'_>,
     check: Check,
-    write_outputs: Option<&mut dyn FnMut(usize, &[u8]) -> Result<(), ApiError>>,
+    write_outputs: Option<OutputWriter<'_>>,
 ) -> Result<MpiAllreduce, ApiError> {
     let reading = |q: usize| match inputs {
         MpiInputs::Files(d) => std::fs::read(d.join(format!("rank{q}.bin"))).unwrap_or_default(),
