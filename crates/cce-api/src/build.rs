@@ -1,4 +1,4 @@
-//! Building the rings of one reduce, as `cce build` does: [`BuildParams`] (the flags, as plain
+//! Building the rings of one reduce, as `cce build` does: [`BuildParams`] (the flags, as typed
 //! fields) → a `cce-host` request → the planned program → one queue's rings ([`Built`]).
 //!
 //! ## Guarantees
@@ -9,7 +9,6 @@
 
 use std::fmt;
 
-use cce_format::descriptor::{DEFAULT_FMA_SELECTORS, FmaOperand};
 use cce_format::limits::PrioCaps;
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
@@ -18,16 +17,17 @@ use serde_json::Value;
 
 use crate::error::{ApiError, invalid_value};
 use crate::listing::QueueListing;
+use crate::params::{BuildOp, ClampConstant, FmaSelectors, RoundingMode};
 use crate::values;
 
-/// The flags of `cce build`, as plain fields.
+/// The flags of `cce build`, as typed fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuildParams {
     /// NeuronCore arch (1..=4; replication needs 3 or 4).
     pub arch: u64,
-    /// `add`, `fma`, `min`, `max` (`copy` and `transpose` reach the dispatcher and are refused),
-    /// or `gce-compress` / `gce-decompress` (a gradient packet program).
-    pub op: String,
+    /// A reduce op (`copy` and `transpose` reach the dispatcher and are refused), or a gradient
+    /// packet program.
+    pub op: BuildOp,
     /// Source dtype.
     pub in_dt: SdmaDtype,
     /// Accumulate dtype.
@@ -48,9 +48,8 @@ pub struct BuildParams {
     pub cap: Option<u64>,
     /// Build without a cce_info (an FMA then fails as the runtime's assert does).
     pub no_cce_info: bool,
-    /// FMA operand selectors `a,b,c` (`stored` / `input` / `scale` or 0..=2); input, scale,
-    /// stored when `None`.
-    pub selectors: Option<String>,
+    /// FMA operand selectors `a,b,c` (by default input, scale, stored).
+    pub selectors: FmaSelectors,
     /// Ring size in descriptors (a multiple of 16, at least 32); the smallest that fits when
     /// `None`.
     pub ring_size: Option<u64>,
@@ -66,7 +65,7 @@ impl BuildParams {
     /// `cce build`: arch 3, no scales or constant, RNE, priority 0, the MODEL cap, a cce_info,
     /// the default selectors, the smallest ring, queue 0.
     pub fn new(
-        op: &str,
+        op: BuildOp,
         (in_dt, accum_dt, out_dt): (SdmaDtype, SdmaDtype, SdmaDtype),
         elems: u64,
         srcs: Vec<u64>,
@@ -74,7 +73,7 @@ impl BuildParams {
     ) -> Self {
         BuildParams {
             arch: 3,
-            op: op.to_string(),
+            op,
             in_dt,
             accum_dt,
             out_dt,
@@ -85,7 +84,7 @@ impl BuildParams {
             prio: 0,
             cap: None,
             no_cce_info: false,
-            selectors: None,
+            selectors: FmaSelectors::default(),
             ring_size: None,
             queue: 0,
             header: None,
@@ -99,11 +98,11 @@ pub struct OpOptions {
     /// FMA scales: none (1.0 each), one for every source, or one per source.
     pub scales: Vec<f32>,
     /// The MIN/MAX clamp constant: a number, or `0x` bits of `const_dtype`.
-    pub constant: Option<String>,
+    pub constant: Option<ClampConstant>,
     /// The clamp constant's dtype (i8 u8 i16 u16 bf16 fp16); the in dtype when `None`.
     pub const_dtype: Option<SdmaDtype>,
-    /// `rne` or `sr`.
-    pub rounding: String,
+    /// RNE, or stochastic rounding seeded by `seed`.
+    pub rounding: RoundingMode,
     /// The stochastic-rounding seed (32 bits; 0 when `None`); only with `sr`.
     pub seed: Option<u64>,
 }
@@ -111,25 +110,28 @@ pub struct OpOptions {
 impl Default for OpOptions {
     /// No scales, no constant, RNE.
     fn default() -> Self {
-        OpOptions { scales: Vec::new(), constant: None, const_dtype: None, rounding: "rne".into(), seed: None }
+        OpOptions { scales: Vec::new(), constant: None, const_dtype: None, rounding: RoundingMode::Rne, seed: None }
     }
 }
 
 impl OpOptions {
-    /// The rounding the options name.
+    /// The rounding the options ask for (the seed checked to fit 32 bits, and refused with RNE).
     pub fn rounding(&self) -> Result<Rounding, ApiError> {
         let seed = self.seed.map(|s| fit32("--seed <SEED>", s)).transpose()?;
-        Ok(Rounding::from_name(&self.rounding, seed)?)
+        Ok(match self.rounding.seed(seed.map(u64::from))? {
+            None => Rounding::Rne,
+            Some(s) => Rounding::Stochastic { seed: s as u32 },
+        })
     }
 
     /// Checks that `op` takes the scales and constant given ([`check_options`]).
     pub fn check(&self, op: KbinOp) -> Result<(), ApiError> {
-        Ok(check_options(op, &self.scales, self.constant.as_deref())?)
+        Ok(check_options(op, &self.scales, self.constant.as_ref().map(ClampConstant::as_str))?)
     }
 
-    /// The clamp constant, parsed in its dtype (`in_dt` when none is given).
+    /// The clamp constant, read in its dtype (`in_dt` when none is given).
     pub fn constant(&self, in_dt: SdmaDtype) -> Result<Option<MinMaxConstant>, ApiError> {
-        Ok(self.constant.as_deref().map(|t| MinMaxConstant::parse(t, self.const_dtype.unwrap_or(in_dt))).transpose()?)
+        self.constant.as_ref().map(|c| c.in_dtype(self.const_dtype.unwrap_or(in_dt))).transpose()
     }
 }
 
@@ -138,24 +140,11 @@ pub(crate) fn fit32(flag: &str, v: u64) -> Result<u32, ApiError> {
     values::fit(v, u32::MAX as u64, 32).map(|v| v as u32).map_err(|why| invalid_value(flag, v, &why))
 }
 
-fn selectors(text: &str) -> Result<[FmaOperand; 3], ApiError> {
-    let parts: Vec<_> = text.split(',').map(str::trim).collect();
-    let one = |s: &str| match s {
-        "stored" | "0" => Ok(FmaOperand::Stored),
-        "input" | "1" => Ok(FmaOperand::Input),
-        "scale" | "2" => Ok(FmaOperand::Scale),
-        _ => Err(ApiError::Input(format!("--selectors: '{s}' is not stored, input or scale"))),
-    };
-    match parts.as_slice() {
-        [a, b, c] => Ok([one(a)?, one(b)?, one(c)?]),
-        _ => Err(ApiError::Input("--selectors takes three operands a,b,c".into())),
-    }
-}
-
-/// The host request `p` describes, every option checked.
+/// The host request `p` describes, every option checked (a gradient program is no reduce
+/// request: see [`gradient_request`]).
 pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
     let cap = p.cap.map(|c| fit32("--cap <CAP>", c)).transpose()?;
-    let op = cce_host::dispatcher_op(&p.op)?;
+    let op = p.op.kbin().ok_or_else(|| p.op.not_a_reduce())?;
     let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("--arch {} is out of range", p.arch)))?;
     let prio = u32::try_from(p.prio).unwrap_or(u32::MAX);
     let mut req =
@@ -165,10 +154,7 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
         req.caps = PrioCaps::default().with_cap(prio, cap);
     }
     req.rounding = p.opts.rounding()?;
-    req.selectors = match &p.selectors {
-        Some(s) => selectors(s)?,
-        None => DEFAULT_FMA_SELECTORS,
-    };
+    req.selectors = p.selectors.0;
     p.opts.check(op)?;
     req.compress = p.header;
     if p.no_cce_info {
@@ -202,11 +188,7 @@ pub fn build(p: &BuildParams) -> Result<Built, ApiError> {
 /// other op): the sources, the one destination, the header, the values' dtype (the sources'
 /// when compressing, the output's when decompressing).
 pub fn gradient_request(p: &BuildParams) -> Result<Option<cce_host::GradientRequest>, ApiError> {
-    let mode = match p.op.as_str() {
-        "gce-compress" => GceMode::Compress,
-        "gce-decompress" => GceMode::Decompress,
-        _ => return Ok(None),
-    };
+    let Some(mode) = p.op.gce() else { return Ok(None) };
     let header = p.header.ok_or_else(|| ApiError::Input(format!("--op {}: --header ADDR is required", p.op)))?;
     let [dst] = p.dsts[..] else {
         return Err(ApiError::Input(format!("--op {}: one --dst (the payload or the values)", p.op)));

@@ -1,9 +1,10 @@
 //! Collectives, as `cce allreduce` and `cce demo` run them: [`AllreduceParams`] (the flags, as
-//! plain fields and names) → a checked `cce-collectives` [`Config`]; a run's outcome and error
+//! typed fields) → a checked `cce-collectives` [`Config`]; a run's outcome and error
 //! metrics as the JSON objects the CLI prints (one run, a sweep row, the demo).
 //!
 //! ## Guarantees
-//! - [`AllreduceParams::config`] checks every name and time-model override;
+//! - [`AllreduceParams::config`] checks every time-model override and a user's schedule against
+//!   the ranks and collective;
 //!   [`cce_collectives::allreduce::check`] (called by [`allreduce()`] and by the CLI before it
 //!   makes or reads inputs) then checks the configuration and memory budget before anything is
 //!   allocated.
@@ -31,21 +32,24 @@ pub use cce_collectives::{allreduce as collectives, demo, metrics};
 
 use crate::error::ApiError;
 use crate::listing::Listing;
+use crate::params::{AlgoChoice, RoundingMode};
 use crate::values;
 
 fn input(m: impl Into<String>) -> ApiError {
     ApiError::Input(m.into())
 }
 
-/// The flags of `cce allreduce`, as plain fields.
+/// The flags of `cce allreduce`, as typed fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AllreduceParams {
     /// Ranks, 2..=64 (mesh: at most 32).
     pub ranks: u64,
-    /// `ring`, `ring-2r2w`, `kangaring`, `mesh`, `rdh`, or `auto` (the least model time).
-    pub algo: String,
-    /// `add`, `min`, `max` or `avg`.
-    pub op: String,
+    /// One of cce's algorithms, `auto` (the least model time), or a user's MSCCL XML schedule
+    /// ([`load_algorithm`]; `--algo-file`), whose `ngpus` must equal `ranks` and whose `coll`
+    /// must be the `collective` when one is given.
+    pub algo: AlgoChoice,
+    /// The reduction.
+    pub op: RedOp,
     /// Buffer dtype.
     pub dtype: SdmaDtype,
     /// Accumulate dtype; `None`: fp32 for a float dtype, the dtype itself for an integer one.
@@ -54,18 +58,17 @@ pub struct AllreduceParams {
     pub seed: u64,
     /// NeuronCore arch (2, 3 or 4).
     pub arch: u64,
-    /// `rne` or `sr` (seeded by `seed`).
-    pub rounding: String,
-    /// `allreduce`, `reduce-scatter` or `all-gather` (also spelled `reducescatter` and
-    /// `allgather`, as MSCCL files do); `None`: all-reduce, or the user's schedule's `coll`.
-    pub collective: Option<String>,
+    /// RNE, or stochastic rounding seeded by `seed`.
+    pub rounding: RoundingMode,
+    /// The collective; `None`: all-reduce, or the user's schedule's `coll`.
+    pub collective: Option<Collective>,
     /// Inject a failure: this rank stops before this step.
     pub fail: Option<(u64, u64)>,
     /// Seconds a rank waits for a semaphore before failing (at least 1).
     pub timeout_secs: u64,
-    /// Time model: the instance type whose defaults it starts from (`trn1`, `trn2`, `trn3`);
-    /// `None`: the arch's (2 → trn1, 3 → trn2, 4 → trn3).
-    pub instance: Option<String>,
+    /// Time model: the instance type whose defaults it starts from; `None`: the arch's (2 →
+    /// trn1, 3 → trn2, 4 → trn3).
+    pub instance: Option<Instance>,
     /// Time model: nanoseconds per descriptor.
     pub alpha_ns: Option<f64>,
     /// Time model: DMA bandwidth per rank (all its engines), GB/s.
@@ -91,12 +94,9 @@ pub struct AllreduceParams {
     /// Model memory budget in bytes; `None`: [`allreduce::default_budget`] (3/4 of the host's
     /// memory).
     pub budget: Option<u64>,
-    /// `--compress`: `gce` compresses what crosses a node boundary (the ring all-reduce only;
-    /// without `ranks_per_node`, the ranks form two nodes); `None` or `none`: nothing.
-    pub compress: Option<String>,
-    /// `--algo-file`: a user's MSCCL XML schedule ([`load_algorithm`]) instead of `algo`; its
-    /// `ngpus` must equal `ranks` and its `coll` the `collective` when one is given.
-    pub algo_file: Option<Arc<UserAlgo>>,
+    /// `--compress`: [`Compress::Gce`] compresses what crosses a node boundary (the ring
+    /// all-reduce only; without `ranks_per_node`, the ranks form two nodes).
+    pub compress: Compress,
     /// Whether the outputs are compared with the exact reduction (`--check`; default exact).
     pub check: Check,
 }
@@ -111,16 +111,16 @@ pub fn load_algorithm(file: &str, text: &str) -> Result<Arc<UserAlgo>, ApiError>
 impl AllreduceParams {
     /// An all-reduce with the defaults of `cce allreduce`: seed 1, arch 3, RNE, a 60 s
     /// timeout, the time model's defaults, no injected failure.
-    pub fn new(ranks: u64, algo: &str, op: &str, dtype: SdmaDtype) -> Self {
+    pub fn new(ranks: u64, algo: AlgoChoice, op: RedOp, dtype: SdmaDtype) -> Self {
         AllreduceParams {
             ranks,
-            algo: algo.to_string(),
-            op: op.to_string(),
+            algo,
+            op,
             dtype,
             accum: None,
             seed: 1,
             arch: 3,
-            rounding: "rne".into(),
+            rounding: RoundingMode::Rne,
             collective: None,
             fail: None,
             timeout_secs: 60,
@@ -137,14 +137,13 @@ impl AllreduceParams {
             ranks_per_node: None,
             cores_per_chip: None,
             budget: None,
-            compress: None,
-            algo_file: None,
+            compress: Compress::None,
             check: Check::Exact,
         }
     }
 
-    /// The configuration for `elems` elements per rank, every name and override checked
-    /// (the ranks, sizes and budget are [`allreduce::check`]'s); `auto` resolved to the
+    /// The configuration for `elems` elements per rank, every override checked (the ranks,
+    /// sizes and budget are [`allreduce::check`]'s); `auto` resolved to the
     /// algorithm of least model time ([`allreduce::choose`]).
     pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
         let cfg = self.config_for(elems)?;
@@ -163,7 +162,7 @@ impl AllreduceParams {
 
     /// Whether the algorithm is chosen by the model.
     pub fn is_auto(&self) -> bool {
-        self.algo == "auto" && self.algo_file.is_none()
+        self.algo == AlgoChoice::Auto
     }
 
     /// Every algorithm's model for `elems` elements per rank, the choice, and the model's
@@ -184,19 +183,15 @@ impl AllreduceParams {
 
     /// [`config`](Self::config) before `auto` is resolved (it stands for ring then).
     fn config_for(&self, elems: u64) -> Result<Config, ApiError> {
-        let algo = match &self.algo_file {
-            Some(_) => Some(Algo::File),
-            None if self.is_auto() => Some(Algo::Ring),
-            None => Algo::from_name(&self.algo).filter(|a| *a != Algo::File),
-        }
-        .ok_or_else(|| {
-            input(format!("--algo '{}': expected ring, ring-2r2w, kangaring, mesh, rdh or auto", self.algo))
-        })?;
-        let op = RedOp::from_name(&self.op)
-            .ok_or_else(|| input(format!("--op '{}': expected add, min, max or avg", self.op)))?;
+        let algo = match &self.algo {
+            AlgoChoice::File(_) => Algo::File,
+            AlgoChoice::Auto => Algo::Ring,
+            AlgoChoice::Algo(a) => *a,
+        };
+        let op = self.op;
         let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
-        let mut cfg = match &self.algo_file {
-            Some(u) => {
+        let mut cfg = match &self.algo {
+            AlgoChoice::File(u) => {
                 if ranks != u.ranks() {
                     return Err(input(format!(
                         "--ranks {ranks}: {} is an algorithm for {} ranks (ngpus)",
@@ -206,51 +201,33 @@ impl AllreduceParams {
                 }
                 Config::from_user(u.clone(), op, self.dtype, elems)
             }
-            None => Config::new(ranks, algo, op, self.dtype, elems),
+            _ => Config::new(ranks, algo, op, self.dtype, elems),
         };
         if let Some(acc) = self.accum {
             cfg.accum = acc;
         }
         cfg.arch = crate::build::fit32("--arch <ARCH>", self.arch)?;
-        cfg.model = match &self.instance {
+        cfg.model = match self.instance {
             None => TimeModel::defaults(cfg.arch),
-            Some(name) => TimeModel::for_instance(
-                Instance::from_name(name)
-                    .ok_or_else(|| input(format!("--instance '{name}': expected trn1, trn2 or trn3")))?,
-            ),
+            Some(instance) => TimeModel::for_instance(instance),
         };
-        cfg.rounding = match cce_host::rounding_seed(&self.rounding, None)? {
-            None => Rounding::Rne,
-            Some(_) => Rounding::Stochastic { seed: self.seed as u32 },
+        cfg.rounding = match self.rounding {
+            RoundingMode::Rne => Rounding::Rne,
+            RoundingMode::Sr => Rounding::Stochastic { seed: self.seed as u32 },
         };
-        let asked = match self.collective.as_deref() {
-            None => None,
-            Some("allreduce" | "all-reduce") => Some(Collective::AllReduce),
-            Some("reduce-scatter" | "reducescatter") => Some(Collective::ReduceScatter),
-            Some("all-gather" | "allgather") => Some(Collective::AllGather),
-            Some(other) => {
-                return Err(input(format!("--collective '{other}': expected allreduce, reduce-scatter or all-gather")));
-            }
-        };
-        match (&self.algo_file, asked) {
-            (Some(u), Some(c)) if c != cfg.collective => {
+        match (&self.algo, self.collective) {
+            (AlgoChoice::File(u), Some(c)) if c != cfg.collective => {
                 return Err(input(format!(
-                    "--collective {}: {} is a {} schedule (its coll)",
-                    self.collective.as_deref().unwrap_or_default(),
+                    "--collective {c}: {} is a {} schedule (its coll)",
                     u.file,
                     u.schedule.program.coll.name()
                 )));
             }
-            (Some(_), _) => {}
-            (None, c) => cfg.collective = c.unwrap_or(Collective::AllReduce),
+            (AlgoChoice::File(_), _) => {}
+            (_, c) => cfg.collective = c.unwrap_or(Collective::AllReduce),
         }
         cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
-        cfg.compress = match self.compress.as_deref() {
-            None | Some("none") => Compress::None,
-            Some(name) => {
-                Compress::from_name(name).ok_or_else(|| input(format!("--compress '{name}': expected gce or none")))?
-            }
-        };
+        cfg.compress = self.compress;
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -483,7 +460,7 @@ impl AllreduceParams {
     pub fn sweep_counts(&self, sweep: &str) -> Result<Vec<u64>, ApiError> {
         let size = self.dtype.bytes().max(1) as u64;
         let counts = sweep_counts(sweep, size)?;
-        let Some(u) = &self.algo_file else { return Ok(counts) };
+        let AlgoChoice::File(u) = &self.algo else { return Ok(counts) };
         let n = u.schedule.program.nchunks;
         let mut fit: Vec<u64> = counts
             .into_iter()
@@ -526,16 +503,14 @@ pub fn sweep_every_algorithm(
 ) -> Result<Vec<SweepPoint>, ApiError> {
     let mut plan = Vec::new();
     // cce's own algorithms run the collective a user's schedule runs.
-    let collective = params.algo_file.as_ref().map(|u| u.schedule.program.coll.name().to_string());
+    let collective = match &params.algo {
+        AlgoChoice::File(u) => Some(u.collective()),
+        _ => params.collective,
+    };
     for &count in counts {
         let chosen = params.explain(count)?.auto;
         for algo in Algo::ALL {
-            let p = AllreduceParams {
-                algo: algo.name().to_string(),
-                algo_file: None,
-                collective: collective.clone().or_else(|| params.collective.clone()),
-                ..params.clone()
-            };
+            let p = AllreduceParams { algo: AlgoChoice::Algo(algo), collective, ..params.clone() };
             let cfg = p.config(count)?;
             if algo.refusal(cfg.ranks, cfg.arch).is_some() {
                 continue;
@@ -543,7 +518,7 @@ pub fn sweep_every_algorithm(
             allreduce::check(&cfg)?;
             plan.push((cfg, algo == chosen));
         }
-        if params.algo_file.is_some() {
+        if matches!(params.algo, AlgoChoice::File(_)) {
             let cfg = params.config(count)?;
             allreduce::check(&cfg)?;
             plan.push((cfg, false));

@@ -2,26 +2,23 @@
 //! generating deterministic test arrays (`cce gen`), both through `cce-numerics`.
 //!
 //! ## Guarantees
-//! - Names resolve as the CLI resolves them ([`num_type`]); sizes are checked against
-//!   [`FILE_BUDGET`] before anything is allocated.
+//! - Dtypes are [`NumType`]s, named as the CLI names them ([`num_type`], `NumType`'s
+//!   `FromStr`); sizes are checked against [`FILE_BUDGET`] before anything is allocated.
 //! - The same inputs give the same bytes as the CLI, whatever the thread count.
 
-use cce_format::SdmaDtype;
 use cce_numerics::sample::{SampleKind, sample_into_par, sample_par};
 use cce_numerics::{NumType, Rounding};
 
 use crate::error::ApiError;
+use crate::params::RoundingMode;
 
 /// Most bytes a conversion (input + output) or a generated array may hold: 16 GiB.
 pub const FILE_BUDGET: u64 = 16 << 30;
 
 /// A dtype by its SDMA name (so fp32r gets the numerics' own refusal) or a numerics name
-/// (`f32`, `e4m3fn`, …).
+/// (`f32`, `e4m3fn`, …): `NumType`'s `FromStr`, its refusal as an [`ApiError`].
 pub fn num_type(name: &str) -> Result<NumType, ApiError> {
-    match SdmaDtype::from_name(name) {
-        Some(d) => Ok(NumType::from_sdma(d)?),
-        None => Ok(NumType::from_name(name)?),
-    }
+    Ok(name.parse::<NumType>()?)
 }
 
 /// A checked conversion: dtypes, rounding, saturation and threads.
@@ -31,8 +28,6 @@ pub struct Conversion {
     pub from: NumType,
     /// Output dtype.
     pub to: NumType,
-    /// The input dtype as it was named (for messages).
-    pub from_name: String,
     /// Rounding to the output dtype.
     pub rounding: Rounding,
     /// Overflow to ±max finite instead of ±inf / NaN.
@@ -42,30 +37,30 @@ pub struct Conversion {
 }
 
 impl Conversion {
-    /// Checks the names (`from`, `to`: see [`num_type`]), `rounding` (`rne` or `sr`, `seed`
-    /// only with `sr`, 0 when omitted) and `threads`.
+    /// Checks `rounding` with `seed` (only with `sr`, 0 when omitted) and `threads`.
     pub fn new(
-        from: &str,
-        to: &str,
-        rounding: &str,
+        from: NumType,
+        to: NumType,
+        rounding: RoundingMode,
         seed: Option<u64>,
         saturate: bool,
         threads: u64,
     ) -> Result<Conversion, ApiError> {
-        let (from_t, to_t) = (num_type(from)?, num_type(to)?);
-        let rounding = match cce_host::rounding_seed(rounding, seed)? {
+        let rounding = match rounding.seed(seed)? {
             None => Rounding::Rne,
             Some(seed) => Rounding::Stochastic { seed, stream: 0 },
         };
         let threads = crate::run::check_threads(threads)?;
-        Ok(Conversion { from: from_t, to: to_t, from_name: from.to_string(), rounding, saturate, threads })
+        Ok(Conversion { from, to, rounding, saturate, threads })
     }
 
-    /// The output length for an input of `len` bytes: whole elements, within the budget.
+    /// The output length for an input of `len` bytes: whole elements, within the budget (a
+    /// ragged input is [`ApiError::Ragged`], naming the dtype by its name; a front may name it
+    /// as its user spelled it).
     pub fn output_len(&self, len: u64) -> Result<u64, ApiError> {
         let size = self.from.size();
         if len % size as u64 != 0 {
-            return Err(ApiError::Ragged { len, dtype: self.from_name.clone(), size });
+            return Err(ApiError::Ragged { len, dtype: self.from.name().to_string(), size });
         }
         let out_len = len / size as u64 * self.to.size() as u64;
         if len.saturating_add(out_len) > FILE_BUDGET {
@@ -103,10 +98,10 @@ impl Conversion {
 /// Converts `bytes` (raw little-endian elements of `from`) to `to`: [`Conversion::new`], then
 /// [`Conversion::run`].
 pub fn convert(
-    from: &str,
-    to: &str,
+    from: NumType,
+    to: NumType,
     bytes: &[u8],
-    rounding: &str,
+    rounding: RoundingMode,
     seed: Option<u64>,
     saturate: bool,
     threads: u64,
@@ -123,25 +118,26 @@ pub struct Generated {
     pub dtype: NumType,
     /// Elements.
     pub elements: u64,
-    /// `uniform`, `ramp` or `bits`.
-    pub values: String,
+    /// What values it holds.
+    pub values: SampleKind,
     /// The seed.
     pub seed: u64,
 }
 
 /// A checked request for a generated array (see [`generation`]), made whole ([`Self::collect`])
-/// or streamed to a writer block by block in constant memory ([`Self::write_to`]).
+/// or streamed to a writer block by block in constant memory ([`Self::write_to`]). Only
+/// [`generation`] makes one (its size checked against the budget).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Generation {
     /// The dtype.
     pub dtype: NumType,
     /// Elements.
     pub elements: u64,
-    /// `uniform`, `ramp` or `bits`.
-    pub values: String,
+    /// What values it holds.
+    pub values: SampleKind,
     /// The seed.
     pub seed: u64,
-    kind: SampleKind,
 }
 
 /// Bytes each thread generates per block of [`Generation::write_to`]: small enough that a block
@@ -160,7 +156,7 @@ impl Generation {
     /// # Errors
     /// [`ApiError`] from the numerics (never for the dtypes [`num_type`] resolves).
     pub fn collect(self) -> Result<Generated, ApiError> {
-        let data = sample_par(self.dtype, self.elements as usize, self.seed, self.kind, host_threads())?;
+        let data = sample_par(self.dtype, self.elements as usize, self.seed, self.values, host_threads())?;
         Ok(Generated { data, dtype: self.dtype, elements: self.elements, values: self.values, seed: self.seed })
     }
 
@@ -176,7 +172,7 @@ impl Generation {
         let threads = host_threads();
         let round_elems = (threads * GEN_BLOCK / size).max(1) as u64;
         let fill = |buf: &mut [u8], first: u64| {
-            sample_into_par(self.dtype, first, self.seed, self.kind, buf, threads).map_err(std::io::Error::other)
+            sample_into_par(self.dtype, first, self.seed, self.values, buf, threads).map_err(std::io::Error::other)
         };
         let (mut ready, mut next) = (Vec::new(), Vec::new());
         let mut first = 0;
@@ -204,16 +200,13 @@ fn host_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Checks a request for `elems` elements of `dtype` (see [`num_type`]) holding `values`
-/// `uniform`, `ramp` or `bits` (as [`cce_numerics::sample`] makes them) against [`FILE_BUDGET`];
-/// nothing is allocated. The same seed gives the same bytes.
+/// Checks a request for `elems` elements of `dtype` holding `values` (as
+/// [`cce_numerics::sample`] makes them) against [`FILE_BUDGET`]; nothing is allocated. The same
+/// seed gives the same bytes.
 ///
 /// # Errors
-/// [`ApiError::Input`] for an unknown dtype or values kind, or a size over the budget.
-pub fn generation(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Generation, ApiError> {
-    let t = num_type(dtype)?;
-    let kind = SampleKind::from_name(values)
-        .ok_or_else(|| ApiError::Input(format!("--values '{values}': expected uniform, ramp or bits")))?;
+/// [`ApiError::Input`] for a size over the budget.
+pub fn generation(t: NumType, elems: u64, seed: u64, values: SampleKind) -> Result<Generation, ApiError> {
     let bytes = elems.saturating_mul(t.size() as u64);
     if bytes > FILE_BUDGET {
         return Err(ApiError::Input(format!(
@@ -221,13 +214,13 @@ pub fn generation(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Ge
             t.name()
         )));
     }
-    Ok(Generation { dtype: t, elements: elems, values: values.to_string(), seed, kind })
+    Ok(Generation { dtype: t, elements: elems, values, seed })
 }
 
 /// `elems` elements of `dtype`, whole: [`generation`] then [`Generation::collect`].
 ///
 /// # Errors
 /// As [`generation`].
-pub fn generate(dtype: &str, elems: u64, seed: u64, values: &str) -> Result<Generated, ApiError> {
+pub fn generate(dtype: NumType, elems: u64, seed: u64, values: SampleKind) -> Result<Generated, ApiError> {
     generation(dtype, elems, seed, values)?.collect()
 }

@@ -1,7 +1,7 @@
 //! # cce-api — everything a `cce` command computes, as one library API
 //!
 //! The CLI (`crates/cce-cli`) and the Python package (`crates/cce-py`) are thin fronts over
-//! these functions: they turn their arguments into the plain parameters here, call, and render
+//! these functions: they turn their arguments into the typed parameters here, call, and render
 //! what comes back. Nothing here parses a command line, touches a file or prints.
 //!
 //! - [`bits`]: [`encode`] / [`encode_values`] from named fields ([`encoder_fields`] lists them
@@ -17,6 +17,9 @@
 //! - [`reduce`](mod@reduce): [`ReduceParams`] → [`reduce()`] — the whole path (host rings, the
 //!   engine executing their bytes);
 //! - [`convert`](mod@convert): [`convert()`] and [`generate`] on raw arrays;
+//! - [`params`]: the values a user names (ops, rounding, algorithms, collectives, FMA
+//!   selectors, clamp constants, dtypes), each a type with the one `FromStr` the fronts parse
+//!   with — its refusal never names a flag, the front does;
 //! - [`collective`]: [`AllreduceParams`] → a checked configuration (`auto` resolved by the
 //!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
 //!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
@@ -49,6 +52,7 @@ pub mod gce;
 pub mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod params;
 pub mod reduce;
 pub mod render;
 pub use render::{plot, report, trace};
@@ -64,6 +68,9 @@ pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owne
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};
+pub use params::{
+    AlgoChoice, BuildOp, ClampConstant, FmaSelectors, NumType, ReduceOp, RoundingMode, SampleKind, SelectorsError,
+};
 pub use reduce::{ReduceParams, ReduceResult, reduce, reduce_into};
 pub use run::{QueueReport, RunResult, run_ring};
 

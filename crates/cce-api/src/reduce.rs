@@ -1,5 +1,5 @@
 //! One reduce through the whole path, as `cce reduce` does: [`ReduceParams`] (the flags, as
-//! plain fields) → a `cce-collectives` job → `cce-host` rings → the `cce-engine` executing
+//! typed fields) → a `cce-collectives` job → `cce-host` rings → the `cce-engine` executing
 //! their bytes over memory → the destinations' bytes.
 //!
 //! ## Guarantees
@@ -12,12 +12,13 @@ use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
 
 use crate::build::{OpOptions, fit32};
 use crate::error::ApiError;
+use crate::params::ReduceOp;
 
-/// The flags of `cce reduce`, as plain fields (the sources and destinations are buffers).
+/// The flags of `cce reduce`, as typed fields (the sources and destinations are buffers).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReduceParams {
-    /// `add`, `fma`, `min` or `max`.
-    pub op: String,
+    /// The op.
+    pub op: ReduceOp,
     /// Source dtype.
     pub in_dt: SdmaDtype,
     /// Accumulate dtype.
@@ -37,23 +38,14 @@ pub struct ReduceParams {
 impl ReduceParams {
     /// An `op` reduce with the defaults of `cce reduce`: no scales or constant, RNE, arch 3,
     /// one destination, one thread.
-    pub fn new(op: &str, in_dt: SdmaDtype, accum_dt: SdmaDtype, out_dt: SdmaDtype) -> Self {
-        ReduceParams {
-            op: op.to_string(),
-            in_dt,
-            accum_dt,
-            out_dt,
-            opts: OpOptions::default(),
-            arch: 3,
-            dests: 1,
-            threads: 1,
-        }
+    pub fn new(op: ReduceOp, in_dt: SdmaDtype, accum_dt: SdmaDtype, out_dt: SdmaDtype) -> Self {
+        ReduceParams { op, in_dt, accum_dt, out_dt, opts: OpOptions::default(), arch: 3, dests: 1, threads: 1 }
     }
 
     /// The job the flags describe, every option checked (the sources are not looked at).
     pub fn job(&self) -> Result<ReduceJob, ApiError> {
         let arch = fit32("--arch <ARCH>", self.arch)?;
-        let op = cce_host::reduce_op(&self.op)?;
+        let op = self.op.kbin();
         let rounding = self.opts.rounding()?;
         self.opts.check(op)?;
         let constant = self.opts.constant(self.in_dt)?;

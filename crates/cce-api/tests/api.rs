@@ -1,8 +1,10 @@
 //! The library API without a command line: each entry point against the layer below it, the
 //! text and JSON renderings of one listing against each other, and the error policy's fields.
 
+use cce_api::params::{Algo, RedOp};
 use cce_api::{
-    AllreduceParams, ApiError, BuildParams, ErrorKind, LoadProblem, OpOptions, ReduceParams, RingSide, SdmaDtype, dtype,
+    AlgoChoice, AllreduceParams, ApiError, BuildOp, BuildParams, ErrorKind, LoadProblem, NumType, OpOptions, ReduceOp,
+    ReduceParams, RingSide, RoundingMode, SampleKind, SdmaDtype, dtype,
 };
 use cce_format::packet::DescKind;
 use serde_json::json;
@@ -11,7 +13,7 @@ const BF16: SdmaDtype = SdmaDtype::Bf16;
 const FP32: SdmaDtype = SdmaDtype::Fp32;
 
 fn add_build(elems: u64, srcs: Vec<u64>, dsts: Vec<u64>) -> BuildParams {
-    BuildParams::new("add", (BF16, FP32, BF16), elems, srcs, dsts)
+    BuildParams::new(BuildOp::Add, (BF16, FP32, BF16), elems, srcs, dsts)
 }
 
 #[test]
@@ -64,8 +66,8 @@ fn encoder_fields_list_bits_tags_and_kinds() {
 #[test]
 fn a_build_lists_the_same_from_its_rings_and_from_its_dump() {
     let p = BuildParams {
-        op: "fma".into(),
-        opts: OpOptions { scales: vec![0.5], rounding: "sr".into(), seed: Some(9), ..OpOptions::default() },
+        op: BuildOp::Fma,
+        opts: OpOptions { scales: vec![0.5], rounding: RoundingMode::Sr, seed: Some(9), ..OpOptions::default() },
         queue: 2,
         ..add_build(300, vec![0x1000, 0x8000], vec![0x10000])
     };
@@ -126,8 +128,9 @@ fn a_listing_keeps_the_fault_and_the_descriptors_after_it() {
 fn build_checks_its_options_in_the_cli_words() {
     let bad = |p: BuildParams| cce_api::build(&p).unwrap_err().to_string();
     let base = || add_build(64, vec![0x1000, 0x2000, 0x3000], vec![0x9000]);
+    // An op is parsed by its type, its refusal after the flag the front names it by.
     assert_eq!(
-        bad(BuildParams { op: "sub".into(), ..base() }),
+        format!("--op {}", "sub".parse::<BuildOp>().unwrap_err()),
         "--op 'sub': expected add, fma, min, max, copy or transpose"
     );
     assert_eq!(
@@ -136,7 +139,7 @@ fn build_checks_its_options_in_the_cli_words() {
     );
     assert_eq!(
         bad(BuildParams {
-            op: "fma".into(),
+            op: BuildOp::Fma,
             opts: OpOptions { scales: vec![1.0, 2.0], ..OpOptions::default() },
             ..base()
         }),
@@ -154,7 +157,7 @@ fn build_checks_its_options_in_the_cli_words() {
         bad(BuildParams { opts: OpOptions { constant: Some("1".into()), ..OpOptions::default() }, ..base() }),
         "a clamp constant is for MIN and MAX only"
     );
-    assert_eq!(bad(BuildParams { op: "copy".into(), ..base() }), "Unsupported CCE Op! 0");
+    assert_eq!(bad(BuildParams { op: BuildOp::Copy, ..base() }), "Unsupported CCE Op! 0");
 }
 
 fn bf16_bytes(values: &[f32]) -> Vec<u8> {
@@ -167,14 +170,14 @@ fn reduce_broadcasts_scales_and_refuses_a_wrong_count() {
     let b = bf16_bytes(&[0.5, 0.5, 0.5, 0.5]);
     let fma = |scales: Vec<f32>| ReduceParams {
         opts: OpOptions { scales, ..OpOptions::default() },
-        ..ReduceParams::new("fma", BF16, FP32, BF16)
+        ..ReduceParams::new(ReduceOp::Fma, BF16, FP32, BF16)
     };
     let one = cce_api::reduce(&fma(vec![2.0]), &[&a, &b]).unwrap();
     let each = cce_api::reduce(&fma(vec![2.0, 2.0]), &[&a, &b]).unwrap();
     assert_eq!(one.outcome.outputs, each.outcome.outputs);
     assert_eq!(one.outcome.outputs[0], bf16_bytes(&[3.0, 5.0, 7.0, 9.0]));
     let none = cce_api::reduce(&fma(vec![]), &[&a, &b]).unwrap();
-    let add = cce_api::reduce(&ReduceParams::new("add", BF16, FP32, BF16), &[&a, &b]).unwrap();
+    let add = cce_api::reduce(&ReduceParams::new(ReduceOp::Add, BF16, FP32, BF16), &[&a, &b]).unwrap();
     assert_eq!(none.outcome.outputs, add.outcome.outputs);
     assert_eq!(add.to_json()["elements"], 4);
     let e = cce_api::reduce(&fma(vec![1.0, 2.0, 3.0]), &[&a, &b]).unwrap_err();
@@ -182,8 +185,8 @@ fn reduce_broadcasts_scales_and_refuses_a_wrong_count() {
     assert_eq!(e.exit_code(), 2);
     let e = cce_api::reduce(&ReduceParams { threads: 0, ..fma(vec![]) }, &[&a]).unwrap_err();
     assert_eq!(e.to_string(), "--threads must be at least 1");
-    let e = cce_api::reduce(&ReduceParams::new("copy", BF16, FP32, BF16), &[&a]).unwrap_err();
-    assert_eq!(e.to_string(), "--op 'copy': expected add, fma, min or max");
+    let e = "copy".parse::<ReduceOp>().unwrap_err();
+    assert_eq!(format!("--op {e}"), "--op 'copy': expected add, fma, min or max");
 }
 
 #[test]
@@ -217,7 +220,8 @@ fn run_reports_queues_names_loads_by_index_and_faults_by_field() {
 
 #[test]
 fn convert_and_generate_resolve_names_as_the_cli() {
-    let g = cce_api::generate("bf16", 64, 3, "uniform").unwrap();
+    let t = |name: &str| cce_api::num_type(name).unwrap();
+    let g = cce_api::generate(t("bf16"), 64, 3, SampleKind::Uniform).unwrap();
     assert_eq!(
         g.data,
         cce_numerics::sample::sample(cce_numerics::NumType::Bf16, 64, 3, cce_numerics::sample::SampleKind::Uniform)
@@ -226,7 +230,7 @@ fn convert_and_generate_resolve_names_as_the_cli() {
     // Streamed in blocks (several rounds of the writer and the generating threads, a short
     // last one): the same bytes as the whole array.
     let n = 2_600_001;
-    let request = cce_api::generation("bf16", n, 11, "uniform").unwrap();
+    let request = cce_api::generation(t("bf16"), n, 11, SampleKind::Uniform).unwrap();
     let mut streamed = Vec::new();
     assert_eq!(request.write_to(&mut streamed).unwrap(), 2 * n);
     assert_eq!(streamed, request.clone().collect().unwrap().data);
@@ -247,23 +251,24 @@ fn convert_and_generate_resolve_names_as_the_cli() {
     }
     let mut full = Full(3 << 20);
     assert_eq!(request.write_to(&mut full).unwrap_err().kind(), std::io::ErrorKind::StorageFull);
-    let f32s = cce_api::convert("bf16", "f32", &g.data, "rne", None, false, 2).unwrap();
-    let back = cce_api::convert("fp32", "bf16", &f32s, "sr", Some(5), false, 1).unwrap();
+    let f32s = cce_api::convert(t("bf16"), t("f32"), &g.data, RoundingMode::Rne, None, false, 2).unwrap();
+    let back = cce_api::convert(t("fp32"), t("bf16"), &f32s, RoundingMode::Sr, Some(5), false, 1).unwrap();
     assert_eq!(back, g.data);
-    let e = cce_api::convert("fp32", "bf16", &[0; 7], "rne", None, false, 1).unwrap_err();
+    let e = cce_api::convert(t("fp32"), t("bf16"), &[0; 7], RoundingMode::Rne, None, false, 1).unwrap_err();
     assert_eq!(e.to_string(), "7 bytes is not a multiple of the fp32 element size (4)");
-    assert!(cce_api::convert("f64", "bf16", &[], "rne", None, false, 1).is_err());
+    assert!(cce_api::num_type("f64").is_err());
     assert_eq!(
-        cce_api::generate("bf16", 4, 1, "sine").unwrap_err().to_string(),
+        format!("--values {}", "sine".parse::<SampleKind>().unwrap_err()),
         "--values 'sine': expected uniform, ramp or bits"
     );
+    assert_eq!(t("f32"), NumType::F32);
     assert_eq!(dtype("bf16").unwrap(), BF16);
     assert!(dtype("bfloat16").unwrap_err().to_string().starts_with("unknown dtype 'bfloat16'"));
 }
 
 #[test]
 fn allreduce_runs_and_reports_a_failed_rank_by_field() {
-    let p = AllreduceParams::new(0, "ring", "add", BF16);
+    let p = AllreduceParams::new(0, AlgoChoice::Algo(Algo::Ring), RedOp::Add, BF16);
     let inputs: Vec<Vec<u8>> = (0..4).map(|r| bf16_bytes(&[r as f32; 16])).collect();
     let r = cce_api::allreduce(&p, &inputs).unwrap();
     assert!(r.outcome.outputs.iter().all(|o| *o == bf16_bytes(&[6.0; 16])));
@@ -276,8 +281,8 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 0))));
     let e = cce_api::allreduce(&AllreduceParams { cce_rate: Some(-1.0), ..p.clone() }, &inputs).unwrap_err();
     assert_eq!(e.to_string(), "--cce-rate must be a positive number");
-    let e = AllreduceParams { algo: "tree".into(), ..p }.config(8).unwrap_err();
-    assert_eq!(e.to_string(), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
+    let e = "tree".parse::<AlgoChoice>().unwrap_err();
+    assert_eq!(format!("--algo {e}"), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
     assert_eq!(v["algo"], "ring");
     assert_eq!(keys[keys.len() - 2..], ["algo", "check"], "new keys come after the original ones");
     assert_eq!(v["check"], "exact");

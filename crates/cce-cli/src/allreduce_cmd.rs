@@ -7,9 +7,10 @@ use std::time::Duration;
 use cce_api::collective::collectives::{self as allreduce, Collective, Config};
 use cce_api::collective::metrics;
 use cce_api::collective::{self as api, AllreduceParams};
+use cce_api::params::{AlgoChoice, Compress};
 use serde_json::json;
 
-use crate::args::{AllreduceArgs, DemoArgs};
+use crate::args::{AllreduceArgs, DemoArgs, named};
 use crate::error::CliError;
 use crate::files::write_atomic;
 
@@ -17,21 +18,31 @@ fn input(m: impl Into<String>) -> CliError {
     CliError::Input(m.into())
 }
 
-/// The command's parameters, with the user's schedule read and checked when one is given.
+/// The command's parameters, every name parsed, with the user's schedule read and checked when
+/// one is given.
 fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
     let algo_file = a.algo_file.as_deref().map(crate::algo_cmd::load).transpose()?;
     // Ranks: given, or the file's (cce-api checks that the two agree).
     let ranks = a.ranks.or(algo_file.as_ref().map(|u| u.ranks() as u64)).unwrap_or(0);
-    let algo = a.algo.clone().unwrap_or_else(|| "file".into());
+    let algo = match algo_file {
+        Some(u) => AlgoChoice::File(u),
+        // clap requires --algo without --algo-file.
+        None => named("--algo", a.algo.as_deref().unwrap_or("file"))?,
+    };
+    let op = named("--op", &a.op)?;
+    let instance = a.instance.as_deref().map(|i| named("--instance", i)).transpose()?;
+    let rounding = named("--rounding", &a.rounding)?;
+    let collective = a.collective.as_deref().map(|c| named("--collective", c)).transpose()?;
+    let compress = a.compress.as_deref().map(|c| named("--compress", c)).transpose()?;
     Ok(AllreduceParams {
         accum: a.accum,
         seed: a.seed,
         arch: a.arch,
-        rounding: a.rounding.clone(),
-        collective: a.collective.clone(),
+        rounding,
+        collective,
         fail: a.fail_rank.zip(a.fail_step),
         timeout_secs: a.timeout,
-        instance: a.instance.clone(),
+        instance,
         alpha_ns: a.alpha_ns,
         dma_gbps: a.dma_gbps,
         engines: a.engines,
@@ -44,10 +55,9 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
         ranks_per_node: a.ranks_per_node,
         cores_per_chip: a.cores_per_chip,
         budget: a.budget,
-        compress: a.compress.clone(),
-        algo_file,
+        compress: compress.unwrap_or(Compress::None),
         check: a.check,
-        ..AllreduceParams::new(ranks, &algo, &a.op, a.dtype)
+        ..AllreduceParams::new(ranks, algo, op, a.dtype)
     })
 }
 
@@ -276,7 +286,8 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
         crate::print_json(&json!({"rows": rows}));
     }
     if let Some(path) = &a.plot {
-        let runs = counts.len() as u64 * (allreduce::Algo::ALL.len() as u64 + u64::from(p.algo_file.is_some()));
+        let file = matches!(p.algo, AlgoChoice::File(_));
+        let runs = counts.len() as u64 * (allreduce::Algo::ALL.len() as u64 + u64::from(file));
         let pb = indicatif::ProgressBar::with_draw_target(Some(runs), indicatif::ProgressDrawTarget::stderr());
         let points = api::sweep_every_algorithm(p, &counts, || pb.inc(1));
         pb.finish_and_clear();

@@ -3,6 +3,8 @@
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::error::CliError;
+
 /// cce — a bit-exact model of the Trainium CCE (compute-DMA) in-transfer reduce.
 ///
 /// The bits: encode and decode every CCE descriptor and meta-control word, with the tag of every
@@ -567,13 +569,22 @@ pub(crate) struct OpArgs {
     pub(crate) seed: Option<u64>,
 }
 
-/// The shared op options as the library takes them.
-pub(crate) fn op_options(o: &OpArgs) -> cce_api::OpOptions {
-    cce_api::OpOptions {
+/// The shared op options as the library takes them (the rounding parsed).
+pub(crate) fn op_options(o: &OpArgs) -> Result<cce_api::OpOptions, CliError> {
+    Ok(cce_api::OpOptions {
         scales: o.scale.clone(),
-        constant: o.constant.clone(),
+        constant: o.constant.as_deref().map(cce_api::ClampConstant::new),
         const_dtype: o.const_dtype,
-        rounding: o.rounding.clone(),
+        rounding: named("--rounding", &o.rounding)?,
         seed: o.seed,
-    }
+    })
+}
+
+/// A flag's text as its type, by the type's one `FromStr`; a refusal is the type's words after
+/// the flag (`--op 'sub': expected add, fma, min or max`).
+pub(crate) fn named<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse().map_err(|e| CliError::Input(format!("{flag} {e}")))
 }

@@ -7,10 +7,16 @@ use crate::error::CliError;
 use crate::files;
 
 pub(crate) fn convert(a: &ConvertArgs) -> Result<(), CliError> {
-    let conv = cce_api::Conversion::new(&a.from, &a.to, &a.rounding, a.seed, a.saturate, a.threads)?;
+    let (from, to) = (cce_api::num_type(&a.from)?, cce_api::num_type(&a.to)?);
+    let rounding = crate::args::named("--rounding", &a.rounding)?;
+    let conv = cce_api::Conversion::new(from, to, rounding, a.seed, a.saturate, a.threads)?;
     let len = std::fs::metadata(&a.input).map_err(CliError::io(&a.input))?.len();
     let out_len = conv.output_len(len).map_err(|e| match e {
-        e @ ApiError::Ragged { .. } => CliError::Input(format!("{}: {e}", a.input.display())),
+        // The dtype as the user spelled it (`f32` as well as `fp32`), after the file.
+        ApiError::Ragged { len, size, .. } => {
+            let e = ApiError::Ragged { len, dtype: a.from.clone(), size };
+            CliError::Input(format!("{}: {e}", a.input.display()))
+        }
         e => e.into(),
     })?;
     let input = files::read(&a.input)?;

@@ -6,7 +6,9 @@ use crate::error::CliError;
 use crate::files;
 
 pub(crate) fn generate(a: &GenArgs) -> Result<(), CliError> {
-    let g = cce_api::generation(&a.dtype, a.elems, a.seed, &a.values)?;
+    let dtype = cce_api::num_type(&a.dtype)?;
+    let values = crate::args::named("--values", &a.values)?;
+    let g = cce_api::generation(dtype, a.elems, a.seed, values)?;
     files::write_atomic_with(&a.output, |f| g.write_to(f).map(drop))?;
     let v = g.to_json(&a.output.display().to_string());
     crate::output::emit(&v, a.json, |_| {

@@ -12,12 +12,13 @@ use crate::error::CliError;
 use crate::files::{self, file_len};
 
 pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
+    let op = crate::args::named("--op", &a.op)?;
     let params = cce_api::ReduceParams {
-        opts: crate::args::op_options(&a.opts),
+        opts: crate::args::op_options(&a.opts)?,
         arch: a.arch,
         dests: a.dst.len(),
         threads: a.threads,
-        ..cce_api::ReduceParams::new(&a.op, a.in_dt, a.accum, a.out_dt)
+        ..cce_api::ReduceParams::new(op, a.in_dt, a.accum, a.out_dt)
     };
     let job = params.job()?;
     for (i, d) in a.dst.iter().enumerate() {

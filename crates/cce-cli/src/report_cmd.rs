@@ -51,8 +51,7 @@ pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
 }
 
 fn numerics(a: &ReportArgs) -> Result<(), CliError> {
-    let inputs = Inputs::from_name(&a.inputs)
-        .ok_or_else(|| CliError::Input(format!("--inputs '{}': expected correlated or uniform", a.inputs)))?;
+    let inputs: Inputs = crate::args::named("--inputs", &a.inputs)?;
     let params = Params { elems: a.elems, seed: a.seed, inputs };
     // Bad sizes are refused before anything runs.
     nr::check(&params)?;

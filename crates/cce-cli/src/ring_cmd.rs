@@ -1,11 +1,11 @@
 //! `cce build` and `cce disasm`: the flags to [`cce_api::BuildParams`], ring bytes to a
 //! [`cce_api::Listing`]; files and printing.
 
-use cce_api::SdmaDtype;
 use cce_api::values;
+use cce_api::{FmaSelectors, SdmaDtype, SelectorsError};
 use serde_json::{Value, json};
 
-use crate::args::{BuildArgs, DisasmArgs};
+use crate::args::{BuildArgs, DisasmArgs, named};
 use crate::error::CliError;
 use crate::files;
 
@@ -30,30 +30,41 @@ fn out_dtype_and_file(a: &BuildArgs) -> Result<(SdmaDtype, Option<std::path::Pat
     Ok((dtype.ok_or_else(|| input("the output dtype is required: --out D (or --out-dtype D)"))?, file))
 }
 
-fn params(a: &BuildArgs, out_dt: SdmaDtype) -> cce_api::BuildParams {
-    cce_api::BuildParams {
+/// `--selectors a,b,c`; a refusal names the flag as the CLI always has.
+fn selectors(text: &str) -> Result<FmaSelectors, CliError> {
+    text.parse().map_err(|e| match e {
+        SelectorsError::Operand(_) => input(format!("--selectors: {e}")),
+        SelectorsError::Count => input(format!("--selectors {e}")),
+    })
+}
+
+fn params(a: &BuildArgs, out_dt: SdmaDtype) -> Result<cce_api::BuildParams, CliError> {
+    let op = named("--op", &a.op)?;
+    let opts = crate::args::op_options(&a.opts)?;
+    let selectors = a.selectors.as_deref().map(selectors).transpose()?.unwrap_or_default();
+    Ok(cce_api::BuildParams {
         arch: a.arch,
-        op: a.op.clone(),
+        op,
         in_dt: a.in_dt,
         accum_dt: a.accum,
         out_dt,
         elems: a.elems,
         srcs: a.src.clone(),
         dsts: a.dst.clone(),
-        opts: crate::args::op_options(&a.opts),
+        opts,
         prio: a.prio,
         cap: a.cap,
         no_cce_info: a.no_cce_info,
-        selectors: a.selectors.clone(),
+        selectors,
         ring_size: a.ring_size,
         queue: a.queue,
         header: a.header,
-    }
+    })
 }
 
 pub(crate) fn build(a: &BuildArgs) -> Result<(), CliError> {
     let (out_dt, file) = out_dtype_and_file(a)?;
-    let built = cce_api::build(&params(a, out_dt))?;
+    let built = cce_api::build(&params(a, out_dt)?)?;
     if let Some(path) = &file {
         files::write_atomic(path, &built.file_bytes())?;
     }

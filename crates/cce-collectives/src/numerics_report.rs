@@ -94,6 +94,20 @@ impl Inputs {
     }
 }
 
+impl std::fmt::Display for Inputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Inputs {
+    type Err = String;
+    /// [`Inputs::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<Inputs, String> {
+        Inputs::from_name(s).ok_or_else(|| format!("'{s}': expected correlated or uniform"))
+    }
+}
+
 /// One line of the report: a buffer dtype and rounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Series {

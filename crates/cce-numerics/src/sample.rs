@@ -41,14 +41,35 @@ pub enum SampleKind {
 }
 
 impl SampleKind {
+    /// Every kind.
+    pub const ALL: [SampleKind; 3] = [SampleKind::Uniform, SampleKind::Ramp, SampleKind::Bits];
+
     /// `uniform`, `ramp` or `bits`.
     pub fn from_name(name: &str) -> Option<SampleKind> {
-        match name {
-            "uniform" => Some(SampleKind::Uniform),
-            "ramp" => Some(SampleKind::Ramp),
-            "bits" => Some(SampleKind::Bits),
-            _ => None,
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Its name: `uniform`, `ramp` or `bits`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SampleKind::Uniform => "uniform",
+            SampleKind::Ramp => "ramp",
+            SampleKind::Bits => "bits",
         }
+    }
+}
+
+impl core::fmt::Display for SampleKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for SampleKind {
+    type Err = alloc::string::String;
+    /// [`SampleKind::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<SampleKind, Self::Err> {
+        SampleKind::from_name(s).ok_or_else(|| alloc::format!("'{s}': expected uniform, ramp or bits"))
     }
 }
 

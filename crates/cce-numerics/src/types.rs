@@ -248,6 +248,18 @@ impl fmt::Display for NumType {
     }
 }
 
+impl core::str::FromStr for NumType {
+    type Err = NumericsError;
+    /// A dtype by its SDMA name (so `fp32r` and `invalid` get [`NumType::from_sdma`]'s refusal,
+    /// which says why) or by [`NumType::from_name`] (`f32`, `e4m3fn`, …).
+    fn from_str(s: &str) -> Result<NumType, NumericsError> {
+        match SdmaDtype::from_name(s) {
+            Some(d) => NumType::from_sdma(d),
+            None => NumType::from_name(s),
+        }
+    }
+}
+
 /// The accumulate dtype: any [`NumType`], or the `fp32r` tag.
 ///
 /// `fp32r` (SDMA 11, byte size 0) has unknown numerics (GAPS.md §8, LOW); the model treats it

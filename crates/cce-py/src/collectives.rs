@@ -1,10 +1,13 @@
 //! `allreduce`: rank buffers through cce-api's all-reduce (as `cce allreduce --input-dir`).
 
-use cce_api::AllreduceParams;
+use std::sync::Arc;
+
+use cce_api::collective::UserAlgo;
+use cce_api::{AlgoChoice, AllreduceParams};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
-use crate::errors::{api_error, detached, to_py};
+use crate::errors::{api_error, detached, named, to_py};
 use crate::numbers::{Outputs, bytes};
 
 /// All-reduces one raw buffer per rank; returns every rank's output bytes and `cce allreduce
@@ -33,10 +36,8 @@ pub(crate) fn allreduce<'py>(
         .transpose()
         .map_err(|e| api_error(py, e))?;
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
-    let params = AllreduceParams {
-        algo_file,
-        ..params(inputs.len() as u64, keywords, seed, arch, compress, ranks_per_node).map_err(|e| api_error(py, e))?
-    };
+    let params = params(inputs.len() as u64, keywords, seed, arch, compress.as_deref(), ranks_per_node, algo_file)
+        .map_err(|e| api_error(py, e))?;
     // The engines read every rank's array in place (nothing of it is copied), without the GIL.
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let result = detached(py, || cce_api::allreduce_slices(&params, &slices))?.map_err(|e| api_error(py, e))?;
@@ -48,24 +49,36 @@ pub(crate) fn allreduce<'py>(
 /// `cce.allreduce`'s string keywords: algo, op, dtype, accum, rounding, check.
 pub(crate) type Keywords<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, &'a str, &'a str);
 
-/// `cce.allreduce`'s keywords as the library's parameters for `ranks` ranks: the Python call and
-/// cce.jax's XLA handler both build them here.
+/// `cce.allreduce`'s keywords as the library's parameters for `ranks` ranks, every name parsed
+/// (`algo` is not looked at when a user's schedule `file` runs): the Python call and cce.jax's
+/// XLA handler both build them here.
 pub(crate) fn params(
     ranks: u64,
     (algo, op, dtype, accum, rounding, check): Keywords<'_>,
     seed: u64,
     arch: u64,
-    compress: Option<String>,
+    compress: Option<&str>,
     ranks_per_node: Option<u64>,
+    file: Option<Arc<UserAlgo>>,
 ) -> Result<AllreduceParams, cce_api::ApiError> {
+    let accum = accum.map(cce_api::dtype).transpose()?;
+    let check = check.parse().map_err(|e: String| cce_api::ApiError::Input(format!("check={e}")))?;
+    let dtype = cce_api::dtype(dtype)?;
+    let algo = match file {
+        Some(u) => AlgoChoice::File(u),
+        None => named("--algo", algo)?,
+    };
+    let op = named("--op", op)?;
+    let rounding = named("--rounding", rounding)?;
+    let compress = compress.map(|c| named("--compress", c)).transpose()?.unwrap_or_default();
     Ok(AllreduceParams {
-        accum: accum.map(cce_api::dtype).transpose()?,
-        rounding: rounding.to_string(),
+        accum,
+        rounding,
         seed,
         arch,
         compress,
         ranks_per_node,
-        check: check.parse().map_err(|e: String| cce_api::ApiError::Input(format!("check={e}")))?,
-        ..AllreduceParams::new(ranks, algo, op, cce_api::dtype(dtype)?)
+        check,
+        ..AllreduceParams::new(ranks, algo, op, dtype)
     })
 }

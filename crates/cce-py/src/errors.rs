@@ -38,6 +38,16 @@ pub(crate) fn api_error(py: Python<'_>, e: cce_api::ApiError) -> PyErr {
     }
 }
 
+/// A keyword's text as its type, by the type's one `FromStr`; a refusal is the type's words
+/// after the CLI's name for the parameter (`--op 'xor': expected add, fma, min or max`): the
+/// messages are the CLI's.
+pub(crate) fn named<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, cce_api::ApiError>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse().map_err(|e| cce_api::ApiError::Input(format!("{flag} {e}")))
+}
+
 /// A JSON value (the `--json` object of a command) as Python objects, built directly (objects
 /// become dicts in key order, arrays lists, integers ints, other numbers floats).
 pub(crate) fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {

@@ -1,11 +1,11 @@
 //! `convert` and `reduce`: the numbers, on raw byte arrays, through cce-api (the calls
 //! `cce convert` and `cce reduce` make, so the bits and the messages are the CLI's).
 
-use cce_api::{OpOptions, ReduceParams};
+use cce_api::{ClampConstant, OpOptions, ReduceParams};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 
-use crate::errors::{api_error, cce_error, detached, to_py};
+use crate::errors::{api_error, cce_error, detached, named, to_py};
 
 /// Result arrays (raw bytes) and the command's `--json` object.
 pub(crate) type Outputs<'py> = (Vec<Bound<'py, PyArray1<u8>>>, Bound<'py, PyAny>);
@@ -31,6 +31,8 @@ pub(crate) fn convert<'py>(
     threads: u64,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let input = bytes(py, &data)?;
+    let names = || Ok((cce_api::num_type(src)?, cce_api::num_type(dst)?, named("--rounding", rounding)?));
+    let (src, dst, rounding) = names().map_err(|e| api_error(py, e))?;
     let out = detached(py, || cce_api::convert(src, dst, input, rounding, seed, saturate, threads))?
         .map_err(|e| api_error(py, e))?;
     Ok(PyArray1::from_vec(py, out))
@@ -61,12 +63,16 @@ pub(crate) fn reduce<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let dtype = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let const_dtype = const_dtype.as_deref().map(dtype).transpose()?;
+    let (in_dt, accum, out_dt) = (dtype(in_dt)?, dtype(accum)?, dtype(out_dt)?);
+    let op = named("--op", op).map_err(|e| api_error(py, e))?;
+    let rounding = named("--rounding", rounding).map_err(|e| api_error(py, e))?;
+    let constant = constant.map(ClampConstant::new);
     let params = ReduceParams {
-        opts: OpOptions { scales, constant, const_dtype, rounding: rounding.to_string(), seed },
+        opts: OpOptions { scales, constant, const_dtype, rounding, seed },
         arch,
         dests: outs.len(),
         threads,
-        ..ReduceParams::new(op, dtype(in_dt)?, dtype(accum)?, dtype(out_dt)?)
+        ..ReduceParams::new(op, in_dt, accum, out_dt)
     };
     let views: Vec<&[u8]> = srcs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let mut targets: Vec<&mut [u8]> =
@@ -87,6 +93,7 @@ pub(crate) fn gce_compress<'py>(
     dtype: &str,
 ) -> PyResult<PayloadAndHeaders<'py>> {
     let input = bytes(py, &data)?;
+    let dtype = cce_api::dtype(dtype).map_err(|e| api_error(py, e))?;
     let c = detached(py, || cce_api::gce::compress(dtype, input))?.map_err(|e| api_error(py, e))?;
     Ok((PyArray1::from_vec(py, c.payload), PyArray1::from_vec(py, c.headers)))
 }
@@ -100,6 +107,7 @@ pub(crate) fn gce_decompress<'py>(
     dtype: &str,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let (p, h) = (bytes(py, &payload)?, bytes(py, &headers)?);
+    let dtype = cce_api::dtype(dtype).map_err(|e| api_error(py, e))?;
     let out = detached(py, || cce_api::gce::decompress(p, h, dtype))?.map_err(|e| api_error(py, e))?;
     Ok(PyArray1::from_vec(py, out))
 }

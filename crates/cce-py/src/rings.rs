@@ -1,12 +1,12 @@
 //! Rings: `build` (as `cce build`), the `Ring` object (its dump bytes, listing and descriptors,
 //! as `cce disasm`), and `run` (as `cce run`: the ring over memory loaded from arrays).
 
-use cce_api::{BuildParams, OpOptions};
+use cce_api::{BuildParams, ClampConstant, FmaSelectors, OpOptions, SelectorsError};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{api_error, detached, to_py};
+use crate::errors::{api_error, detached, named, to_py};
 use crate::numbers::bytes;
 
 /// A ring dump: what `cce build -o` writes and `cce disasm` / `cce run` read.
@@ -68,19 +68,38 @@ pub(crate) fn build(
 ) -> PyResult<Ring> {
     let dtype = |name: &str| cce_api::dtype(name).map_err(|e| api_error(py, e));
     let const_dtype = const_dtype.as_deref().map(dtype).transpose()?;
+    let dtypes = (dtype(in_dt)?, dtype(accum)?, dtype(out_dt)?);
+    let names = || {
+        let op = named("--op", op)?;
+        let rounding = named("--rounding", rounding)?;
+        let selectors = selectors.as_deref().map(fma_selectors).transpose()?.unwrap_or_default();
+        Ok((op, rounding, selectors))
+    };
+    let (op, rounding, selectors) = names().map_err(|e| api_error(py, e))?;
+    let constant = constant.map(ClampConstant::new);
     let p = BuildParams {
         arch,
-        opts: OpOptions { scales, constant, const_dtype, rounding: rounding.to_string(), seed },
+        opts: OpOptions { scales, constant, const_dtype, rounding, seed },
         prio,
         cap,
         no_cce_info,
         selectors,
         ring_size,
         queue,
-        ..BuildParams::new(op, (dtype(in_dt)?, dtype(accum)?, dtype(out_dt)?), elems, src, dst)
+        ..BuildParams::new(op, dtypes, elems, src, dst)
     };
     let built = cce_api::build(&p).map_err(|e| api_error(py, e))?;
     Ok(Ring { file: built.file_bytes() })
+}
+
+/// `selectors="a,b,c"`; a refusal names the parameter as the CLI does.
+fn fma_selectors(text: &str) -> Result<FmaSelectors, cce_api::ApiError> {
+    text.parse().map_err(|e| {
+        cce_api::ApiError::Input(match e {
+            SelectorsError::Operand(_) => format!("--selectors: {e}"),
+            SelectorsError::Count => format!("--selectors {e}"),
+        })
+    })
 }
 
 /// Runs `ring` over memory loaded from `loads` ((address, uint8 array) pairs), then reads each

@@ -380,8 +380,9 @@ impl Call {
             keywords,
             self.seed(step),
             self.arch,
-            self.compress.clone(),
+            self.compress.as_deref(),
             self.ranks_per_node,
+            None,
         )
         .map_err(|e| bad(e.to_string()))
     }

@@ -24,7 +24,7 @@ impl Generation {
     pub fn to_json(&self, output: &str) -> Value {
         json!({
             "output": output, "dtype": self.dtype.name(), "elements": self.elements,
-            "bytes": self.bytes(), "values": self.values, "seed": self.seed,
+            "bytes": self.bytes(), "values": self.values.name(), "seed": self.seed,
         })
     }
 }

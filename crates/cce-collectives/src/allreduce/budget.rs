@@ -118,11 +118,7 @@ fn check_user(cfg: &Config) -> Result<(), CollectiveError> {
             "{}: the schedule's coll is {}, not the {} asked for",
             u.file,
             u.schedule.program.coll.name(),
-            match cfg.collective {
-                Collective::AllReduce => "allreduce",
-                Collective::ReduceScatter => "reduce-scatter",
-                Collective::AllGather => "all-gather",
-            }
+            cfg.collective.name()
         ));
     }
     if cfg.op == RedOp::Avg {

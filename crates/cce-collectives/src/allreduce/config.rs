@@ -1,6 +1,8 @@
 //! The configuration of a collective, what it produced, and why it failed.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 use cce_format::SdmaDtype;
@@ -105,6 +107,21 @@ impl RedOp {
     }
 }
 
+impl fmt::Display for RedOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for RedOp {
+    type Err = String;
+    /// By CLI name ([`RedOp::from_name`]); a refusal says what is expected, without the flag
+    /// (the front names it).
+    fn from_str(s: &str) -> Result<RedOp, String> {
+        RedOp::from_name(s).ok_or_else(|| format!("'{s}': expected add, min, max or avg"))
+    }
+}
+
 /// Which collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Collective {
@@ -114,6 +131,43 @@ pub enum Collective {
     ReduceScatter,
     /// Only the all-gather: rank r starts with chunk `owner(r)` and ends with all.
     AllGather,
+}
+
+impl Collective {
+    /// Every collective.
+    pub const ALL: [Collective; 3] = [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather];
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "allreduce",
+            Collective::ReduceScatter => "reduce-scatter",
+            Collective::AllGather => "all-gather",
+        }
+    }
+    /// By CLI name, or as MSCCL files and NCCL spell it (`all-reduce`, `reducescatter`,
+    /// `allgather`).
+    pub fn from_name(s: &str) -> Option<Collective> {
+        Some(match s {
+            "allreduce" | "all-reduce" => Collective::AllReduce,
+            "reduce-scatter" | "reducescatter" => Collective::ReduceScatter,
+            "all-gather" | "allgather" => Collective::AllGather,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Collective {
+    type Err = String;
+    /// [`Collective::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<Collective, String> {
+        Collective::from_name(s).ok_or_else(|| format!("'{s}': expected allreduce, reduce-scatter or all-gather"))
+    }
 }
 
 /// What crosses a node boundary (docs/MODEL.md G6).
@@ -140,6 +194,20 @@ impl Compress {
     /// By CLI name.
     pub fn from_name(s: &str) -> Option<Compress> {
         [Compress::None, Compress::Gce].into_iter().find(|c| c.name() == s)
+    }
+}
+
+impl fmt::Display for Compress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Compress {
+    type Err = String;
+    /// [`Compress::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<Compress, String> {
+        Compress::from_name(s).ok_or_else(|| format!("'{s}': expected gce or none"))
     }
 }
 

@@ -43,6 +43,20 @@ impl Instance {
     }
 }
 
+impl std::fmt::Display for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Instance {
+    type Err = String;
+    /// [`Instance::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<Instance, String> {
+        Instance::from_name(s).ok_or_else(|| format!("'{s}': expected trn1, trn2 or trn3"))
+    }
+}
+
 /// The time model's parameters (defaults per instance, each overridable).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimeModel {
