@@ -543,8 +543,9 @@ pub fn sweep_every_algorithm(
 }
 
 /// The chart of a sweep over every algorithm: bus bandwidth against bytes per rank (log-log),
-/// per algorithm a measured (solid) and a model (dashed) series, auto's choice marked on the
-/// model curves.
+/// per algorithm two series: `<algo> simulator on this CPU` (solid: the bus bandwidth of the
+/// simulator's wall time on this machine) and `<algo> Trainium model` (dashed: that of the
+/// model's time on the Trainium node), auto's choice marked on the model curves.
 pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate::plot::Chart {
     use crate::plot::{Chart, Mark, Scale, Series};
     let mut series = Vec::new();
@@ -554,8 +555,11 @@ pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate
             continue;
         }
         let line = |f: fn(&SweepPoint) -> f64| mine.iter().map(|p| (p.bytes as f64, f(p))).collect();
-        series.push(Series { name: format!("{} measured", algo.name()), points: line(|p| p.busbw), dashed: false });
-        series.push(Series { name: format!("{} model", algo.name()), points: line(|p| p.model_busbw), dashed: true });
+        // Named for what they are: the simulator's speed on the CPU that ran it (no Trainium
+        // was measured), and the model's time on the Trainium node.
+        let name = algo.name();
+        series.push(Series { name: format!("{name} simulator on this CPU"), points: line(|p| p.busbw), dashed: false });
+        series.push(Series { name: format!("{name} Trainium model"), points: line(|p| p.model_busbw), dashed: true });
     }
     // Every size's choice marked; labelled where the choice changes.
     let mut last = None;

@@ -190,8 +190,8 @@ pub(crate) struct AllreduceArgs {
     /// consumer, bytes in flight per link.
     #[arg(long, conflicts_with = "sweep")]
     pub(crate) trace: Option<std::path::PathBuf>,
-    /// With --sweep: draw bus bandwidth against size for every algorithm (model and measured)
-    /// into this SVG, auto's choice marked.
+    /// With --sweep: draw bus bandwidth against size for every algorithm (the simulator's speed
+    /// on this CPU, and the Trainium model) into this SVG, auto's choice marked.
     #[arg(long, requires = "sweep")]
     pub(crate) plot: Option<std::path::PathBuf>,
     /// Model memory budget in bytes; default: 3/4 of this host's memory.

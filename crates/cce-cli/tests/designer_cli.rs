@@ -270,10 +270,10 @@ fn the_sweep_plot_has_a_measured_and_a_model_series_per_algorithm() {
             .filter(|n| n.has_tag_name("polyline") && n.attribute("data-role") == Some("line"))
             .filter_map(|n| n.attribute("data-series"))
             .collect();
-        assert_eq!(lines.len(), 2 * algos.len(), "R={ranks}: one measured and one model line per algorithm");
+        assert_eq!(lines.len(), 2 * algos.len(), "R={ranks}: one simulator and one model line per algorithm");
         let texts: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
         for a in algos {
-            for kind in ["measured", "model"] {
+            for kind in ["simulator on this CPU", "Trainium model"] {
                 let name = format!("{a} {kind}");
                 assert!(texts.iter().any(|t| t.trim() == name), "R={ranks}: no legend entry {name}");
             }

@@ -278,7 +278,10 @@ fn everything_allreduce_offers_works_with_a_file() {
     let n = v["nchunksperloop"].as_u64().unwrap();
     assert!(rows.iter().all(|r| r["count"].as_u64().unwrap() % n == 0 && r["wrong"] == 0), "{s}");
     let svg = std::fs::read_to_string(&plot).unwrap();
-    assert!(svg.contains("file measured") && svg.contains("ring model"), "the plot draws the file and cce's own");
+    assert!(
+        svg.contains("file simulator on this CPU") && svg.contains("ring Trainium model"),
+        "the plot draws the file and cce's own"
+    );
 }
 
 #[test]

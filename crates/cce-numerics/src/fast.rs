@@ -7,7 +7,10 @@
 //! the compiler vectorises; [`crate::simd`] compiles it again per CPU feature level and picks
 //! at run time. fp32 arithmetic is exact IEEE (no contraction; FMA only through `mul_add`,
 //! which is correctly rounded everywhere), so every level gives the same bits as the generic
-//! path.
+//! path. Each (decoder, encoder) pair's tile loop is a function of its own at each level
+//! ([`Caps::outline`]), with the pair's formats in its types; inlined together into each
+//! level's entry point they made this crate slow to compile (`docs/performance.md`, "Compile
+//! time of cce-numerics").
 
 use crate::float::{
     Fp8Enc, canon_f32, narrow_bf16_rne, narrow_bf16_sr, narrow_f32, narrow_f32_rne_small, widen_to_f32,
@@ -84,35 +87,69 @@ impl Dec for DecBf16 {
     }
 }
 
-struct DecFmt<const W: usize>(FloatFormat);
-impl<const W: usize> Dec for DecFmt<W> {
-    const W: usize = W;
+/// A float format as a type: the decoders and encoders of f16 and the one-byte formats carry
+/// theirs in their type, so that each (decoder, encoder) pair's tile loop, a function of its own
+/// ([`Caps::outline`]), is compiled with its formats' constants.
+trait Format {
+    const FMT: FloatFormat;
+    /// Bytes per element.
+    const W: usize = ((1 + Self::FMT.ebits + Self::FMT.mbits) / 8) as usize;
+}
+
+macro_rules! formats {
+    ($($(#[$doc:meta])* $name:ident = $fmt:ident;)*) => {$(
+        $(#[$doc])*
+        struct $name;
+        impl Format for $name {
+            const FMT: FloatFormat = FloatFormat::$fmt;
+        }
+    )*};
+}
+
+formats! {
+    /// fp32 (as an output).
+    F32 = F32;
+    /// fp16.
+    F16 = F16;
+    /// fp8 e3m4.
+    E3M4 = E3M4;
+    /// fp8 e4m3.
+    E4M3 = E4M3;
+    /// fp8 e5m2.
+    E5M2 = E5M2;
+    /// fp8 e4m3fn.
+    E4M3FN = E4M3FN;
+}
+
+struct DecFmt<F>(core::marker::PhantomData<F>);
+impl<F: Format> Dec for DecFmt<F> {
+    const W: usize = F::W;
     #[inline(always)]
     fn dec(&self, raw: u32) -> u32 {
-        widen_to_f32(raw, self.0)
+        widen_to_f32(raw, F::FMT)
     }
 }
 
 /// A one-byte float format with its magnitude table: `table[m] = widen_to_f32(m) >> 16`
 /// (every fp8 value is exactly a bf16, so the low half is always zero).
-struct DecFp8 {
-    fmt: FloatFormat,
+struct DecFp8<F> {
     table: [u16; 128],
+    fmt: core::marker::PhantomData<F>,
 }
-impl DecFp8 {
-    fn new(fmt: FloatFormat) -> DecFp8 {
+impl<F: Format> DecFp8<F> {
+    fn new() -> DecFp8<F> {
         let mut table = [0u16; 128];
         for (m, t) in table.iter_mut().enumerate() {
-            *t = (widen_to_f32(m as u32, fmt) >> 16) as u16;
+            *t = (widen_to_f32(m as u32, F::FMT) >> 16) as u16;
         }
-        DecFp8 { fmt, table }
+        DecFp8 { table, fmt: core::marker::PhantomData }
     }
 }
-impl Dec for DecFp8 {
+impl<F: Format> Dec for DecFp8<F> {
     const W: usize = 1;
     #[inline(always)]
     fn dec(&self, raw: u32) -> u32 {
-        widen_to_f32(raw, self.fmt)
+        widen_to_f32(raw, F::FMT)
     }
     #[inline(always)]
     fn fp8_table(&self) -> Option<&[u16; 128]> {
@@ -120,7 +157,7 @@ impl Dec for DecFp8 {
     }
     #[inline(always)]
     fn fp8_format(&self) -> Option<FloatFormat> {
-        Some(self.fmt)
+        Some(F::FMT)
     }
 }
 
@@ -170,14 +207,19 @@ impl Enc for EncBf16Sr {
     }
 }
 
-struct EncFmt<const W: usize, const SR: bool> {
-    fmt: FloatFormat,
+struct EncFmt<F, const SR: bool> {
     key: u64,
     sat: bool,
     keep: bool,
+    fmt: core::marker::PhantomData<F>,
 }
-impl<const W: usize, const SR: bool> Enc for EncFmt<W, SR> {
-    const W: usize = W;
+impl<F: Format, const SR: bool> EncFmt<F, SR> {
+    fn new(key: u64, sat: bool, keep: bool) -> EncFmt<F, SR> {
+        EncFmt { key, sat, keep, fmt: core::marker::PhantomData }
+    }
+}
+impl<F: Format, const SR: bool> Enc for EncFmt<F, SR> {
+    const W: usize = F::W;
     #[inline(always)]
     fn key(&self) -> Option<u64> {
         if SR { Some(self.key) } else { None }
@@ -185,19 +227,19 @@ impl<const W: usize, const SR: bool> Enc for EncFmt<W, SR> {
     #[inline(always)]
     fn enc(&self, x: u32, lo: u32, rk: u32) -> u32 {
         if SR {
-            narrow_f32::<true>(x, fmix32(lo ^ rk), self.fmt, self.sat, self.keep)
-        } else if self.fmt == FloatFormat::F32 {
+            narrow_f32::<true>(x, fmix32(lo ^ rk), F::FMT, self.sat, self.keep)
+        } else if F::FMT == FloatFormat::F32 {
             canon_f32(x, self.sat, self.keep)
-        } else if self.fmt.ebits < 8 {
-            narrow_f32_rne_small(x, self.fmt, self.sat, self.keep)
+        } else if F::FMT.ebits < 8 {
+            narrow_f32_rne_small(x, F::FMT, self.sat, self.keep)
         } else {
-            narrow_f32::<false>(x, 0, self.fmt, self.sat, self.keep)
+            narrow_f32::<false>(x, 0, F::FMT, self.sat, self.keep)
         }
     }
     #[inline(always)]
     fn fp8_enc(&self) -> Option<Fp8Enc> {
         // Exactly the formats whose portable `enc` is `narrow_f32_rne_small` and one byte wide.
-        if SR || W != 1 { None } else { Fp8Enc::new(self.fmt, self.sat, self.keep) }
+        if SR || F::W != 1 { None } else { Fp8Enc::new(F::FMT, self.sat, self.keep) }
     }
 }
 
@@ -402,56 +444,66 @@ fn run_tiles<C: Caps>(p: &F32AccPlan<'_>, sources: &[&[u8]], outputs: &mut [&mut
     match p.in_fmt {
         FloatFormat::F32 => run_d::<C, _>(DecF32, p, sources, outputs, first),
         FloatFormat::BF16 => run_d::<C, _>(DecBf16, p, sources, outputs, first),
-        FloatFormat::F16 => run_d::<C, _>(DecFmt::<2>(FloatFormat::F16), p, sources, outputs, first),
-        FloatFormat::E3M4 => run_d::<C, _>(DecFp8::new(FloatFormat::E3M4), p, sources, outputs, first),
-        FloatFormat::E4M3 => run_d::<C, _>(DecFp8::new(FloatFormat::E4M3), p, sources, outputs, first),
-        FloatFormat::E5M2 => run_d::<C, _>(DecFp8::new(FloatFormat::E5M2), p, sources, outputs, first),
-        FloatFormat::E4M3FN => run_d::<C, _>(DecFp8::new(FloatFormat::E4M3FN), p, sources, outputs, first),
+        FloatFormat::F16 => run_d::<C, _>(DecFmt::<F16>(core::marker::PhantomData), p, sources, outputs, first),
+        FloatFormat::E3M4 => run_d::<C, _>(DecFp8::<E3M4>::new(), p, sources, outputs, first),
+        FloatFormat::E4M3 => run_d::<C, _>(DecFp8::<E4M3>::new(), p, sources, outputs, first),
+        FloatFormat::E5M2 => run_d::<C, _>(DecFp8::<E5M2>::new(), p, sources, outputs, first),
+        FloatFormat::E4M3FN => run_d::<C, _>(DecFp8::<E4M3FN>::new(), p, sources, outputs, first),
         // Not reachable: `fast_plan` admits only the formats above.
         _ => {}
     }
 }
 
+/// Picks the encoder and runs the (decoder, encoder) pair's tile loop as a function of its own
+/// ([`Tiles`], [`Caps::outline`]): every format is in the pair's types, so the loop is compiled
+/// with its formats' constants, once per pair and level.
 #[inline(always)]
 fn run_d<C: Caps, D: Dec>(d: D, p: &F32AccPlan<'_>, srcs: &[&[u8]], outs: &mut [&mut [u8]], first: u64) {
     let (sat, keep) = (p.saturate, p.keep_sign);
+    macro_rules! go {
+        ($e:expr) => {
+            C::outline(&mut Tiles { op: p.op, d: &d, e: &$e, srcs, outs, first })
+        };
+    }
     macro_rules! fmt_enc {
-        ($w:literal, $fmt:expr) => {
+        ($f:ty) => {
             match p.sr_key {
-                Some(key) => {
-                    run_de::<C, _, _>(p.op, &d, &EncFmt::<$w, true> { fmt: $fmt, key, sat, keep }, srcs, outs, first)
-                }
-                None => run_de::<C, _, _>(
-                    p.op,
-                    &d,
-                    &EncFmt::<$w, false> { fmt: $fmt, key: 0, sat, keep },
-                    srcs,
-                    outs,
-                    first,
-                ),
+                Some(key) => go!(EncFmt::<$f, true>::new(key, sat, keep)),
+                None => go!(EncFmt::<$f, false>::new(0, sat, keep)),
             }
         };
     }
     match p.out_fmt {
         FloatFormat::BF16 => match p.sr_key {
-            Some(key) => run_de::<C, _, _>(p.op, &d, &EncBf16Sr { key, sat, keep }, srcs, outs, first),
-            None => run_de::<C, _, _>(p.op, &d, &EncBf16Rne { sat, keep }, srcs, outs, first),
+            Some(key) => go!(EncBf16Sr { key, sat, keep }),
+            None => go!(EncBf16Rne { sat, keep }),
         },
         // Rounding into fp32 is never stochastic.
-        FloatFormat::F32 => run_de::<C, _, _>(
-            p.op,
-            &d,
-            &EncFmt::<4, false> { fmt: FloatFormat::F32, key: 0, sat, keep },
-            srcs,
-            outs,
-            first,
-        ),
-        FloatFormat::F16 => fmt_enc!(2, FloatFormat::F16),
-        FloatFormat::E3M4 => fmt_enc!(1, FloatFormat::E3M4),
-        FloatFormat::E4M3 => fmt_enc!(1, FloatFormat::E4M3),
-        FloatFormat::E5M2 => fmt_enc!(1, FloatFormat::E5M2),
-        FloatFormat::E4M3FN => fmt_enc!(1, FloatFormat::E4M3FN),
+        FloatFormat::F32 => go!(EncFmt::<F32, false>::new(0, sat, keep)),
+        FloatFormat::F16 => fmt_enc!(F16),
+        FloatFormat::E3M4 => fmt_enc!(E3M4),
+        FloatFormat::E4M3 => fmt_enc!(E4M3),
+        FloatFormat::E5M2 => fmt_enc!(E5M2),
+        FloatFormat::E4M3FN => fmt_enc!(E4M3FN),
         _ => {}
+    }
+}
+
+/// One (decoder, encoder) pair's tile loop ([`run_de`]) as a [`crate::simd::Kernel`], for
+/// [`Caps::outline`].
+struct Tiles<'a, 'b, 'c, 's, D, E> {
+    op: F32AccOp<'s>,
+    d: &'a D,
+    e: &'a E,
+    srcs: &'a [&'b [u8]],
+    outs: &'a mut [&'c mut [u8]],
+    first: u64,
+}
+
+impl<D: Dec, E: Enc> crate::simd::Kernel for Tiles<'_, '_, '_, '_, D, E> {
+    #[inline(always)]
+    fn run<C: Caps>(&mut self) {
+        run_de::<C, D, E>(self.op, self.d, self.e, self.srcs, self.outs, self.first);
     }
 }
 

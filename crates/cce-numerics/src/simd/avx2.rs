@@ -10,9 +10,12 @@ use crate::types::FloatFormat;
 
 /// Runs `k` with the AVX2 helpers.
 ///
+/// Never inlined: [`Caps::outline`] calls it from inside another kernel's copy at this level.
+///
 /// # Safety
 /// The CPU must have avx2, fma, f16c, bmi1 and bmi2.
 #[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2")]
+#[inline(never)]
 pub(super) unsafe fn run<K: Kernel>(k: &mut K) {
     k.run::<Avx2Caps>();
 }
@@ -23,6 +26,13 @@ struct Avx2Caps;
 
 impl Caps for Avx2Caps {
     const LEVEL: &'static str = "avx2";
+    #[inline(always)]
+    fn outline<K: Kernel>(k: &mut K) {
+        // SAFETY: `Avx2Caps` is private to this module and named only inside `run`, which
+        // `dispatch` calls only after `is_x86_feature_detected!` confirmed avx2, fma, f16c,
+        // bmi1 and bmi2: every feature `run` is compiled for; it has no other requirement.
+        unsafe { run(k) }
+    }
     const BF16_REDUCE: bool = true;
     const F16_ADD: bool = true;
     #[inline(always)]

@@ -16,18 +16,24 @@ use crate::types::FloatFormat;
 
 /// Runs `k` with the AVX-512 helpers.
 ///
+/// Never inlined: [`Caps::outline`] calls it from inside another kernel's copy at this level.
+///
 /// # Safety
 /// The CPU must have avx2, fma, f16c, bmi1, bmi2, avx512f, avx512bw, avx512dq and avx512vl.
 #[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl")]
+#[inline(never)]
 pub(super) unsafe fn run<K: Kernel>(k: &mut K) {
     k.run::<Avx512Caps>();
 }
 
 /// Runs `k` with the AVX-512 VBMI helpers.
 ///
+/// Never inlined, as [`run`].
+///
 /// # Safety
 /// As [`run`], plus avx512vbmi.
 #[target_feature(enable = "avx2,fma,f16c,bmi1,bmi2,avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")]
+#[inline(never)]
 pub(super) unsafe fn run_vbmi<K: Kernel>(k: &mut K) {
     k.run::<Avx512VbmiCaps>();
 }
@@ -106,6 +112,13 @@ struct Avx512Caps;
 
 impl Caps for Avx512Caps {
     const LEVEL: &'static str = "avx512";
+    #[inline(always)]
+    fn outline<K: Kernel>(k: &mut K) {
+        // SAFETY: `Avx512Caps` is private to this module and named only inside `run`, which
+        // `dispatch` calls only after `is_x86_feature_detected!` confirmed every feature `run`
+        // is compiled for; it has no other requirement.
+        unsafe { run(k) }
+    }
     shared_avx512_helpers!();
     #[inline(always)]
     fn fp8_tile(table: &[u16; 128], src: &[u8; 64], acc: &mut [f32; 64], add: bool) -> bool {
@@ -174,6 +187,13 @@ struct Avx512VbmiCaps;
 
 impl Caps for Avx512VbmiCaps {
     const LEVEL: &'static str = "avx512-vbmi";
+    #[inline(always)]
+    fn outline<K: Kernel>(k: &mut K) {
+        // SAFETY: `Avx512VbmiCaps` is private to this module and named only inside `run_vbmi`,
+        // which `dispatch` calls only after `is_x86_feature_detected!` confirmed every feature
+        // `run_vbmi` is compiled for; it has no other requirement.
+        unsafe { run_vbmi(k) }
+    }
     const FUSED_FP8: FusedFp8 = FusedFp8::AnyFormats;
     shared_avx512_helpers!();
     #[inline(always)]

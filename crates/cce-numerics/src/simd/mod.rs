@@ -7,6 +7,8 @@
 //! after `is_x86_feature_detected!` confirms every feature it was compiled for. All copies are
 //! the same source, and Rust never contracts `a * b + c` into an FMA or reorders float
 //! operations, so they give identical bits (tested). Everywhere else the portable copy runs.
+//! A kernel made of many loops hands each one to [`Caps::outline`], which runs it in a
+//! function of its own at the same level.
 //!
 //! Each level also brings its hand-written kernels ([`Caps`]): the fp8 table decoder and
 //! encoder, the fused fp8 ADD, the register-resident ADD / FMA / MIN / MAX into bf16 and ADD into fp16,
@@ -188,6 +190,15 @@ pub(crate) struct Bf16Widen {
 pub(crate) trait Caps {
     /// The level's name in kernel reports (`cce bench numerics --json`).
     const LEVEL: &'static str;
+
+    /// Runs `k` at this level in a function of its own: compiled for the level's CPU features
+    /// (the level's entry point, or the portable twin of one) and never inlined into its caller.
+    /// A kernel whose body picks one of many inlined loops hands each loop to this, so that each
+    /// loop is one function of ordinary size, compiled once per level; all of them inlined into
+    /// the entry point made functions of ~1 MB of machine code, which took most of this crate's
+    /// compile time (`docs/performance.md`, "Compile time of cce-numerics"). One call per loop,
+    /// not per element.
+    fn outline<K: Kernel>(k: &mut K);
 
     /// Decodes 64 one-byte float elements through `table` (bf16 bits of every magnitude
     /// 0..=127, sign from bit 7) into `acc`, or adds them to `acc` when `add`.
@@ -398,6 +409,16 @@ struct NoCaps;
 
 impl Caps for NoCaps {
     const LEVEL: &'static str = "portable";
+    #[inline(always)]
+    fn outline<K: Kernel>(k: &mut K) {
+        run_portable(k);
+    }
+}
+
+/// [`NoCaps::outline`]'s function: `k` at the portable level, never inlined.
+#[inline(never)]
+fn run_portable<K: Kernel>(k: &mut K) {
+    k.run::<NoCaps>();
 }
 
 /// Which code path the kernels take (see [`detected_isa`]).
