@@ -1,6 +1,8 @@
 //! The bits: encode a layout from named fields, decode words, the tables, the packet size and
-//! the NC-v1 dtype gate — each result the JSON object `cce … --json` prints (keys in the order
-//! shown; the CLI renders its text from the same object).
+//! the NC-v1 dtype gate — each result a typed value ([`Encoded`], [`Decoded`], [`Tables`],
+//! [`PacketSize`], [`DtypeGate`]) whose `serde::Serialize` form is the JSON object
+//! `cce … --json` prints (keys in field order) and whose `to_text` (in the render layer) is the
+//! text `cce …` prints.
 //!
 //! Field values are text, read by the same parsers as the CLI's flags: a dtype by name or
 //! number, an FMA selector as `stored` / `input` / `scale` or 0..=3, the FMA scale as a decimal
@@ -8,21 +10,23 @@
 //!
 //! ## Guarantees
 //! - Decoding never fails on words of the right count: what the words do not explain is
-//!   reported inside the object (`exact`, `problem`, `unexplained_bits`).
+//!   reported inside the result ([`Reading::exact`], [`Reading::problem`],
+//!   [`Reading::unexplained_bits`]).
 //! - Encoding range-checks every value before any word is built; nothing panics.
 
 use cce_format::cce_info::{CCE_INFO_BYTES, CceInfo, MAX_SCALES};
 use cce_format::codec;
+use cce_format::descriptor::{DEFAULT_FMA_SELECTORS, FmaOperand};
 use cce_format::dtype::{self, KBIN_DTYPE_REMAP, SDMA_DTYPES};
 use cce_format::layout::{FieldDef, FieldKind, Layout};
-use cce_format::limits::{self, PrioCaps};
+use cce_format::limits::{self, PRIORITY_CLASSES, PrioCaps};
 use cce_format::meta_ctrl;
 use cce_format::op::{self, CSWTCH_21};
 use cce_format::{KbinOp, SdmaCceType, SdmaDtype, Tag};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::error::{ApiError, invalid_value};
-use crate::render::fields_map;
+use crate::render::ser;
 use crate::values;
 
 fn find_layout(name: &str) -> Result<&'static Layout, ApiError> {
@@ -173,8 +177,8 @@ fn parse_selector(s: &str) -> Result<u64, String> {
 }
 
 /// Encodes `encoder` from `(field, value)` text pairs (an omitted field is 0; of a field given
-/// twice the last value counts): `{"encoder", "words", "bytes_hex", "words_hex"}`.
-pub fn encode(encoder: &str, fields: &[(&str, &str)]) -> Result<Value, ApiError> {
+/// twice the last value counts).
+pub fn encode(encoder: &str, fields: &[(&str, &str)]) -> Result<Encoded, ApiError> {
     let infos = encoder_fields(encoder)?;
     let given = fields
         .iter()
@@ -195,60 +199,289 @@ fn unexpected_field(name: &str) -> ApiError {
 }
 
 /// Encodes `encoder` from raw field values (as [`FieldInfo::parse`] gives them; each is
-/// range-checked again): the object of [`encode`].
-pub fn encode_values(encoder: &str, fields: &[(&str, u64)]) -> Result<Value, ApiError> {
+/// range-checked again), as [`encode`] does.
+pub fn encode_values(encoder: &str, fields: &[(&str, u64)]) -> Result<Encoded, ApiError> {
     let layout = find_layout(encoder)?;
     if let Some((name, _)) = fields.iter().find(|(n, _)| !layout.fields.iter().any(|f| f.is_input() && f.name == *n)) {
         return Err(unexpected_field(name));
     }
     let words = codec::encode(layout, fields)?;
-    Ok(words_json(layout.name, &words))
+    let fields = fields_of(layout, &codec::decode(layout, &words));
+    Ok(Encoded {
+        encoder: layout.name,
+        bytes_hex: values::to_hex(&values::words_le(&words)),
+        words_hex: words_hex(&words),
+        words,
+        fields,
+    })
 }
 
-/// `{"encoder", "words", "bytes_hex", "words_hex"}`.
-fn words_json(encoder: &str, words: &[u32]) -> Value {
-    json!({
-        "encoder": encoder,
-        "words": words,
-        "bytes_hex": values::to_hex(&values::words_le(words)),
-        "words_hex": words_hex(words),
-    })
+/// What [`encode`] made: `cce encode`'s words (its JSON: `encoder`, `words`, `bytes_hex`,
+/// `words_hex`, in that order).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Encoded {
+    /// The encoder's name.
+    pub encoder: &'static str,
+    /// The 32-bit words (1 for a meta-control word, 4 for a descriptor).
+    pub words: Vec<u32>,
+    /// The words' little-endian bytes as hex, as [`decode`] takes them back.
+    pub bytes_hex: String,
+    /// Each word as `0x%08x`.
+    pub words_hex: Vec<String>,
+    /// Every field of the layout as the words read back, in table order (not in the JSON:
+    /// `cce decode` shows them).
+    #[serde(skip)]
+    pub fields: Vec<Field>,
+}
+
+/// One field of a layout as some words read: its raw value, a readable form where its kind has
+/// one (`dtype`, `operand`, `float`, `set`: at most one is given), where its bits are, its tag
+/// and note. In the JSON a field is the value of its name, its keys in this order, the absent
+/// readable forms left out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Field {
+    /// Name (the flag `--<name>`, the JSON key).
+    #[serde(skip)]
+    pub name: &'static str,
+    /// The raw value of its bits.
+    pub value: u32,
+    /// A dtype field's SDMA dtype name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<&'static str>,
+    /// How far that dtype name can be trusted, when less than the field (the 3-bit constant
+    /// dtype read as an SDMA value is a guess: LOW).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "ser::opt_tag")]
+    pub dtype_tag: Option<Tag>,
+    /// An FMA selector's operand name (`stored`, `input`, `scale`, `reserved3`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operand: Option<&'static str>,
+    /// The binary32 value of an F32-bits field, widened exactly (NaN and infinities are
+    /// written as text in the JSON).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "ser::opt_float")]
+    pub float: Option<f64>,
+    /// A pattern field: whether all its bits are set (any other non-zero value is no valid
+    /// encoding).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set: Option<bool>,
+    /// Where the bits are: `[11:8]`, or `W2[23:0]` in a descriptor.
+    pub bits: String,
+    /// How far the field can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+    /// One line on what it is and where it comes from.
+    pub note: &'static str,
+}
+
+impl Field {
+    /// The field `def` (of a layout of `words` words) holding `value`.
+    pub(crate) fn of(def: &FieldDef, value: u32, words: u8) -> Field {
+        let mut f = Field {
+            name: def.name,
+            value,
+            dtype: None,
+            dtype_tag: None,
+            operand: None,
+            float: None,
+            set: None,
+            bits: def.location(words),
+            tag: def.tag,
+            note: def.note,
+        };
+        match def.kind {
+            FieldKind::Dtype => f.dtype = Some(SdmaDtype::from_nibble(value).name()),
+            FieldKind::Dtype3 => {
+                f.dtype = Some(SdmaDtype::from_nibble(value).name());
+                f.dtype_tag = Some(Tag::Low);
+            }
+            FieldKind::Selector => f.operand = Some(FmaOperand::from_bits(value).name()),
+            FieldKind::F32Bits => f.float = Some(f32::from_bits(value) as f64),
+            FieldKind::Pattern => f.set = Some(value == def.span.max()),
+            FieldKind::Uint | FieldKind::Flag | FieldKind::Implied => {}
+        }
+        f
+    }
+}
+
+fn fields_of(layout: &Layout, d: &codec::Decoded) -> Vec<Field> {
+    d.fields.iter().map(|fv| Field::of(&fv.def, fv.value, layout.words)).collect()
 }
 
 fn words_hex(words: &[u32]) -> Vec<String> {
     words.iter().map(|w| format!("0x{w:08x}")).collect()
 }
 
-fn fields_json(layout: &Layout, words: &[u32]) -> Value {
-    let d = codec::decode(layout, words);
-    json!({
-        "fields": fields_map(&d.fields, layout.words),
-        "fixed": { "words": &layout.fixed[..layout.words as usize], "tag": layout.fixed_tag.as_str() },
-        "exact": d.exact.is_ok(),
-        "problem": d.exact.err().map(|e| e.to_string()),
-        "unexplained_bits": &d.unexplained[..layout.words as usize],
-        "missing_fixed_bits": &d.missing_fixed[..layout.words as usize],
-        "source": layout.source,
-    })
+/// Some words read as one layout: every field, the fixed bits, and what the fields do not
+/// explain. In the JSON its keys follow the words' (`fields` is an object by field name).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reading {
+    /// Every field of the layout, in table order.
+    #[serde(serialize_with = "ser::fields_by_name")]
+    pub fields: Vec<Field>,
+    /// The bits every encoding of the layout sets.
+    pub fixed: FixedBits,
+    /// Whether the words are an exact encoding of the layout.
+    pub exact: bool,
+    /// Why not, when they are not (`null` in the JSON when they are).
+    pub problem: Option<String>,
+    /// Per word: set bits no field or fixed constant explains.
+    pub unexplained_bits: Vec<u32>,
+    /// Per word: fixed bits that are clear.
+    pub missing_fixed_bits: Vec<u32>,
+    /// Where the layout comes from (the runtime function and study section).
+    pub source: &'static str,
+}
+
+impl Reading {
+    fn of(layout: &Layout, words: &[u32]) -> Reading {
+        let d = codec::decode(layout, words);
+        let n = layout.words as usize;
+        Reading {
+            fields: fields_of(layout, &d),
+            fixed: FixedBits { words: layout.fixed[..n].to_vec(), tag: layout.fixed_tag },
+            exact: d.exact.is_ok(),
+            problem: d.exact.err().map(|e| e.to_string()),
+            unexplained_bits: d.unexplained[..n].to_vec(),
+            missing_fixed_bits: d.missing_fixed[..n].to_vec(),
+            source: layout.source,
+        }
+    }
+}
+
+/// A layout's fixed bits, per word, with their tag.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FixedBits {
+    /// Per word: the bits every encoding sets.
+    pub words: Vec<u32>,
+    /// How far they can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// What [`decode`] read: `cce decode`'s object, one of three shapes by what was decoded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Decoded {
+    /// Words as one encoder's layout.
+    Layout(LayoutDecoded),
+    /// One word as every meta-control encoder that produces it exactly (`meta-ctrl`).
+    MetaCtrl(MetaCtrlDecoded),
+    /// The 140-byte `cce_info` struct (`cce-info`).
+    CceInfo(CceInfoDecoded),
+}
+
+/// Words decoded as one encoder's layout (JSON: `encoder`, `words`, `bytes_hex`, `words_hex`,
+/// then the reading's keys).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LayoutDecoded {
+    /// The encoder's name.
+    pub encoder: &'static str,
+    /// The words.
+    pub words: Vec<u32>,
+    /// Their little-endian bytes as hex.
+    pub bytes_hex: String,
+    /// Each word as `0x%08x`.
+    pub words_hex: Vec<String>,
+    /// What they say as the layout.
+    #[serde(flatten)]
+    pub reading: Reading,
+}
+
+/// One meta-control word read as every encoder whose exact encoding it is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetaCtrlDecoded {
+    /// Always `meta-ctrl`.
+    pub encoder: &'static str,
+    /// The word (a one-word `words` list in the JSON).
+    #[serde(rename = "words", serialize_with = "ser::one_word")]
+    pub word: u32,
+    /// Its little-endian bytes as hex.
+    pub bytes_hex: String,
+    /// Whether more than one encoder produces it.
+    pub ambiguous: bool,
+    /// Each encoder that produces it, in the CLI's order.
+    pub readings: Vec<MetaCtrlReading>,
+    /// What the readings are (or that there are none).
+    pub note: &'static str,
+}
+
+/// A meta-control word read as one encoder (JSON: `encoder`, `tag`, then the reading's keys).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetaCtrlReading {
+    /// The encoder's name.
+    pub encoder: &'static str,
+    /// How far attributing the word to this encoder can be trusted: the encoder's fixed bits'
+    /// tag, LOW when several encoders fit.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+    /// The word as its layout.
+    #[serde(flatten)]
+    pub reading: Reading,
+}
+
+/// The `cce_info` struct decoded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CceInfoDecoded {
+    /// Always `cce-info`.
+    pub encoder: &'static str,
+    /// The struct's size in bytes (140).
+    pub bytes: usize,
+    /// `num_sources`.
+    pub num_sources: u32,
+    /// `num_dests`.
+    pub num_dests: u32,
+    /// The FMA arm of the union.
+    pub fma_info: FmaInfo,
+    /// The MIN/MAX arm of the union (it aliases the FMA arm).
+    pub min_max_info: MinMaxInfo,
+    /// How far the layout can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+    /// How the union's arms alias.
+    pub note: &'static str,
+}
+
+/// `cce_info.fma_info`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FmaInfo {
+    /// The scale dtype as the struct holds it (a kbin dtype).
+    pub scale_dtype: u32,
+    /// That kbin dtype remapped to its SDMA dtype's name, or why it does not remap.
+    pub scale_dtype_sdma: String,
+    /// The scales, as binary32 values widened exactly (NaN and infinities are written as
+    /// text in the JSON).
+    #[serde(serialize_with = "ser::floats")]
+    pub scale: Vec<f64>,
+}
+
+/// `cce_info.min_max_info`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MinMaxInfo {
+    /// Whether the constant is used.
+    pub use_constant: bool,
+    /// The constant's dtype as the struct holds it (a kbin dtype).
+    pub constant_dtype: u32,
+    /// That kbin dtype remapped to its SDMA dtype's name, or why it does not remap.
+    pub constant_dtype_sdma: String,
+    /// The constant's bits.
+    pub constant: u32,
 }
 
 /// Decodes hex bytes (little-endian, as `bytes_hex`; spaces, `_` and `:` ignored; a one-word
 /// layout also takes a `0x` number) as `encoder`'s output, or as `meta-ctrl` (every encoder a
-/// word can come from) or `cce-info` (the 140-byte struct): the object `cce decode --json`
-/// prints.
-pub fn decode(encoder: &str, hex: &str) -> Result<Value, ApiError> {
+/// word can come from) or `cce-info` (the 140-byte struct): what `cce decode` prints.
+pub fn decode(encoder: &str, hex: &str) -> Result<Decoded, ApiError> {
     match encoder {
-        "meta-ctrl" => Ok(decode_meta_ctrl(parse_words(hex, 1)?[0])),
+        "meta-ctrl" => Ok(Decoded::MetaCtrl(decode_meta_ctrl(parse_words(hex, 1)?[0]))),
         "cce-info" => decode_cce_info(&values::parse_hex_bytes(hex, CCE_INFO_BYTES).map_err(ApiError::Input)?),
         name => {
             let layout = find_layout(name)?;
-            Ok(layout_json(layout, &parse_words(hex, layout.words as usize)?))
+            Ok(Decoded::Layout(decode_layout(layout, &parse_words(hex, layout.words as usize)?)))
         }
     }
 }
 
 /// Decodes words (`cce-info`: the struct's 35 little-endian words) as [`decode`] does.
-pub fn decode_words(encoder: &str, words: &[u32]) -> Result<Value, ApiError> {
+pub fn decode_words(encoder: &str, words: &[u32]) -> Result<Decoded, ApiError> {
     let want = match encoder {
         "meta-ctrl" => 1,
         "cce-info" => CCE_INFO_BYTES / 4,
@@ -258,17 +491,21 @@ pub fn decode_words(encoder: &str, words: &[u32]) -> Result<Value, ApiError> {
         return Err(ApiError::Input(format!("{encoder} takes {want} words, got {}", words.len())));
     }
     match encoder {
-        "meta-ctrl" => Ok(decode_meta_ctrl(words[0])),
+        "meta-ctrl" => Ok(Decoded::MetaCtrl(decode_meta_ctrl(words[0]))),
         "cce-info" => decode_cce_info(&values::words_le(words)),
-        name => Ok(layout_json(find_layout(name)?, words)),
+        name => Ok(Decoded::Layout(decode_layout(find_layout(name)?, words))),
     }
 }
 
 /// A layout's words with every field.
-fn layout_json(layout: &Layout, words: &[u32]) -> Value {
-    let mut out = words_json(layout.name, words);
-    merge(&mut out, fields_json(layout, words));
-    out
+fn decode_layout(layout: &'static Layout, words: &[u32]) -> LayoutDecoded {
+    LayoutDecoded {
+        encoder: layout.name,
+        words: words.to_vec(),
+        bytes_hex: values::to_hex(&values::words_le(words)),
+        words_hex: words_hex(words),
+        reading: Reading::of(layout, words),
+    }
 }
 
 /// Hex bytes for `n` words; one word may also be given as a 0x-number.
@@ -280,137 +517,286 @@ fn parse_words(hex: &str, n: usize) -> Result<Vec<u32>, ApiError> {
     Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
-fn merge(into: &mut Value, from: Value) {
-    if let (Value::Object(a), Value::Object(b)) = (into, from) {
-        a.extend(b);
-    }
-}
-
-fn decode_meta_ctrl(word: u32) -> Value {
+fn decode_meta_ctrl(word: u32) -> MetaCtrlDecoded {
     let readings = meta_ctrl::readings(word);
     let ambiguous = readings.len() > 1;
-    let list: Vec<Value> = readings
+    let list: Vec<MetaCtrlReading> = readings
         .iter()
         .map(|r| {
             let layout = r.layout();
             // Attributing a word to one of several encoders that fit it is a guess.
             let tag = if ambiguous { Tag::Low } else { layout.fixed_tag };
-            let mut o = json!({ "encoder": layout.name, "tag": tag.as_str() });
-            merge(&mut o, fields_json(layout, &[word]));
-            o
+            MetaCtrlReading { encoder: layout.name, tag, reading: Reading::of(layout, &[word]) }
         })
         .collect();
-    json!({
-        "encoder": "meta-ctrl",
-        "words": [word],
-        "bytes_hex": values::to_hex(&word.to_le_bytes()),
-        "ambiguous": ambiguous,
-        "readings": list,
-        "note": if readings.is_empty() {
+    MetaCtrlDecoded {
+        encoder: "meta-ctrl",
+        word,
+        bytes_hex: values::to_hex(&word.to_le_bytes()),
+        ambiguous,
+        note: if list.is_empty() {
             "no CCE meta-control encoder produces this word"
         } else {
             "every encoder whose exact encoding this word is; ADD and MIN/MAX share 0x2000000 and MIN/MAX const-dt sits on the op-type bits [22:20] (GAPS.md §5)"
         },
-    })
+        readings: list,
+    }
 }
 
-fn decode_cce_info(bytes: &[u8]) -> Result<Value, ApiError> {
+fn decode_cce_info(bytes: &[u8]) -> Result<Decoded, ApiError> {
     let info = CceInfo::from_bytes(bytes)?;
     let remap = |d: u32| dtype::kbin_dtype_to_sdma_dtype(d).map_or_else(|e| e.to_string(), |s| s.name().to_string());
-    let scales: Vec<Value> = (0..MAX_SCALES)
-        .map(|i| {
-            let f = info.scale(i).unwrap_or(0.0);
-            if f.is_finite() { json!(f) } else { json!(f.to_string()) }
-        })
-        .collect();
-    Ok(json!({
-        "encoder": "cce-info",
-        "bytes": CCE_INFO_BYTES,
-        "num_sources": info.num_sources(),
-        "num_dests": info.num_dests(),
-        "fma_info": {
-            "scale_dtype": info.scale_dtype(),
-            "scale_dtype_sdma": remap(info.scale_dtype()),
-            "scale": scales,
+    Ok(Decoded::CceInfo(CceInfoDecoded {
+        encoder: "cce-info",
+        bytes: CCE_INFO_BYTES,
+        num_sources: info.num_sources(),
+        num_dests: info.num_dests(),
+        fma_info: FmaInfo {
+            scale_dtype: info.scale_dtype(),
+            scale_dtype_sdma: remap(info.scale_dtype()),
+            scale: (0..MAX_SCALES).map(|i| info.scale(i).unwrap_or(0.0) as f64).collect(),
         },
-        "min_max_info": {
-            "use_constant": info.use_constant(),
-            "constant_dtype": info.constant_dtype(),
-            "constant_dtype_sdma": remap(info.constant_dtype()),
-            "constant": info.constant(),
+        min_max_info: MinMaxInfo {
+            use_constant: info.use_constant(),
+            constant_dtype: info.constant_dtype(),
+            constant_dtype_sdma: remap(info.constant_dtype()),
+            constant: info.constant(),
         },
-        "tag": Tag::High.as_str(),
-        "note": "the union arms alias: min_max_info.constant_dtype is fma_info.scale[0], constant is scale[1] (study §2.1)",
+        tag: Tag::High,
+        note: "the union arms alias: min_max_info.constant_dtype is fma_info.scale[0], constant is scale[1] (study §2.1)",
     }))
 }
 
-/// The op, dtype and arch tables with their tags: the object `cce tables --json` prints.
-pub fn tables() -> Value {
-    let ops: Vec<Value> = CSWTCH_21
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            let kbin = i as u64 + 1;
+/// The op, dtype and arch tables with their tags: what `cce tables` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tables {
+    /// kbin op → SDMA CCE op (`CSWTCH.21`).
+    pub ops: Vec<OpRemapRow>,
+    /// The kbin ops.
+    pub kbin_ops: Vec<KbinOpRow>,
+    /// The SDMA CCE ops.
+    pub sdma_ops: Vec<SdmaOpRow>,
+    /// The SDMA dtypes.
+    pub dtypes: Vec<DtypeRow>,
+    /// kbin dtype → SDMA dtype (`CSWTCH.19`).
+    pub kbin_dtypes: Vec<KbinDtypeRow>,
+    /// The known archs.
+    pub archs: Vec<ArchRow>,
+    /// The per-priority-class packet caps.
+    pub prio_caps: PrioCapsRow,
+    /// Most sources one reduce takes.
+    pub max_sources: usize,
+    /// The FMA operand selectors' values.
+    pub fma_operands: Vec<FmaOperandRow>,
+    /// The FMA selectors a descriptor gets when none are given.
+    pub fma_default_selectors: FmaSelectorsRow,
+}
+
+/// One kbin op and the SDMA CCE op it remaps to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpRemapRow {
+    /// The kbin op's value.
+    pub kbin: u64,
+    /// Its name, if the value names an op.
+    pub kbin_name: Option<&'static str>,
+    /// The SDMA CCE op's value, if it remaps.
+    pub sdma: Option<u32>,
+    /// Its name.
+    pub sdma_name: Option<&'static str>,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One kbin op.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KbinOpRow {
+    /// Its value.
+    pub value: u64,
+    /// Its name.
+    pub name: &'static str,
+    /// Whether it remaps to an SDMA CCE op.
+    pub cce: bool,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One SDMA CCE op.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SdmaOpRow {
+    /// Its value.
+    pub value: u32,
+    /// Its name.
+    pub name: &'static str,
+    /// Whether a kbin op remaps to it.
+    pub kbin_op: bool,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One SDMA dtype.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DtypeRow {
+    /// Its SDMA value.
+    pub sdma: u32,
+    /// Its name.
+    pub name: &'static str,
+    /// Bytes per element.
+    pub bytes: u8,
+    /// Bytes per element as the kbin side counts them.
+    pub kbin_bytes: u8,
+    /// How far the dtype's value and name can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+    /// How far its sizes can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub bytes_tag: Tag,
+}
+
+/// One kbin dtype and the SDMA dtype it remaps to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KbinDtypeRow {
+    /// The kbin dtype's value.
+    pub kbin: u32,
+    /// The SDMA dtype's value.
+    pub sdma: u32,
+    /// The SDMA dtype's name.
+    pub name: &'static str,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One known arch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ArchRow {
+    /// The arch number.
+    pub arch: u32,
+    /// Most elements one CCE transfer takes, if it has CCE.
+    pub max_cce_elements: Option<u32>,
+    /// Whether replication is allowed.
+    pub replication: bool,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// The per-priority-class packet caps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PrioCapsRow {
+    /// Per class, the cap in bytes (0 = none).
+    pub bytes: [u32; PRIORITY_CLASSES],
+    /// How far they can be trusted (MODEL: the runtime's defaults are unknown).
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One FMA operand selector value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FmaOperandRow {
+    /// The 2-bit value.
+    pub value: u32,
+    /// The operand's name.
+    pub name: &'static str,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// The FMA selectors `a`, `b`, `c` by operand name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FmaSelectorsRow {
+    /// Selector `a`.
+    pub a: &'static str,
+    /// Selector `b`.
+    pub b: &'static str,
+    /// Selector `c`.
+    pub c: &'static str,
+    /// How far they can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// The op, dtype and arch tables with their tags.
+pub fn tables() -> Tables {
+    let ops = (1..=CSWTCH_21.len() as u64)
+        .map(|kbin| {
             let sdma = op::kbin_cce_op_to_sdma_cce_op(kbin).map(|s| s.value()).ok();
-            let kname = KbinOp::from_value(kbin).map(KbinOp::name);
-            let sname = sdma.and_then(|v| SdmaCceType::from_value(v as u64)).map(SdmaCceType::name);
-            json!({ "kbin": kbin, "kbin_name": kname, "sdma": sdma, "sdma_name": sname, "tag": "HIGH" })
+            OpRemapRow {
+                kbin,
+                kbin_name: KbinOp::from_value(kbin).map(KbinOp::name),
+                sdma,
+                sdma_name: sdma.and_then(|v| SdmaCceType::from_value(v as u64)).map(SdmaCceType::name),
+                tag: Tag::High,
+            }
         })
         .collect();
-    let kbin_ops: Vec<Value> = KbinOp::ALL
+    let kbin_ops = KbinOp::ALL
         .iter()
-        .map(|o| json!({ "value": o.value(), "name": o.name(), "cce": op::kbin_cce_op_to_sdma_cce_op(o.value()).is_ok(), "tag": "HIGH" }))
-        .collect();
-    let sdma_ops: Vec<Value> = SdmaCceType::ALL
-        .iter()
-        .map(|o| json!({ "value": o.value(), "name": o.name(), "kbin_op": o.has_kbin_op(), "tag": "HIGH" }))
-        .collect();
-    let dtypes: Vec<Value> = SDMA_DTYPES
-        .iter()
-        .map(|r| {
-            json!({
-                "sdma": r.dtype.value(), "name": r.name, "bytes": r.bytes, "kbin_bytes": r.kbin_bytes,
-                "tag": r.tag.as_str(), "bytes_tag": r.bytes_tag.as_str(),
-            })
+        .map(|o| KbinOpRow {
+            value: o.value(),
+            name: o.name(),
+            cce: op::kbin_cce_op_to_sdma_cce_op(o.value()).is_ok(),
+            tag: Tag::High,
         })
         .collect();
-    let kbin_dtypes: Vec<Value> = KBIN_DTYPE_REMAP
+    let sdma_ops = SdmaCceType::ALL
         .iter()
-        .map(
-            |r| json!({ "kbin": r.kbin.value(), "sdma": r.sdma.value(), "name": r.sdma.name(), "tag": r.tag.as_str() }),
-        )
+        .map(|o| SdmaOpRow { value: o.value(), name: o.name(), kbin_op: o.has_kbin_op(), tag: Tag::High })
         .collect();
-    let archs: Vec<Value> = limits::KNOWN_ARCHS
+    let dtypes = SDMA_DTYPES
         .iter()
-        .map(|&a| {
-            json!({
-                "arch": a, "max_cce_elements": limits::max_cce_elements(a).ok(),
-                "replication": limits::replication_allowed(a), "tag": "HIGH",
-            })
+        .map(|r| DtypeRow {
+            sdma: r.dtype.value(),
+            name: r.name,
+            bytes: r.bytes,
+            kbin_bytes: r.kbin_bytes,
+            tag: r.tag,
+            bytes_tag: r.bytes_tag,
         })
         .collect();
-    json!({
-        "ops": ops,
-        "kbin_ops": kbin_ops,
-        "sdma_ops": sdma_ops,
-        "dtypes": dtypes,
-        "kbin_dtypes": kbin_dtypes,
-        "archs": archs,
-        "prio_caps": { "bytes": PrioCaps::default().0, "tag": "MODEL" },
-        "max_sources": limits::MAX_SOURCES,
-        "fma_operands": [
-            { "value": 0, "name": "stored", "tag": "HIGH" },
-            { "value": 1, "name": "input", "tag": "HIGH" },
-            { "value": 2, "name": "scale", "tag": "HIGH" },
-        ],
-        "fma_default_selectors": { "a": "input", "b": "scale", "c": "stored", "tag": "HIGH" },
-    })
+    let kbin_dtypes = KBIN_DTYPE_REMAP
+        .iter()
+        .map(|r| KbinDtypeRow { kbin: r.kbin.value(), sdma: r.sdma.value(), name: r.sdma.name(), tag: r.tag })
+        .collect();
+    let archs = limits::KNOWN_ARCHS
+        .iter()
+        .map(|&arch| ArchRow {
+            arch,
+            max_cce_elements: limits::max_cce_elements(arch).ok(),
+            replication: limits::replication_allowed(arch),
+            tag: Tag::High,
+        })
+        .collect();
+    let [a, b, c] = DEFAULT_FMA_SELECTORS.map(FmaOperand::name);
+    Tables {
+        ops,
+        kbin_ops,
+        sdma_ops,
+        dtypes,
+        kbin_dtypes,
+        archs,
+        prio_caps: PrioCapsRow { bytes: PrioCaps::default().0, tag: Tag::Model },
+        max_sources: limits::MAX_SOURCES,
+        fma_operands: [FmaOperand::Stored, FmaOperand::Input, FmaOperand::Scale]
+            .map(|o| FmaOperandRow { value: o.bits(), name: o.name(), tag: Tag::High })
+            .to_vec(),
+        fma_default_selectors: FmaSelectorsRow { a, b, c, tag: Tag::High },
+    }
+}
+
+/// The size of a CCE reduce packet (`cce packet-size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PacketSize {
+    /// Bytes.
+    pub bytes: u64,
 }
 
 /// The CCE reduce packet size of study §7.1 for `elems` elements of `dtype` in priority
-/// class `prio`, with that class's cap `cap` bytes (0 = none; the MODEL default when `None`):
-/// `{"bytes": …}`.
-pub fn packet_size(dtype: SdmaDtype, elems: u64, prio: u64, cap: Option<u64>) -> Result<Value, ApiError> {
+/// class `prio`, with that class's cap `cap` bytes (0 = none; the MODEL default when `None`).
+pub fn packet_size(dtype: SdmaDtype, elems: u64, prio: u64, cap: Option<u64>) -> Result<PacketSize, ApiError> {
     let prio = u32::try_from(prio).unwrap_or(u32::MAX);
     let caps = match cap {
         Some(cap) => {
@@ -419,12 +805,18 @@ pub fn packet_size(dtype: SdmaDtype, elems: u64, prio: u64, cap: Option<u64>) ->
         }
         None => PrioCaps::default(),
     };
-    let bytes = limits::reduce_packet_size(dtype, elems, prio, &caps)?;
-    Ok(json!({ "bytes": bytes }))
+    Ok(PacketSize { bytes: limits::reduce_packet_size(dtype, elems, prio, &caps)? })
+}
+
+/// Whether an in/out dtype pair passes the NC-v1 gate (`cce dtype-gate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DtypeGate {
+    /// Whether the pair is valid.
+    pub valid: bool,
 }
 
 /// The NC-v1 in/out dtype validity gate of study §7.2 (`compute`: the transfer has a compute
-/// op; a plain copy is always valid): `{"valid": …}`.
-pub fn dtype_gate(in_dt: SdmaDtype, out_dt: SdmaDtype, compute: bool) -> Value {
-    json!({ "valid": limits::dtype_gate_nc_v1(compute, in_dt.value(), out_dt.value()) })
+/// op; a plain copy is always valid).
+pub fn dtype_gate(in_dt: SdmaDtype, out_dt: SdmaDtype, compute: bool) -> DtypeGate {
+    DtypeGate { valid: limits::dtype_gate_nc_v1(compute, in_dt.value(), out_dt.value()) }
 }

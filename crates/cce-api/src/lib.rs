@@ -5,8 +5,10 @@
 //! what comes back. Nothing here parses a command line, touches a file or prints.
 //!
 //! - [`bits`]: [`encode`] / [`encode_values`] from named fields ([`encoder_fields`] lists them
-//!   with bits, tag, note and value kind), [`decode`] / [`decode_words`], [`tables`],
-//!   [`packet_size`], [`dtype_gate`] — each the JSON object `cce … --json` prints;
+//!   with bits, tag, note and value kind) → [`Encoded`], [`decode`] / [`decode_words`] →
+//!   [`Decoded`] (typed [`Field`]s: name, bits, value, tag, note), [`tables`] → [`Tables`],
+//!   [`packet_size`], [`dtype_gate`] — each `serde::Serialize` as the JSON object
+//!   `cce … --json` prints, with a `to_text` for the text;
 //! - [`build`](mod@build): [`BuildParams`] → [`build()`] → [`Built`] (the rings; dump bytes,
 //!   summary and JSON on demand);
 //! - [`listing`]: [`disasm`] → a [`Listing`] (queues → packets → descriptors with kind, words,
@@ -60,8 +62,8 @@ pub mod run;
 pub mod values;
 
 pub use bits::{
-    EncoderInfo, FieldInfo, ValueKind, decode, decode_words, dtype_gate, encode, encode_values, encoder,
-    encoder_fields, encoders, packet_size, tables,
+    Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,
+    dtype_gate, encode, encode_values, encoder, encoder_fields, encoders, packet_size, tables,
 };
 pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
@@ -76,6 +78,8 @@ pub use run::{QueueReport, RunResult, run_ring};
 
 /// The dtype type of every parameter (re-exported so a front end needs no other crate).
 pub use cce_format::SdmaDtype;
+/// The confidence tag the typed results carry (re-exported so a front end needs no other crate).
+pub use cce_format::Tag;
 /// Most sources one reduce takes (the runtime's limit).
 pub use cce_format::limits::MAX_SOURCES;
 /// The ring dump file, and a descriptor's size in a ring.

@@ -3,11 +3,11 @@
 
 use cce_api::params::{Algo, RedOp};
 use cce_api::{
-    AlgoChoice, AllreduceParams, ApiError, BuildOp, BuildParams, ErrorKind, LoadProblem, NumType, OpOptions, ReduceOp,
-    ReduceParams, RingSide, RoundingMode, SampleKind, SdmaDtype, dtype,
+    AlgoChoice, AllreduceParams, ApiError, BuildOp, BuildParams, Decoded, ErrorKind, LoadProblem, NumType, OpOptions,
+    ReduceOp, ReduceParams, RingSide, RoundingMode, SampleKind, SdmaDtype, dtype,
 };
 use cce_format::packet::DescKind;
-use serde_json::json;
+use serde_json::{Value, json};
 
 const BF16: SdmaDtype = SdmaDtype::Bf16;
 const FP32: SdmaDtype = SdmaDtype::Fp32;
@@ -26,15 +26,71 @@ fn encode_from_text_equals_encode_from_values() {
     )
     .unwrap();
     assert_eq!(text, values);
-    assert_eq!(text["encoder"], "fma-descriptor");
+    assert_eq!(text.encoder, "fma-descriptor");
     // Decoding the words, or their hex, gives back the fields.
-    let words: Vec<u32> = text["words"].as_array().unwrap().iter().map(|w| w.as_u64().unwrap() as u32).collect();
-    let by_words = cce_api::decode_words("fma-descriptor", &words).unwrap();
-    let by_hex = cce_api::decode("fma-descriptor", text["bytes_hex"].as_str().unwrap()).unwrap();
+    let by_words = cce_api::decode_words("fma-descriptor", &text.words).unwrap();
+    let by_hex = cce_api::decode("fma-descriptor", &text.bytes_hex).unwrap();
     assert_eq!(by_words, by_hex);
-    assert_eq!(by_hex["fields"]["a-sel"]["operand"], "input");
-    assert_eq!(by_hex["fields"]["scale"]["float"], json!(-0.5));
-    assert_eq!(by_hex["exact"], true);
+    let Decoded::Layout(d) = &by_hex else { panic!("not a layout: {by_hex:?}") };
+    assert_eq!(d.reading.fields, text.fields);
+    let field = |name: &str| d.reading.fields.iter().find(|f| f.name == name).unwrap();
+    assert_eq!(field("a-sel").operand, Some("input"));
+    assert_eq!(field("scale").float, Some(-0.5));
+    assert_eq!(field("scale").value_text(), "0xbf000000 (-0.5)");
+    assert!(d.reading.exact);
+    // The JSON is the typed value's: fields by name, readable forms beside the raw value.
+    let v = serde_json::to_value(&by_hex).unwrap();
+    assert_eq!(v["fields"]["a-sel"]["operand"], "input");
+    assert_eq!(v["fields"]["scale"]["float"], json!(-0.5));
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["problem"], Value::Null);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "encoder",
+            "words",
+            "bytes_hex",
+            "words_hex",
+            "fields",
+            "fixed",
+            "exact",
+            "problem",
+            "unexplained_bits",
+            "missing_fixed_bits",
+            "source"
+        ]
+    );
+    let enc = serde_json::to_value(&text).unwrap();
+    let keys: Vec<&str> = enc.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["encoder", "words", "bytes_hex", "words_hex"]);
+}
+
+/// Every bits result: its JSON written directly (the CLI's line) and through
+/// `serde_json::to_value` (Python's dicts) say the same, NaN and infinite scales included.
+#[test]
+fn bits_results_serialise_alike_directly_and_as_values() {
+    fn same<T: serde::Serialize>(x: &T) {
+        assert_eq!(serde_json::to_string(x).unwrap(), serde_json::to_value(x).unwrap().to_string());
+    }
+    for e in cce_api::encoders() {
+        let encoded = cce_api::encode(e.name, &[]).unwrap();
+        same(&encoded);
+        same(&cce_api::decode_words(e.name, &encoded.words).unwrap());
+        same(&cce_api::decode_words(e.name, &vec![0xffff_ffff; e.words as usize]).unwrap());
+        same(&cce_api::decode_words(e.name, &vec![0x7fc0_0001; e.words as usize]).unwrap());
+        same(&cce_api::decode_words(e.name, &vec![0x3dcc_cccd; e.words as usize]).unwrap());
+    }
+    for w in [0, 0x0200_0000, 0x7f80_0000, 0xffff_ffff] {
+        same(&cce_api::decode_words("meta-ctrl", &[w]).unwrap());
+    }
+    let mut info = [0x3dcc_cccd_u32; 35];
+    info[3] = 0x7f80_0000;
+    info[4] = 0xffc0_0000;
+    same(&cce_api::decode_words("cce-info", &info).unwrap());
+    same(&cce_api::tables());
+    same(&cce_api::packet_size(BF16, 1000, 0, None).unwrap());
+    same(&cce_api::dtype_gate(BF16, FP32, true));
 }
 
 #[test]
@@ -58,9 +114,9 @@ fn encoder_fields_list_bits_tags_and_kinds() {
     assert!(const_dt.parse("fp32").unwrap_err().contains("3-bit"));
     assert!(const_dt.help().starts_with(&format!("{} [", const_dt.bits)));
     assert_eq!(cce_api::encoders().count(), 14);
-    let info = cce_api::decode_words("cce-info", &[0; 35]).unwrap();
-    assert_eq!(info["num_sources"], 0);
-    assert_eq!(cce_api::tables()["max_sources"], 32);
+    let Decoded::CceInfo(info) = cce_api::decode_words("cce-info", &[0; 35]).unwrap() else { panic!("not cce-info") };
+    assert_eq!(info.num_sources, 0);
+    assert_eq!(cce_api::tables().max_sources, 32);
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! `--help` lists each field's bits, tag and note), parsed by clap, encoded by the library.
 
 use clap::{Arg, ArgAction, Command};
-use serde_json::Value;
 
 use crate::args::EncodeArgs;
 use crate::error::CliError;
@@ -20,7 +19,7 @@ fn field_arg(f: cce_api::FieldInfo) -> Arg {
 }
 
 /// The encoded words and whether `--json` was given (it sits among the encoder's fields).
-pub(crate) fn encode(a: &EncodeArgs) -> Result<(Value, bool), CliError> {
+pub(crate) fn encode(a: &EncodeArgs) -> Result<(cce_api::Encoded, bool), CliError> {
     if matches!(a.encoder.as_str(), "-h" | "--help" | "help") {
         let mut cmd = cce_api::encoders().fold(
             Command::new("cce encode").about("Encode a meta-control word or a 16-byte descriptor from its fields"),

@@ -11,7 +11,6 @@ mod allreduce_cmd;
 mod args;
 mod bench_cmd;
 mod bits_cmd;
-mod bits_text;
 mod convert_cmd;
 mod error;
 mod files;
@@ -54,17 +53,20 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Encode(a) => {
             let (v, json) = bits_cmd::encode(&a)?;
-            output::emit(&v, json, bits_text::encode);
+            output::emit(&v, json, cce_api::Encoded::to_text);
         }
-        Command::Decode(a) => output::emit(&cce_api::decode(&a.encoder, &a.hex.join(""))?, a.json, bits_text::decode),
-        Command::Tables(a) => output::emit(&cce_api::tables(), a.json, bits_text::tables),
-        Command::PacketSize(a) => output::emit(&cce_api::packet_size(a.dtype, a.elems, a.prio, a.cap)?, a.json, |v| {
-            format!("{} bytes\n", v["bytes"])
-        }),
-        Command::DtypeGate(a) => output::emit(&cce_api::dtype_gate(a.in_dt, a.out_dt, !a.no_compute), a.json, |v| {
-            let valid = v["valid"].as_bool().unwrap_or(false);
-            format!("{}\n", if valid { "valid" } else { "invalid" })
-        }),
+        Command::Decode(a) => {
+            output::emit(&cce_api::decode(&a.encoder, &a.hex.join(""))?, a.json, cce_api::Decoded::to_text);
+        }
+        Command::Tables(a) => output::emit(&cce_api::tables(), a.json, cce_api::Tables::to_text),
+        Command::PacketSize(a) => {
+            let size = cce_api::packet_size(a.dtype, a.elems, a.prio, a.cap)?;
+            output::emit(&size, a.json, cce_api::PacketSize::to_text);
+        }
+        Command::DtypeGate(a) => {
+            let gate = cce_api::dtype_gate(a.in_dt, a.out_dt, !a.no_compute);
+            output::emit(&gate, a.json, cce_api::DtypeGate::to_text);
+        }
         Command::Build(a) => ring_cmd::build(&a)?,
         Command::Disasm(a) => ring_cmd::disasm(&a)?,
         Command::Bench(a) => bench_cmd::bench(&a)?,

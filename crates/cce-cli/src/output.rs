@@ -1,10 +1,11 @@
 //! The CLI's one output convention: text for humans by default; with `--json`, exactly one
 //! JSON object on one line of stdout, written with `", "` and `": "` separators (the layout of
-//! Python's `json.dumps`), keys in the order the command builds them.
+//! Python's `json.dumps`), keys in the order the command builds them (a typed result's: its
+//! fields' order).
 
 use std::io::Write;
 
-use serde_json::Value;
+use serde::Serialize;
 
 /// `println!` that never panics: a closed stdout (`cce … | head`) ends the output quietly.
 macro_rules! outln {
@@ -42,21 +43,21 @@ impl serde_json::ser::Formatter for Spaced {
 }
 
 /// `v` as one line of JSON in the CLI's layout.
-pub(crate) fn json_line(v: &Value) -> String {
+pub(crate) fn json_line<T: Serialize + ?Sized>(v: &T) -> String {
     let mut buf = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut buf, Spaced);
-    // Serialising a Value into memory cannot fail: its keys are strings.
-    let _ = serde::Serialize::serialize(v, &mut ser);
+    // Serialising a Value or a typed result into memory cannot fail: their keys are strings.
+    let _ = v.serialize(&mut ser);
     String::from_utf8(buf).unwrap_or_default()
 }
 
 /// Prints one JSON object on one line of stdout.
-pub(crate) fn print_json(v: &Value) {
+pub(crate) fn print_json<T: Serialize + ?Sized>(v: &T) {
     outln!("{}", json_line(v));
 }
 
 /// Prints `v` as JSON when `json` is set, else the text `text` renders from it.
-pub(crate) fn emit(v: &Value, json: bool, text: impl FnOnce(&Value) -> String) {
+pub(crate) fn emit<T: Serialize>(v: &T, json: bool, text: impl FnOnce(&T) -> String) {
     if json {
         print_json(v);
     } else {
@@ -66,6 +67,8 @@ pub(crate) fn emit(v: &Value, json: bool, text: impl FnOnce(&Value) -> String) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     #[test]

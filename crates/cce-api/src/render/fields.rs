@@ -1,46 +1,26 @@
-//! Fields as the fronts show them: one field as JSON (its value, a readable form, bits, tag and
-//! note), and the non-zero fields of a word as listing text.
+//! Fields as the fronts show them in a listing: the fields of a word as JSON (each the typed
+//! [`Field`]'s object), and the non-zero ones as listing text.
 
 use cce_format::SdmaDtype;
 use cce_format::Tag;
 use cce_format::descriptor::FmaOperand;
 use cce_format::layout::{FieldDef, FieldKind, FieldValue};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-/// One field: its value, a readable form where it has one, its bits, tag and note.
-pub(crate) fn field_json(def: &FieldDef, value: u32, words: u8) -> Value {
-    let mut o = Map::new();
-    o.insert("value".into(), json!(value));
-    match def.kind {
-        FieldKind::Dtype => {
-            o.insert("dtype".into(), json!(SdmaDtype::from_nibble(value).name()));
-        }
-        FieldKind::Dtype3 => {
-            // The 3-bit constant dtype read as an SDMA value is a guess (LOW).
-            o.insert("dtype".into(), json!(SdmaDtype::from_nibble(value).name()));
-            o.insert("dtype_tag".into(), json!(Tag::Low.as_str()));
-        }
-        FieldKind::Selector => {
-            o.insert("operand".into(), json!(FmaOperand::from_bits(value).name()));
-        }
-        FieldKind::F32Bits => {
-            let f = f32::from_bits(value);
-            o.insert("float".into(), if f.is_finite() { json!(f) } else { json!(f.to_string()) });
-        }
-        FieldKind::Pattern => {
-            o.insert("set".into(), json!(value == def.span.max()));
-        }
-        _ => {}
-    }
-    o.insert("bits".into(), json!(def.location(words)));
-    o.insert("tag".into(), json!(def.tag.as_str()));
-    o.insert("note".into(), json!(def.note));
-    Value::Object(o)
-}
+use crate::bits::Field;
 
-/// Decoded fields (of a layout of `words` words) by name.
+/// Decoded fields (of a layout of `words` words) by name, each as [`Field`] serialises.
 pub(crate) fn fields_map(fields: &[FieldValue], words: u8) -> Value {
-    Value::Object(fields.iter().map(|fv| (fv.def.name.to_string(), field_json(&fv.def, fv.value, words))).collect())
+    Value::Object(
+        fields
+            .iter()
+            .map(|fv| {
+                // A field's object has string keys only, so serialising it cannot fail.
+                let f = serde_json::to_value(Field::of(&fv.def, fv.value, words)).unwrap_or(Value::Null);
+                (fv.def.name.to_string(), f)
+            })
+            .collect(),
+    )
 }
 
 /// One field as listing text, `name=value`, with its tag when it is not HIGH.

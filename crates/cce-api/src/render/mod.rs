@@ -2,6 +2,7 @@
 //! typed results the other modules return. Nothing else in the crate builds JSON by hand.
 
 mod algo;
+mod bits;
 pub mod collective;
 mod convert;
 mod fields;
@@ -12,6 +13,7 @@ pub mod plot;
 mod reduce;
 pub mod report;
 mod run;
+pub(crate) mod ser;
 pub mod trace;
 
 pub(crate) use fields::{fields_map, fields_text};
