@@ -13,7 +13,6 @@ use cce_format::limits::PrioCaps;
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rings, Rounding, broadcast_scales, check_options, plan};
-use serde_json::Value;
 
 use crate::error::{ApiError, invalid_value};
 use crate::listing::QueueListing;
@@ -229,11 +228,6 @@ impl Built {
     /// The queue's listing model.
     pub fn listing(&self) -> QueueListing {
         QueueListing::of(&self.rings.queue(self.queue), self.arch)
-    }
-
-    /// Every descriptor and packet: the object `cce build --json` prints, without `file`.
-    pub fn to_json(&self) -> Value {
-        self.listing().to_json()
     }
 }
 

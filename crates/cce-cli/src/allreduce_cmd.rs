@@ -8,7 +8,6 @@ use cce_api::collective::collectives::{self as allreduce, Collective, Config};
 use cce_api::collective::metrics;
 use cce_api::collective::{self as api, AllreduceParams};
 use cce_api::params::{AlgoChoice, Compress};
-use serde_json::json;
 
 use crate::args::{AllreduceArgs, DemoArgs, named};
 use crate::error::CliError;
@@ -283,7 +282,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
     }
     pb.finish_and_clear();
     if a.json {
-        crate::print_json(&json!({"rows": rows}));
+        crate::print_json(&cce_api::render::collective::sweep_json(rows));
     }
     if let Some(path) = &a.plot {
         let file = matches!(p.algo, AlgoChoice::File(_));

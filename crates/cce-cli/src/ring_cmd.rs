@@ -3,7 +3,6 @@
 
 use cce_api::values;
 use cce_api::{FmaSelectors, SdmaDtype, SelectorsError};
-use serde_json::{Value, json};
 
 use crate::args::{BuildArgs, DisasmArgs, named};
 use crate::error::CliError;
@@ -69,11 +68,8 @@ pub(crate) fn build(a: &BuildArgs) -> Result<(), CliError> {
         files::write_atomic(path, &built.file_bytes())?;
     }
     if a.json {
-        let mut v = built.to_json();
-        if let Value::Object(o) = &mut v {
-            o.insert("file".into(), json!(file.as_ref().map(|p| p.display().to_string())));
-        }
-        crate::print_json(&v);
+        let file = file.as_ref().map(|p| p.display().to_string());
+        crate::print_json(&built.to_json_with_file(file.as_deref()));
     } else {
         crate::output::outln!(
             "{}{}",

@@ -215,6 +215,12 @@ impl AllreduceResult {
     }
 }
 
+/// The object `cce allreduce --sweep --json` prints: `{"rows": [...]}`, one
+/// [`AllreduceResult::sweep_row`] per size.
+pub fn sweep_json(rows: Vec<Value>) -> Value {
+    json!({ "rows": rows })
+}
+
 /// The object `cce demo --json` prints: the examples, every all-reduce row of `elems`
 /// elements per rank, whether every check passed.
 pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {

@@ -6,6 +6,7 @@ use cce_format::SdmaDtype;
 use cce_format::packet::{self, DescKind, PacketOp};
 use serde_json::{Value, json};
 
+use crate::build::Built;
 use crate::listing::{Desc, Listing, PacketListing, QueueListing, RingSide};
 
 impl Desc {
@@ -203,5 +204,22 @@ fn op_name(op: PacketOp) -> &'static str {
     match op {
         PacketOp::Copy => "copy",
         PacketOp::Cce(o) => o.name(),
+    }
+}
+
+impl Built {
+    /// Every descriptor and packet: the object `cce build --json` prints, without `file`.
+    pub fn to_json(&self) -> Value {
+        self.listing().to_json()
+    }
+
+    /// The object `cce build --json` prints: [`Self::to_json`] with `file`, the ring dump's path
+    /// as its user gave it (`null` when none was written).
+    pub fn to_json_with_file(&self, file: Option<&str>) -> Value {
+        let mut v = self.to_json();
+        if let Value::Object(o) = &mut v {
+            o.insert("file".into(), json!(file));
+        }
+        v
     }
 }
