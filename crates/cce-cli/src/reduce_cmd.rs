@@ -1,5 +1,5 @@
 //! `cce reduce` (files through the whole path) and `cce run` (a ring dump over loaded memory):
-//! the files and their names here, everything else [`cce_api::reduce`] and [`cce_api::run`].
+//! the files and their names here, everything else [`cce_api::reduce()`] and [`cce_api::run`].
 
 use std::path::{Path, PathBuf};
 
