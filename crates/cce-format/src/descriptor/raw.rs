@@ -51,3 +51,40 @@ pub const fn seed_init_descriptor(seed_en: u32) -> [u32; 4] {
     let w1 = if seed_en != 0 { SEED_D_SEED_EN.span.mask() } else { 0 };
     [SEED_INIT_DESCRIPTOR.fixed[0], w1, 0, 0]
 }
+
+/// `al_sdma_m2s_build_replication_descriptor` @0x451b10, as this crate models it: the study
+/// gives only that W1 is the replication meta-control word (§2.5, [`replication_meta_ctrl`]:
+/// its mode HIGH, its count MED); W0 (the compute frame with `wb` and `meta_idx`), W2 (the
+/// combo's more-bit) and W3 (the EXT meta-control word tagging the combo) are MODEL. Each
+/// argument is masked to its field, as the runtime's known encoders mask theirs.
+///
+/// [`replication_meta_ctrl`]: crate::meta_ctrl::raw::replication_meta_ctrl
+pub const fn replication_descriptor(
+    meta_idx: u32,
+    wb: u32,
+    mode: u32,
+    count: u32,
+    more: u32,
+    ext_meta: u32,
+) -> [u32; 4] {
+    [
+        REPLICATION_DESCRIPTOR.fixed[0] | D_WB_MODEL.place(wb) | D_META_IDX_MODEL.place(meta_idx),
+        crate::meta_ctrl::raw::replication_meta_ctrl(mode & 7, count & 0xFFFF),
+        D_MORE.place(more),
+        REP_D_EXT_META.place(ext_meta),
+    ]
+}
+
+/// `al_sdma_m2s_build_gradient_descriptor` @0x451de0, as this crate models it: W1 =
+/// `(mode << 29) | 0x6500001` (companion chapter, MED); W0 (the compute frame), W2 (the length
+/// and the combo's more-bit) and W3 (the compression header's address, low 32 bits) are MODEL.
+/// Each argument is masked to its field.
+pub const fn gradient_descriptor(meta_idx: u32, wb: u32, mode: u32, length: u32, more: u32, header: u32) -> [u32; 4] {
+    let fixed = GRADIENT_DESCRIPTOR.fixed;
+    [
+        fixed[0] | D_WB_MODEL.place(wb) | D_META_IDX_MODEL.place(meta_idx),
+        fixed[1] | GRAD_D_MODE.place(mode),
+        GRAD_D_LENGTH.place(length) | D_MORE.place(more),
+        GRAD_D_HEADER.place(header),
+    ]
+}
