@@ -31,6 +31,8 @@
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
 //! - [`plot`]: charts as SVG documents (plotters, no font needed);
 //! - [`report`]: `cce report numerics`'s JSON and chart;
+//! - [`runtime`]: the host runtime's encoders and helpers by the study's names (what the C
+//!   library exports), and which runtime assert an error is;
 //! - [`values`]: the text parsers every front end shares (numbers, dtypes, hex);
 //! - [`error`]: [`ApiError`] and its exit-code policy.
 //!
@@ -59,6 +61,7 @@ pub mod reduce;
 pub mod render;
 pub use render::{plot, report, trace};
 pub mod run;
+pub mod runtime;
 pub mod values;
 
 pub use bits::{
