@@ -57,36 +57,10 @@ pub(crate) fn bench_allreduce(ranks: usize, bytes_per_rank: usize, json: bool) -
     mpi::with_mpi(|| {
         let r = mpi::bench(ranks, bytes_per_rank, 2).unwrap_or_else(|e| mpi::abort_job(&e.to_string()));
         let Some(b) = r else { return };
-        let (processes, memcpy, rows) = (b.processes, b.memcpy_gbps, &b.results);
         if json {
-            let mut v = serde_json::Map::new();
-            v.insert("allreduce".into(), serde_json::to_value(&b).unwrap_or_default());
-            crate::print_json(&serde_json::Value::Object(v));
+            crate::print_json(&b.to_json());
         } else {
-            crate::output::outln!(
-                "allreduce ({ranks} ranks x {} MiB bf16, add) over {processes} MPI processes\nmemcpy (1 thread, process 0): {memcpy:.2} GB/s",
-                bytes_per_rank >> 20
-            );
-            crate::output::outln!(
-                "{:<10} {:>9} {:>9} {:>7} {:>14} {:>16}",
-                "algorithm",
-                "seconds",
-                "bound",
-                "ratio",
-                "bytes over MPI",
-                "peak per process"
-            );
-            for x in rows {
-                crate::output::outln!(
-                    "{:<10} {:>9.3} {:>9.3} {:>7.2} {:>14} {:>16}",
-                    x.name,
-                    x.seconds,
-                    x.bound_seconds,
-                    x.ratio,
-                    x.bytes_over_mpi,
-                    x.process_peak_bytes.iter().max().copied().unwrap_or(0)
-                );
-            }
+            crate::output::out!("{}", b.to_text(ranks, bytes_per_rank));
         }
     })?;
     Ok(())

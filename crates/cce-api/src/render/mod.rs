@@ -2,6 +2,7 @@
 //! typed results the other modules return. Nothing else in the crate builds JSON by hand.
 
 mod algo;
+pub mod bench;
 mod bits;
 pub mod collective;
 mod convert;

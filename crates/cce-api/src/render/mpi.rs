@@ -3,6 +3,8 @@
 use serde_json::{Value, json};
 
 use cce_collectives::allreduce::{Config, MemoryNeed, MpiReport, MpiRun};
+
+use crate::mpi::MpiBench;
 use cce_collectives::metrics::Check;
 
 use crate::render::collective::{add_check_keys, add_file_keys};
@@ -22,4 +24,41 @@ pub fn allreduce_json(cfg: &Config, run: &MpiRun, r: &MpiReport, need: &MemoryNe
     add_file_keys(&mut v, cfg);
     add_check_keys(&mut v, check);
     v
+}
+
+impl MpiBench {
+    /// The object `mpirun -n P cce bench allreduce --json` prints: `{"allreduce": …}`.
+    pub fn to_json(&self) -> Value {
+        json!({ "allreduce": self })
+    }
+
+    /// The table `mpirun -n P cce bench allreduce` prints, for `ranks` ranks of
+    /// `bytes_per_rank` bytes.
+    pub fn to_text(&self, ranks: usize, bytes_per_rank: usize) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "allreduce ({ranks} ranks x {} MiB bf16, add) over {} MPI processes\nmemcpy (1 thread, process 0): {:.2} GB/s\n",
+            bytes_per_rank >> 20,
+            self.processes,
+            self.memcpy_gbps
+        );
+        let _ = writeln!(
+            s,
+            "{:<10} {:>9} {:>9} {:>7} {:>14} {:>16}",
+            "algorithm", "seconds", "bound", "ratio", "bytes over MPI", "peak per process"
+        );
+        for x in &self.results {
+            let _ = writeln!(
+                s,
+                "{:<10} {:>9.3} {:>9.3} {:>7.2} {:>14} {:>16}",
+                x.name,
+                x.seconds,
+                x.bound_seconds,
+                x.ratio,
+                x.bytes_over_mpi,
+                x.process_peak_bytes.iter().max().copied().unwrap_or(0)
+            );
+        }
+        s
+    }
 }
