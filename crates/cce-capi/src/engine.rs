@@ -202,18 +202,13 @@ unsafe fn op_options(
     })
 }
 
+/// `CCE_OP_*` is the op's index in `BuildOp::ALL` (ADD, FMA, MIN, MAX, COPY, TRANSPOSE, GCE
+/// compress, GCE decompress); the unit test below holds the constants to it.
 fn build_op(op: u32) -> Result<BuildOp, Failure> {
-    let ops = [
-        BuildOp::Add,
-        BuildOp::Fma,
-        BuildOp::Min,
-        BuildOp::Max,
-        BuildOp::Copy,
-        BuildOp::Transpose,
-        BuildOp::GceCompress,
-        BuildOp::GceDecompress,
-    ];
-    ops.get(op as usize).copied().ok_or_else(|| Failure::invalid(format!("op {op}: expected a CCE_OP_* value (0..=7)")))
+    BuildOp::ALL
+        .get(op as usize)
+        .copied()
+        .ok_or_else(|| Failure::invalid(format!("op {op}: expected a CCE_OP_* value (0..=7)")))
 }
 
 fn selector(v: u32) -> Result<FmaOperand, Failure> {
@@ -485,9 +480,10 @@ pub extern "C" fn cce_reduce_request_default() -> cce_reduce_request {
     }
 }
 
+/// `CCE_OP_ADD` … `CCE_OP_MAX` index `ReduceOp::ALL` as they index `BuildOp::ALL`.
 fn reduce_op(op: u32) -> Result<ReduceOp, Failure> {
-    let ops = [ReduceOp::Add, ReduceOp::Fma, ReduceOp::Min, ReduceOp::Max];
-    ops.get(op as usize)
+    ReduceOp::ALL
+        .get(op as usize)
         .copied()
         .ok_or_else(|| Failure::invalid(format!("op {op}: expected CCE_OP_ADD, FMA, MIN or MAX (0..=3)")))
 }
@@ -545,4 +541,32 @@ pub unsafe extern "C" fn cce_reduce(
         cce_api::reduce_into(&p, &srcs, &mut outs)?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_constants_name_their_ops() {
+        let named = [
+            (CCE_OP_ADD, "add"),
+            (CCE_OP_FMA, "fma"),
+            (CCE_OP_MIN, "min"),
+            (CCE_OP_MAX, "max"),
+            (CCE_OP_COPY, "copy"),
+            (CCE_OP_TRANSPOSE, "transpose"),
+            (CCE_OP_GCE_COMPRESS, "gce-compress"),
+            (CCE_OP_GCE_DECOMPRESS, "gce-decompress"),
+        ];
+        for (c, name) in named {
+            assert_eq!(build_op(c).unwrap().to_string(), name);
+            if c <= CCE_OP_MAX {
+                assert_eq!(reduce_op(c).unwrap().to_string(), name);
+            }
+        }
+        assert!(build_op(8).is_err() && reduce_op(CCE_OP_COPY).is_err());
+        assert_eq!(selector(CCE_FMA_SCALE).unwrap(), FmaOperand::Scale);
+        assert!(selector(3).is_err());
+    }
 }
