@@ -86,9 +86,6 @@ pub enum HostError {
         /// The names it takes.
         expected: &'static str,
     },
-    /// A rounding name other than `rne` or `sr`.
-    #[error("--rounding '{0}': expected rne or sr")]
-    RoundingName(String),
     /// A stochastic-rounding seed given with round-to-nearest-even.
     #[error("--seed is for --rounding sr")]
     SeedWithoutSr,

@@ -37,5 +37,5 @@ pub use build::{
 };
 pub use error::HostError;
 pub use gradient::{GradientRequest, plan_gradient};
-pub use options::{broadcast_scales, check_options, dispatcher_op, reduce_op, rounding_seed};
+pub use options::{broadcast_scales, check_options};
 pub use ring::{INITIAL_PHASE, MAX_PROGRAM_DESCRIPTORS, Program, RingBuilder, Rings};

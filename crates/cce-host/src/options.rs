@@ -1,63 +1,15 @@
-//! A reduce's options as a front end names them — `cce build`, `cce reduce` and the Python
-//! package give the op and the rounding by name, the FMA scales as a list and the MIN/MAX clamp
-//! constant as text. Each rule is here once, so every front end refuses the same input with the
-//! same [`HostError`] (whose messages name the options as the CLI spells them: `--op`,
-//! `--rounding`, `--seed`, `--scale`).
+//! The rules a reduce's options follow, once for every front: FMA scales only for FMA and
+//! broadcast to the sources, a clamp constant only for MIN and MAX. (Names — ops, rounding — are
+//! parsed above this crate, by `cce-api`'s types.)
 //!
 //! ## Guarantees
-//! - Names are matched exactly (no case folding, no prefixes).
 //! - Nothing here allocates more than the scales it returns; nothing panics.
 
 use cce_format::KbinOp;
 use cce_format::packet::MAX_SOURCES;
 
-use crate::build::{MinMaxConstant, ReduceRequest, Rounding};
+use crate::build::{MinMaxConstant, ReduceRequest};
 use crate::error::HostError;
-
-/// The ops [`reduce_op`] takes, for messages.
-const REDUCE_OPS: &str = "add, fma, min or max";
-/// The ops [`dispatcher_op`] takes, for messages.
-const DISPATCHER_OPS: &str = "add, fma, min, max, copy or transpose";
-
-/// A reduce op by name: `add`, `fma`, `min` or `max` (what `cce reduce` runs).
-pub fn reduce_op(name: &str) -> Result<KbinOp, HostError> {
-    match name {
-        "add" => Ok(KbinOp::Add),
-        "fma" => Ok(KbinOp::Fma),
-        "min" => Ok(KbinOp::Min),
-        "max" => Ok(KbinOp::Max),
-        _ => Err(HostError::OpName { name: name.to_string(), expected: REDUCE_OPS }),
-    }
-}
-
-/// An op the dispatcher receives, by name: the reduce ops, and `copy` / `transpose`, which
-/// reach it and are refused there as the runtime refuses them (what `cce build` takes).
-pub fn dispatcher_op(name: &str) -> Result<KbinOp, HostError> {
-    KbinOp::from_name(name)
-        .filter(|o| !matches!(o, KbinOp::Invalid | KbinOp::Num))
-        .ok_or_else(|| HostError::OpName { name: name.to_string(), expected: DISPATCHER_OPS })
-}
-
-/// The stochastic-rounding seed that `rounding` (`rne` or `sr`) and `seed` ask for: `None` for
-/// `rne`, the seed (0 when omitted) for `sr`. A seed with `rne` is refused: it would be ignored.
-pub fn rounding_seed(rounding: &str, seed: Option<u64>) -> Result<Option<u64>, HostError> {
-    match rounding {
-        "rne" if seed.is_none() => Ok(None),
-        "rne" => Err(HostError::SeedWithoutSr),
-        "sr" => Ok(Some(seed.unwrap_or(0))),
-        other => Err(HostError::RoundingName(other.to_string())),
-    }
-}
-
-impl Rounding {
-    /// The rounding `name` (`rne` or `sr`) and `seed` ask for, as [`rounding_seed`] reads them.
-    pub fn from_name(name: &str, seed: Option<u32>) -> Result<Rounding, HostError> {
-        Ok(match rounding_seed(name, seed.map(u64::from))? {
-            None => Rounding::Rne,
-            Some(s) => Rounding::Stochastic { seed: s as u32 },
-        })
-    }
-}
 
 /// Checks that `op` takes the options given: scales are for FMA only, a clamp constant for
 /// MIN and MAX only.
@@ -103,28 +55,6 @@ impl ReduceRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ops_by_name() {
-        assert_eq!(reduce_op("fma"), Ok(KbinOp::Fma));
-        assert_eq!(reduce_op("copy").unwrap_err().to_string(), "--op 'copy': expected add, fma, min or max");
-        assert_eq!(dispatcher_op("transpose"), Ok(KbinOp::Transpose));
-        assert_eq!(
-            dispatcher_op("num").unwrap_err().to_string(),
-            "--op 'num': expected add, fma, min, max, copy or transpose"
-        );
-    }
-
-    #[test]
-    fn rounding_by_name() {
-        assert_eq!(rounding_seed("rne", None), Ok(None));
-        assert_eq!(rounding_seed("sr", None), Ok(Some(0)));
-        assert_eq!(rounding_seed("sr", Some(9)), Ok(Some(9)));
-        assert_eq!(rounding_seed("rne", Some(9)), Err(HostError::SeedWithoutSr));
-        assert_eq!(rounding_seed("rtz", None).unwrap_err().to_string(), "--rounding 'rtz': expected rne or sr");
-        assert_eq!(Rounding::from_name("sr", Some(7)), Ok(Rounding::Stochastic { seed: 7 }));
-        assert_eq!(Rounding::from_name("rne", None), Ok(Rounding::Rne));
-    }
 
     #[test]
     fn options_follow_the_op() {
