@@ -328,13 +328,13 @@ uint32_t al_sdma_m2s_build_replication_meta_ctrl(uint32_t mode, uint32_t count);
 // last)` @0x451c20 (study §2.3): W0 = `wb | 0x800000 | meta_idx << 24`; W1 = `(sub & 7) |
 // (last & 1) << 26 | a8 << 29 | 0x2100000`; W2 = `(sema & 0xFFFFFF) | (a_sel & 3) << 24 |
 // (b_sel & 3) << 26 | (c_sel & 3) << 28`; W3 = the bits of `scale`. The study's listing
-// elides two arguments ("..."): `sema` (W2's low 24 bits) and `a8` (W1 bits 29..31), named
-// after its formula and placed here before `wb` in the order the formula uses them; `last`
-// is the formula's `a10`.
+// elides arguments between `scale` and `wb` ("..."): its formula uses two, `sema` (W2's low
+// 24 bits) and `a8` (W1 bits 29..31), which stand there under those names, in the order of
+// the formula's argument numbers; `last` is the formula's `a10`.
 //
 // # Safety
 // A non-NULL `dst` has room for 16 bytes.
-enum cce_status al_sdma_m2s_build_fma_descriptor(void *dst, uint32_t meta_idx, uint32_t a_sel, uint32_t b_sel, uint32_t c_sel, float scale, uint32_t sema, uint32_t wb, uint32_t a8, uint32_t sub, uint32_t last);
+enum cce_status al_sdma_m2s_build_fma_descriptor(void *dst, uint32_t meta_idx, uint32_t a_sel, uint32_t b_sel, uint32_t c_sel, float scale, uint32_t sema, uint32_t a8, uint32_t wb, uint32_t sub, uint32_t last);
 
 // `al_sdma_m2s_build_min_max_descriptor(dst, meta_idx, W1, length, use_const, const_dt, wb)`
 // @0x451d10 (study §2.4). The study's third argument, which it calls `W1`, is the clamp

@@ -115,9 +115,9 @@ unsafe fn put(dst: *mut c_void, words: [u32; 4]) -> cce_status {
 /// last)` @0x451c20 (study §2.3): W0 = `wb | 0x800000 | meta_idx << 24`; W1 = `(sub & 7) |
 /// (last & 1) << 26 | a8 << 29 | 0x2100000`; W2 = `(sema & 0xFFFFFF) | (a_sel & 3) << 24 |
 /// (b_sel & 3) << 26 | (c_sel & 3) << 28`; W3 = the bits of `scale`. The study's listing
-/// elides two arguments ("..."): `sema` (W2's low 24 bits) and `a8` (W1 bits 29..31), named
-/// after its formula and placed here before `wb` in the order the formula uses them; `last`
-/// is the formula's `a10`.
+/// elides arguments between `scale` and `wb` ("..."): its formula uses two, `sema` (W2's low
+/// 24 bits) and `a8` (W1 bits 29..31), which stand there under those names, in the order of
+/// the formula's argument numbers; `last` is the formula's `a10`.
 ///
 /// # Safety
 /// A non-NULL `dst` has room for 16 bytes.
@@ -131,8 +131,8 @@ pub unsafe extern "C" fn al_sdma_m2s_build_fma_descriptor(
     c_sel: u32,
     scale: f32,
     sema: u32,
-    wb: u32,
     a8: u32,
+    wb: u32,
     sub: u32,
     last: u32,
 ) -> cce_status {

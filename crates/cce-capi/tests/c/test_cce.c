@@ -167,7 +167,7 @@ static int run_row(const struct row *r) {
     } else if (strcmp(f, "al_sdma_m2s_build_fma_descriptor") == 0) {
         st = al_sdma_m2s_build_fma_descriptor(d, arg(r, "meta_idx"), arg(r, "a_sel"), arg(r, "b_sel"),
                                               arg(r, "c_sel"), f32_of_bits(arg(r, "scale")), arg(r, "sema"),
-                                              arg(r, "wb"), arg(r, "a8"), arg(r, "sub"), arg(r, "last"));
+                                              arg(r, "a8"), arg(r, "wb"), arg(r, "sub"), arg(r, "last"));
         check_descriptor(r, st, d);
     } else if (strcmp(f, "al_sdma_m2s_build_min_max_descriptor") == 0) {
         st = al_sdma_m2s_build_min_max_descriptor(d, arg(r, "meta_idx"), arg(r, "constant"), arg(r, "length"),
