@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use cce_api::collective::collectives::{self as allreduce, Collective, Config};
+use cce_api::collective::collectives::{self as allreduce, Config};
 use cce_api::collective::metrics;
 use cce_api::collective::{self as api, AllreduceParams};
 use cce_api::params::{AlgoChoice, Compress};
@@ -91,12 +91,6 @@ fn spinner(msg: String) -> indicatif::ProgressBar {
     pb
 }
 
-/// An ulp error for a table: fixed-point while readable, else scientific (an error at an exact
-/// value of 0 is counted in the dtype's smallest subnormal spacing, so it can be ~1e37).
-fn ulps(x: f64) -> String {
-    if x < 1e5 { format!("{x:.3}") } else { format!("{x:.3e}") }
-}
-
 /// Whether an MPI launcher started this process (Open MPI, MPICH / PMI).
 pub(crate) fn under_mpi() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some())
@@ -163,67 +157,22 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         let trace = cce_api::trace::chrome_trace(&cfg, t, &r.outcome.step_walls);
         write_atomic(path, serde_json::to_string(&trace).unwrap_or_default().as_bytes())?;
     }
-    let (o, m) = (&r.outcome, &r.metrics);
+    let o = &r.outcome;
     if let Some(dir) = &a.output_dir {
         std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
         for (r, out) in o.outputs.iter().enumerate() {
             write_atomic(&dir.join(format!("rank{r}.bin")), out)?;
         }
     }
-    let (algbw, busbw) = r.bandwidths();
     if a.json {
         crate::print_json(&r.to_json());
     } else {
-        // One line (docs/collectives.md and docs/msccl.md show it so): the run, then how good its result is.
-        let quality = if a.check == metrics::Check::None {
-            "not checked (--check none)".to_string()
-        } else if cfg.collective == Collective::AllReduce {
-            format!(
-                "#wrong {} (elements outside the {} error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",
-                m.wrong,
-                if cfg.compress == allreduce::Compress::Gce { "GCE" } else { "sequential-rounding" },
-                ulps(m.max_ulp_err),
-                ulps(m.mean_ulp_err),
-                cfg.dtype.name(),
-                m.max_abs_err,
-                m.max_rel_err,
-            )
-        } else {
-            "partial results not compared with an exact value".to_string()
-        };
-        crate::output::outln!(
-            "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, {quality}, ranks identical: {}",
-            api::algo_label(&cfg),
-            cfg.elems,
-            cfg.dtype.name(),
-            cfg.op.name(),
-            cfg.ranks,
-            o.seconds,
-            o.model_seconds,
-            algbw,
-            busbw,
-            o.packets(),
-            o.descriptors(),
-            o.bytes_moved(),
-            if a.check == metrics::Check::None { "not checked".to_string() } else { m.ranks_identical.to_string() },
-        );
-        if let Some(h) = &r.hops {
-            crate::output::outln!(
-                "gce (MODEL codec) over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed",
-                cfg.nodes(),
-                cfg.model.ranks_per_node,
-                h.compressed,
-                h.uncompressed,
-                h.ratio(),
-                h.uncompressed_model_seconds,
-            );
-        }
+        crate::output::out!("{}", r.to_text());
     }
     Ok(())
 }
 
 fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(), CliError> {
-    let size = a.dtype.bytes().max(1) as u64;
     let counts = p.sweep_counts(sweep)?;
     // Every size's configuration and memory budget, before any size runs.
     let cfgs = counts
@@ -237,20 +186,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
     let pb = indicatif::ProgressBar::with_draw_target(Some(cfgs.len() as u64), indicatif::ProgressDrawTarget::stderr());
     let mut rows = Vec::new();
     if !a.json {
-        crate::output::outln!(
-            "{:>12} {:>12} {:>6} {:>6} {:>11} {:>9} {:>9} {:>7} {:>11} {:>9} {:>9}",
-            "size",
-            "count",
-            "type",
-            "redop",
-            "time(us)",
-            "algbw",
-            "busbw",
-            "#wrong",
-            "model(us)",
-            "algbw",
-            "busbw"
-        );
+        crate::output::out!("{}", cce_api::AllreduceResult::sweep_header());
     }
     for cfg in cfgs {
         let inputs = metrics::generate(&cfg, a.seed);
@@ -259,25 +195,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
         if a.json {
             rows.push(r.sweep_row());
         } else {
-            let o = &r.outcome;
-            let (alg, bus) = r.bandwidths();
-            let (malg, mbus) = metrics::bandwidths(&cfg, o.model_seconds);
-            pb.suspend(|| {
-                crate::output::outln!(
-                    "{:>12} {:>12} {:>6} {:>6} {:>11.1} {:>9.2} {:>9.2} {:>7} {:>11.2} {:>9.2} {:>9.2}",
-                    cfg.elems * size,
-                    cfg.elems,
-                    cfg.dtype.name(),
-                    cfg.op.name(),
-                    o.seconds * 1e6,
-                    alg,
-                    bus,
-                    if a.check == metrics::Check::None { "-".to_string() } else { r.metrics.wrong.to_string() },
-                    o.model_seconds * 1e6,
-                    malg,
-                    mbus
-                )
-            });
+            pb.suspend(|| crate::output::out!("{}", r.sweep_text_row()));
         }
     }
     pb.finish_and_clear();
@@ -303,22 +221,9 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     let examples = cce_api::collective::demo::examples()?;
     if !a.json {
         for ex in &examples {
-            crate::output::outln!("== {}", ex.title);
-            crate::output::out!("{}", api::example_listing(ex).to_text());
-            if ex.mismatches == 0 {
-                crate::output::outln!("engine result: all {} elements equal the independent computation\n", ex.elems);
-            } else {
-                crate::output::outln!(
-                    "engine result: {} of {} elements DIFFER from the independent computation\n",
-                    ex.mismatches,
-                    ex.elems
-                );
-            }
+            crate::output::out!("{}", cce_api::render::collective::example_text(ex));
         }
-        crate::output::outln!(
-            "== all-reduce: {ranks} ranks x {} bf16 elements (fp32 accumulate), every algorithm",
-            a.elems
-        );
+        crate::output::out!("{}", cce_api::render::collective::demo_allreduce_heading(a.elems));
     }
     let pb = spinner(String::new());
     let rows = cce_api::collective::demo::allreduce_rows(ranks, a.elems, |algo| {
@@ -330,37 +235,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
     if a.json {
         crate::print_json(&cce_api::render::collective::demo_json(&examples, &rows, a.elems));
     } else {
-        crate::output::outln!(
-            "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}",
-            "algorithm",
-            "seconds",
-            "model (s)",
-            "descriptors",
-            "bytes",
-            "max err",
-            "max ulp",
-            "mean ulp",
-            "ranks=",
-            "wrong"
-        );
-        for r in &rows {
-            crate::output::outln!(
-                "{:<10} {:>9.3} {:>12.6} {:>12} {:>14} {:>10.3e} {:>9} {:>9} {:>7} {:>6}",
-                r.algo.name(),
-                r.seconds,
-                r.model_seconds,
-                r.descriptors,
-                r.bytes,
-                r.max_abs_err,
-                ulps(r.max_ulp_err),
-                ulps(r.mean_ulp_err),
-                r.ranks_identical,
-                r.wrong
-            );
-        }
-        if failures.is_empty() {
-            crate::output::outln!("\ndemo: every check passed");
-        }
+        crate::output::out!("{}", cce_api::render::collective::demo_rows_text(&rows, failures.is_empty()));
     }
     Ok(api::demo_check(&failures)?)
 }

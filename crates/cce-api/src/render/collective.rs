@@ -1,7 +1,7 @@
 //! The collectives' JSON and text: a run (`cce allreduce --json` and its one line), a sweep row,
 //! `--explain`, the MPI report's shared keys, and the demo.
 
-use cce_collectives::allreduce::{Algo, Config};
+use cce_collectives::allreduce::{Algo, Collective, Compress, Config};
 use cce_collectives::demo::{Example, Row};
 use cce_collectives::metrics::{self, Check};
 use serde_json::{Value, json};
@@ -242,4 +242,148 @@ pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
         "passed": failures.is_empty(),
         "failures": failures,
     })
+}
+
+/// An ulp error for a table: fixed-point while readable, else scientific (an error at an exact
+/// value of 0 is counted in the dtype's smallest subnormal spacing, so it can be ~1e37).
+fn ulps(x: f64) -> String {
+    if x < 1e5 { format!("{x:.3}") } else { format!("{x:.3e}") }
+}
+
+impl AllreduceResult {
+    /// The run as `cce allreduce` prints it (docs/collectives.md and docs/msccl.md show it): one
+    /// line, the run then how good its result is; with `--compress gce` a second line for the
+    /// node boundaries.
+    pub fn to_text(&self) -> String {
+        let (cfg, o, m) = (&self.config, &self.outcome, &self.metrics);
+        let (algbw, busbw) = self.bandwidths();
+        let quality = if self.check == Check::None {
+            "not checked (--check none)".to_string()
+        } else if cfg.collective == Collective::AllReduce {
+            format!(
+                "#wrong {} (elements outside the {} error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",
+                m.wrong,
+                if cfg.compress == Compress::Gce { "GCE" } else { "sequential-rounding" },
+                ulps(m.max_ulp_err),
+                ulps(m.mean_ulp_err),
+                cfg.dtype.name(),
+                m.max_abs_err,
+                m.max_rel_err,
+            )
+        } else {
+            "partial results not compared with an exact value".to_string()
+        };
+        let mut s = format!(
+            "{} {} x {} {} on {} ranks: {:.4} s (model {:.6} s), algbw {:.2} GB/s, busbw {:.2} GB/s, {} packets, {} descriptors, {} bytes moved, {quality}, ranks identical: {}\n",
+            crate::collective::algo_label(cfg),
+            cfg.elems,
+            cfg.dtype.name(),
+            cfg.op.name(),
+            cfg.ranks,
+            o.seconds,
+            o.model_seconds,
+            algbw,
+            busbw,
+            o.packets(),
+            o.descriptors(),
+            o.bytes_moved(),
+            if self.check == Check::None { "not checked".to_string() } else { m.ranks_identical.to_string() },
+        );
+        if let Some(h) = &self.hops {
+            s += &format!(
+                "gce (MODEL codec) over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed\n",
+                cfg.nodes(),
+                cfg.model.ranks_per_node,
+                h.compressed,
+                h.uncompressed,
+                h.ratio(),
+                h.uncompressed_model_seconds,
+            );
+        }
+        s
+    }
+
+    /// The header of `cce allreduce --sweep`'s table (nccl-tests' columns, measured then
+    /// modelled).
+    pub fn sweep_header() -> String {
+        format!(
+            "{:>12} {:>12} {:>6} {:>6} {:>11} {:>9} {:>9} {:>7} {:>11} {:>9} {:>9}\n",
+            "size", "count", "type", "redop", "time(us)", "algbw", "busbw", "#wrong", "model(us)", "algbw", "busbw"
+        )
+    }
+
+    /// This run's row of `cce allreduce --sweep`'s table.
+    pub fn sweep_text_row(&self) -> String {
+        let (cfg, o) = (&self.config, &self.outcome);
+        let (alg, bus) = self.bandwidths();
+        let (malg, mbus) = metrics::bandwidths(cfg, o.model_seconds);
+        format!(
+            "{:>12} {:>12} {:>6} {:>6} {:>11.1} {:>9.2} {:>9.2} {:>7} {:>11.2} {:>9.2} {:>9.2}\n",
+            cfg.elems * cfg.dtype.bytes().max(1) as u64,
+            cfg.elems,
+            cfg.dtype.name(),
+            cfg.op.name(),
+            o.seconds * 1e6,
+            alg,
+            bus,
+            if self.check == Check::None { "-".to_string() } else { self.metrics.wrong.to_string() },
+            o.model_seconds * 1e6,
+            malg,
+            mbus
+        )
+    }
+}
+
+/// `cce demo`'s text for one worked example: its title, its rings' listing, and whether the
+/// engine's result equals the independent computation.
+pub fn example_text(ex: &Example) -> String {
+    let verdict = if ex.mismatches == 0 {
+        format!("engine result: all {} elements equal the independent computation\n", ex.elems)
+    } else {
+        format!("engine result: {} of {} elements DIFFER from the independent computation\n", ex.mismatches, ex.elems)
+    };
+    format!("== {}\n{}{verdict}\n", ex.title, crate::collective::example_listing(ex).to_text())
+}
+
+/// The heading of `cce demo`'s all-reduce part.
+pub fn demo_allreduce_heading(elems: u64) -> String {
+    format!("== all-reduce: {DEMO_RANKS} ranks x {elems} bf16 elements (fp32 accumulate), every algorithm\n")
+}
+
+/// `cce demo`'s all-reduce table, and its closing line when every check passed.
+pub fn demo_rows_text(rows: &[Row], passed: bool) -> String {
+    use std::fmt::Write;
+    let mut s = format!(
+        "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}\n",
+        "algorithm",
+        "seconds",
+        "model (s)",
+        "descriptors",
+        "bytes",
+        "max err",
+        "max ulp",
+        "mean ulp",
+        "ranks=",
+        "wrong"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<10} {:>9.3} {:>12.6} {:>12} {:>14} {:>10.3e} {:>9} {:>9} {:>7} {:>6}",
+            r.algo.name(),
+            r.seconds,
+            r.model_seconds,
+            r.descriptors,
+            r.bytes,
+            r.max_abs_err,
+            ulps(r.max_ulp_err),
+            ulps(r.mean_ulp_err),
+            r.ranks_identical,
+            r.wrong
+        );
+    }
+    if passed {
+        s += "\ndemo: every check passed\n";
+    }
+    s
 }
