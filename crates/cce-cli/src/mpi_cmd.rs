@@ -35,18 +35,7 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliErro
     if a.json {
         crate::print_json(&cce_api::render::mpi::allreduce_json(cfg, run, r, need, a.check));
     } else {
-        crate::output::outln!(
-            "{} {} x {} {} on {} ranks over {} MPI processes: {:.3} s, {} bytes over MPI, peak memory per process {:?} bytes",
-            cce_api::collective::algo_label(cfg),
-            cfg.elems,
-            cfg.dtype.name(),
-            cfg.op.name(),
-            cfg.ranks,
-            run.processes,
-            r.seconds,
-            r.bytes_over_mpi,
-            r.process_peak_bytes
-        );
+        crate::output::out!("{}", cce_api::render::mpi::allreduce_text(cfg, run, r));
     }
     Ok(())
 }

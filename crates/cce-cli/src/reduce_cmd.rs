@@ -49,16 +49,7 @@ pub(crate) fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     if a.json {
         crate::print_json(&r.to_json());
     } else {
-        let o = &r.outcome;
-        crate::output::outln!(
-            "{} elements, {} packets, {} descriptors, {} bytes read, {} written, {:.3} s",
-            o.elements,
-            o.packets,
-            o.descriptors,
-            o.bytes_read,
-            o.bytes_written,
-            o.seconds
-        );
+        crate::output::out!("{}", r.to_text());
     }
     Ok(())
 }
@@ -119,18 +110,7 @@ pub(crate) fn run(a: &RunArgs) -> Result<(), CliError> {
     if a.json {
         crate::print_json(&result.to_json());
     } else {
-        for q in &result.queues {
-            crate::output::outln!(
-                "queue {}: {} semaphore {} packets {} tx {} rx {}{}",
-                q.queue,
-                q.state_name(),
-                q.semaphore,
-                q.packets,
-                q.tx_done,
-                q.rx_done,
-                q.fault.as_ref().map(|f| format!(" fault: {f}")).unwrap_or_default()
-            );
-        }
+        crate::output::out!("{}", result.to_text());
     }
     Ok(result.check()?)
 }

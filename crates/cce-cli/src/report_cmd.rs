@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use cce_api::plot;
-use cce_api::report::{Inputs, MEASURE, Params, Report, Series, nr};
+use cce_api::report::{Inputs, Params, nr};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
@@ -71,39 +71,7 @@ fn numerics(a: &ReportArgs) -> Result<(), CliError> {
     if a.json {
         crate::print_json(&cce_api::report::numerics_json(&report));
     } else {
-        print_table(&report);
+        crate::output::out!("{}", cce_api::report::numerics_text(&report));
     }
     Ok(())
-}
-
-fn print_table(r: &Report) {
-    let p = &r.params;
-    crate::output::outln!(
-        "numerics: ring all-reduce, op add, fp32 accumulate, {} elements per rank, {} inputs (seed {})",
-        p.elems,
-        p.inputs.name(),
-        p.seed
-    );
-    crate::output::outln!("error: {MEASURE}; bias: the same, signed\n");
-    crate::output::outln!(
-        "{:>5} {:>11} {:>11} {:>11}   {:>11} {:>11}",
-        "ranks",
-        "bf16 RNE",
-        "bf16 SR",
-        "fp32",
-        "RNE bias",
-        "SR bias"
-    );
-    for row in &r.rows {
-        let m = |s| row.get(s);
-        crate::output::outln!(
-            "{:>5} {:>11.3e} {:>11.3e} {:>11.3e}   {:>11.3e} {:>11.3e}",
-            row.ranks,
-            m(Series::Bf16Rne).mean_rel,
-            m(Series::Bf16Sr).mean_rel,
-            m(Series::Fp32).mean_rel,
-            m(Series::Bf16Rne).bias,
-            m(Series::Bf16Sr).bias
-        );
-    }
 }

@@ -26,6 +26,22 @@ pub fn allreduce_json(cfg: &Config, run: &MpiRun, r: &MpiReport, need: &MemoryNe
     v
 }
 
+/// The line process 0 prints for an MPI all-reduce.
+pub fn allreduce_text(cfg: &Config, run: &MpiRun, r: &MpiReport) -> String {
+    format!(
+        "{} {} x {} {} on {} ranks over {} MPI processes: {:.3} s, {} bytes over MPI, peak memory per process {:?} bytes\n",
+        crate::collective::algo_label(cfg),
+        cfg.elems,
+        cfg.dtype.name(),
+        cfg.op.name(),
+        cfg.ranks,
+        run.processes,
+        r.seconds,
+        r.bytes_over_mpi,
+        r.process_peak_bytes
+    )
+}
+
 impl MpiBench {
     /// The object `mpirun -n P cce bench allreduce --json` prints: `{"allreduce": …}`.
     pub fn to_json(&self) -> Value {

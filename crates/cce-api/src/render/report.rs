@@ -59,3 +59,36 @@ pub fn numerics_chart(r: &Report) -> Chart {
         marks: Vec::new(),
     }
 }
+
+/// The table `cce report numerics` prints: the run's parameters, what the numbers are, then per
+/// R the mean error of each series and the two bf16 biases.
+pub fn numerics_text(r: &Report) -> String {
+    use std::fmt::Write;
+    let p = &r.params;
+    let mut s = format!(
+        "numerics: ring all-reduce, op add, fp32 accumulate, {} elements per rank, {} inputs (seed {})\n",
+        p.elems,
+        p.inputs.name(),
+        p.seed
+    );
+    let _ = writeln!(s, "error: {MEASURE}; bias: the same, signed\n");
+    let _ = writeln!(
+        s,
+        "{:>5} {:>11} {:>11} {:>11}   {:>11} {:>11}",
+        "ranks", "bf16 RNE", "bf16 SR", "fp32", "RNE bias", "SR bias"
+    );
+    for row in &r.rows {
+        let m = |series| row.get(series);
+        let _ = writeln!(
+            s,
+            "{:>5} {:>11.3e} {:>11.3e} {:>11.3e}   {:>11.3e} {:>11.3e}",
+            row.ranks,
+            m(Series::Bf16Rne).mean_rel,
+            m(Series::Bf16Sr).mean_rel,
+            m(Series::Fp32).mean_rel,
+            m(Series::Bf16Rne).bias,
+            m(Series::Bf16Sr).bias
+        );
+    }
+    s
+}

@@ -1,4 +1,4 @@
-//! `cce run`'s per-queue report, as JSON.
+//! `cce run`'s per-queue report, as JSON and text.
 
 use serde_json::{Value, json};
 
@@ -24,5 +24,26 @@ impl RunResult {
             "packets": r.packets, "descriptors": r.descriptors,
             "bytes_read": r.bytes_read, "bytes_written": r.bytes_written, "seconds": self.seconds,
         })
+    }
+}
+
+impl RunResult {
+    /// What `cce run` prints: a line per queue (state, semaphore, counts, and its fault).
+    pub fn to_text(&self) -> String {
+        self.queues
+            .iter()
+            .map(|q| {
+                format!(
+                    "queue {}: {} semaphore {} packets {} tx {} rx {}{}\n",
+                    q.queue,
+                    q.state_name(),
+                    q.semaphore,
+                    q.packets,
+                    q.tx_done,
+                    q.rx_done,
+                    q.fault.as_ref().map(|f| format!(" fault: {f}")).unwrap_or_default()
+                )
+            })
+            .collect()
     }
 }
