@@ -313,6 +313,8 @@ static void example_9_1(void) {
         tx_words(rings, i, w);
         uint32_t mc = al_sdma_m2s_build_add_meta_ctrl(0, 6, 10, i == 2, 0, 0);
         CHECK(w[1] == mc, "9.1 BD[%zu] meta-ctrl 0x%08X, expected 0x%08X", i, w[1], mc);
+        /* By hand, study 2.6: 0x2000000 + out bf16 (6 << 12) + accum fp32 (10 << 16), + bit 7 last. */
+        CHECK(w[1] == (i == 2 ? 0x020A6080u : 0x020A6000u), "9.1 BD[%zu] meta-ctrl 0x%08X by hand", i, w[1]);
         CHECK(w[2] == (uint32_t)SRC_ADDR[i], "9.1 BD[%zu] source 0x%08X", i, w[2]);
     }
     /* Run it over this program's memory; dst = bf16((fp32)s0 + (fp32)s1 + (fp32)s2). */
@@ -373,9 +375,12 @@ static void example_9_2(void) {
         for (int k = 0; k < 4; k++) d[k] = word_at(built, (size_t)k);
         CHECK(memcmp(w, d, sizeof w) == 0, "9.2 FMA BD[%zu] %08X %08X %08X %08X", s, w[0], w[1], w[2], w[3]);
         CHECK(w[3] == 0x3F000000 && w[2] == 0x09000000, "9.2 BD[%zu] scale / selectors", s);
+        CHECK(w[0] == (0x00800000u | (uint32_t)s << 24) && w[1] == 0x02100001, "9.2 BD[%zu] W0 / W1", s);
         tx_words(rings, 2 * s + 1, w);
         uint32_t mc = al_sdma_m2s_build_fma_meta_ctrl(1, 6, 10, 10, 0, 0, s == 1);
         CHECK(w[1] == mc, "9.2 data BD[%zu] meta-ctrl 0x%08X, expected 0x%08X", s, w[1], mc);
+        /* By hand: 0x2100000 + accum (10 << 16) + scale (10 << 12) + in (6 << 8) + sub 1, + f4 (bit 7). */
+        CHECK(w[1] == (s == 1 ? 0x021AA681u : 0x021AA601u), "9.2 data BD[%zu] meta-ctrl 0x%08X by hand", s, w[1]);
     }
     static uint8_t src[3][2 * ELEMS];
     static uint8_t dst[2 * ELEMS], via_reduce[2 * ELEMS];
@@ -441,13 +446,16 @@ static void example_9_3(void) {
     al_sdma_m2s_build_gradient_descriptor(built, 0, 0, 1, ELEMS, 1, (uint32_t)header);
     for (int k = 0; k < 4; k++) d[k] = word_at(built, (size_t)k);
     CHECK(memcmp(w, d, sizeof w) == 0, "9.3 GCE BD %08X %08X %08X %08X", w[0], w[1], w[2], w[3]);
-    CHECK((w[1] & 0x07F00000) == 0x06500000, "9.3 GCE base");
+    /* By hand: W1 = mode 1 << 29 | 0x6500001; W2 = more (1 << 30) | length 1024; W3 = the header. */
+    CHECK(w[0] == 0x00800000 && w[1] == 0x26500001 && w[2] == 0x40000400 && w[3] == 0x58000000, "9.3 GCE by hand");
     tx_words(rings, 5, w);
     uint32_t ext = al_sdma_m2s_build_cce_ext_meta_ctrl(0, 10, 10);
     CHECK(ext == 0x024AA000, "9.3 EXT word 0x%08X", ext);
     al_sdma_m2s_build_replication_descriptor(built, 0, 0, 1, 1, 0, ext);
     for (int k = 0; k < 4; k++) d[k] = word_at(built, (size_t)k);
     CHECK(memcmp(w, d, sizeof w) == 0, "9.3 replication BD %08X %08X %08X %08X", w[0], w[1], w[2], w[3]);
+    /* By hand: W1 = 0xA00000 | count 1 | 0x4A00000 | mode 1 << 29; W3 = the EXT word. */
+    CHECK(w[0] == 0x00800000 && w[1] == 0x24A00001 && w[2] == 0 && w[3] == 0x024AA000, "9.3 replication by hand");
 
     /* Run the combo over the sources, the payload and room for the compression headers. */
     static uint8_t src[3][2 * ELEMS];
