@@ -9,7 +9,7 @@
 //! which is correctly rounded everywhere), so every level gives the same bits as the generic
 //! path. Each (decoder, encoder) pair's tile loop is a function of its own at each level
 //! ([`Caps::outline`]), with the pair's formats in its types; inlined together into each
-//! level's entry point they made this crate slow to compile (`docs/performance.md`, "Compile
+//! level's entry point they made this crate slow to compile (`docs/performance-history.md`, "Compile
 //! time of cce-numerics").
 
 use crate::float::{

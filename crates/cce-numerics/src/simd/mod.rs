@@ -196,7 +196,7 @@ pub(crate) trait Caps {
     /// A kernel whose body picks one of many inlined loops hands each loop to this, so that each
     /// loop is one function of ordinary size, compiled once per level; all of them inlined into
     /// the entry point made functions of ~1 MB of machine code, which took most of this crate's
-    /// compile time (`docs/performance.md`, "Compile time of cce-numerics"). One call per loop,
+    /// compile time (`docs/performance-history.md`, "Compile time of cce-numerics"). One call per loop,
     /// not per element.
     fn outline<K: Kernel>(k: &mut K);
 
