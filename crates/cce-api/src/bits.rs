@@ -16,6 +16,7 @@
 
 use cce_format::cce_info::{CCE_INFO_BYTES, CceInfo, MAX_SCALES};
 use cce_format::codec;
+use cce_format::collective::{LowersTo, PSEUDO_TRIGGER_COLLECTIVE, ReductionType};
 use cce_format::descriptor::{DEFAULT_FMA_SELECTORS, FmaOperand};
 use cce_format::dtype::{self, KBIN_DTYPE_REMAP, SDMA_DTYPES};
 use cce_format::layout::{FieldDef, FieldKind, Layout};
@@ -590,6 +591,44 @@ pub struct Tables {
     pub fma_operands: Vec<FmaOperandRow>,
     /// The FMA selectors a descriptor gets when none are given.
     pub fma_default_selectors: FmaSelectorsRow,
+    /// The runtime's reduction topologies (`enc_primitive::reduction_type_t`, study §8) and
+    /// the algorithm each is.
+    pub reduction_types: Vec<ReductionTypeRow>,
+    /// The compiler collective's codes that lower to `SDMA_CCETYPE_ADD` reduce packets
+    /// (`PSEUDO_TRIGGER_COLLECTIVE`, study §8).
+    pub collective_codes: Vec<CollectiveCodeRow>,
+}
+
+/// One `reduction_type_t` value and the algorithm that has its topology.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReductionTypeRow {
+    /// Its value.
+    pub value: u32,
+    /// Its name as the runtime spells it.
+    pub name: &'static str,
+    /// The all-reduce algorithm (`cce allreduce --algo`) with this topology.
+    pub algorithm: &'static str,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
+}
+
+/// One compiler collective code and the SDMA value it lowers to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CollectiveCodeRow {
+    /// The instruction's field: `op` or `dtype`.
+    pub field: &'static str,
+    /// The code's name.
+    pub name: &'static str,
+    /// Its value.
+    pub value: u32,
+    /// The SDMA CCE op (for `op`) or SDMA dtype (for `dtype`) the reduce packets get.
+    pub sdma: u32,
+    /// Its name.
+    pub sdma_name: &'static str,
+    /// How far the row can be trusted.
+    #[serde(serialize_with = "ser::tag")]
+    pub tag: Tag,
 }
 
 /// One kbin op and the SDMA CCE op it remaps to.
@@ -784,6 +823,20 @@ pub fn tables() -> Tables {
             .map(|o| FmaOperandRow { value: o.bits(), name: o.name(), tag: Tag::High })
             .to_vec(),
         fma_default_selectors: FmaSelectorsRow { a, b, c, tag: Tag::High },
+        reduction_types: ReductionType::ALL
+            .iter()
+            .map(|t| ReductionTypeRow { value: t.value(), name: t.name(), algorithm: t.algorithm(), tag: t.tag() })
+            .collect(),
+        collective_codes: PSEUDO_TRIGGER_COLLECTIVE
+            .iter()
+            .map(|c| {
+                let (sdma, sdma_name) = match c.lowers_to {
+                    LowersTo::Op(op) => (op.value(), op.name()),
+                    LowersTo::Dtype(dtype) => (dtype.value(), dtype.name()),
+                };
+                CollectiveCodeRow { field: c.field, name: c.name, value: c.value, sdma, sdma_name, tag: c.tag }
+            })
+            .collect(),
     }
 }
 

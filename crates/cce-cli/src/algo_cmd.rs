@@ -28,10 +28,10 @@ pub(crate) fn load(path: &Path) -> Result<Arc<UserAlgo>, CliError> {
 
 pub(crate) fn algo(a: &AlgoArgs) -> Result<(), CliError> {
     let user = load(&a.file)?;
-    let cfg = cce_api::algo::config(&user, a.elems, a.dtype, a.arch)?;
-    let report = cce_api::algo::report(&cfg)?;
+    let job = cce_api::algo::job(&user, a.elems, a.any_size, a.dtype, a.arch)?;
+    let report = cce_api::algo::report(&job)?;
     if let Some(dir) = &a.lower {
-        let dumps = cce_api::algo::lower(&cfg)?;
+        let dumps = cce_api::algo::lower(&job)?;
         std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
         for (q, bytes) in dumps.iter().enumerate() {
             write_atomic(&dir.join(format!("rank{q}.ring")), bytes)?;

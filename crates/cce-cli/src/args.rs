@@ -221,10 +221,16 @@ unknown step type, a missing attribute, a schedule that does not compute its col
 pub(crate) struct AlgoArgs {
     /// The MSCCL XML file.
     pub(crate) file: std::path::PathBuf,
-    /// Elements per rank buffer to lower for (a multiple of the file's nchunksperloop);
-    /// default: the first such multiple from 1048576.
+    /// Elements per rank buffer to lower for (a multiple of the file's nchunksperloop, within
+    /// its minBytes / maxBytes); default: the first such multiple from 1048576 when the file
+    /// accepts it, else the accepted size nearest to it.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: Option<u64>,
+    /// Lower for a size outside the file's minBytes / maxBytes (MSCCL's runtime selects an
+    /// algorithm by them, so the executor would not run this one at that size; the output says
+    /// so).
+    #[arg(long)]
+    pub(crate) any_size: bool,
     /// Buffer dtype to lower for.
     #[arg(long, default_value = "bf16", value_parser = cce_api::values::parse_sdma_dtype)]
     pub(crate) dtype: cce_api::SdmaDtype,

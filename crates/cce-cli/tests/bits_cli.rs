@@ -291,6 +291,75 @@ fn tables_contract() {
 }
 
 #[test]
+fn tables_show_study_section_8() {
+    let v = ok(&["tables"]);
+    let types = v["reduction_types"].as_array().unwrap();
+    let want = [(0, "RING_2R1W", "ring"), (1, "RING_2R2W", "ring-2r2w"), (2, "KANGARING_NR1W", "kangaring")];
+    assert_eq!(types.len(), want.len());
+    for (row, (value, name, algorithm)) in types.iter().zip(want) {
+        assert_eq!(*row, serde_json::json!({"value": value, "name": name, "algorithm": algorithm, "tag": "HIGH"}));
+    }
+    // Each is an algorithm `cce allreduce --algo` runs.
+    let e = ok(&[
+        "allreduce",
+        "--ranks",
+        "4",
+        "--algo",
+        "auto",
+        "--op",
+        "add",
+        "--dtype",
+        "bf16",
+        "--elems",
+        "4096",
+        "--explain",
+    ]);
+    let names: Vec<&str> = e["candidates"].as_array().unwrap().iter().map(|c| c["algo"].as_str().unwrap()).collect();
+    for (_, _, algorithm) in want {
+        assert!(names.contains(&algorithm), "{algorithm}: {names:?}");
+    }
+    let codes = v["collective_codes"].as_array().unwrap();
+    assert_eq!(
+        codes,
+        &[
+            serde_json::json!({"field": "op", "name": "ADD", "value": 4, "sdma": 0, "sdma_name": "add", "tag": "MED"}),
+            serde_json::json!({"field": "dtype", "name": "FP32", "value": 10, "sdma": 10, "sdma_name": "fp32", "tag": "MED"}),
+        ]
+    );
+    // The text shows both, tagged; the keys before them are unchanged, in their order.
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "ops",
+            "kbin_ops",
+            "sdma_ops",
+            "dtypes",
+            "kbin_dtypes",
+            "archs",
+            "prio_caps",
+            "max_sources",
+            "fma_operands",
+            "fma_default_selectors",
+            "reduction_types",
+            "collective_codes"
+        ]
+    );
+    let text = String::from_utf8(cce(&["tables"]).stdout).unwrap();
+    for line in [
+        "reduction_type_t -> algorithm (study §8)",
+        "  0      RING_2R1W       ring       HIGH",
+        "  1      RING_2R2W       ring-2r2w  HIGH",
+        "  2      KANGARING_NR1W  kangaring  HIGH",
+        "PSEUDO_TRIGGER_COLLECTIVE -> SDMA_CCETYPE_ADD reduce packets (study §8)",
+        "  op     ADD   0x04   0     add        MED",
+        "  dtype  FP32  0x0a   10    fp32       MED",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+    }
+}
+
+#[test]
 fn packet_size_contract() {
     assert_eq!(ok(&["packet-size", "--dtype", "bf16", "--elems", "1000", "--prio", "0"])["bytes"], 1984);
     assert_eq!(ok(&["packet-size", "--dtype", "fp32", "--elems", "100000", "--prio", "1"])["bytes"], 65536);

@@ -18,7 +18,9 @@
 //! - [`cce_info`]: the 140-byte `kbin_dma_desc_cce_info_t` C layout;
 //! - [`packet`]: the packet convention (MODEL): a reduce as ring descriptors, both ways;
 //! - [`ringfile`]: the versioned ring dump file (MODEL);
-//! - [`limits`]: per-arch limits, the reduce packet-size rule and the NC-v1 dtype gate.
+//! - [`limits`]: per-arch limits, the reduce packet-size rule and the NC-v1 dtype gate;
+//! - [`collective`]: the ties to the collective reduce (study §8): the runtime's
+//!   `reduction_type_t` and the algorithm each value is, and the compiler's collective codes.
 //!
 //! ## Guarantees
 //! - Each `raw_*` encoder is the study's formula, including its masking, for any `u32` input.
@@ -35,6 +37,7 @@ extern crate alloc;
 pub mod bits;
 pub mod cce_info;
 pub mod codec;
+pub mod collective;
 pub mod descriptor;
 pub mod dtype;
 pub mod error;

@@ -312,3 +312,32 @@ fn cce_info_union_arms_alias() {
     assert_eq!(CceInfo::from_bytes(info.as_bytes()).unwrap(), info);
     assert!(CceInfo::from_bytes(&[0; 139]).is_err());
 }
+
+#[test]
+fn section_8_reduction_types_and_collective_codes() {
+    use cce_format::collective::{LowersTo, PSEUDO_TRIGGER_COLLECTIVE, ReductionType};
+    // enc_primitive::reduction_type_t {RING_2R1W = 0, RING_2R2W = 1, KANGARING_NR1W = 2}
+    // (enums.json, HIGH), and the algorithm each is.
+    let want = [
+        (ReductionType::Ring2R1W, 0, "RING_2R1W", "ring"),
+        (ReductionType::Ring2R2W, 1, "RING_2R2W", "ring-2r2w"),
+        (ReductionType::KangaringNR1W, 2, "KANGARING_NR1W", "kangaring"),
+    ];
+    assert_eq!(ReductionType::ALL.len(), want.len());
+    for ((t, value, name, algorithm), listed) in want.into_iter().zip(ReductionType::ALL) {
+        assert_eq!(listed, t, "in the enum's order");
+        assert_eq!((t.value(), t.name(), t.algorithm(), t.tag()), (value, name, algorithm, Tag::High));
+        assert_eq!(ReductionType::of_algorithm(algorithm), Some(t));
+    }
+    for other in ["mesh", "rdh", "file", "auto", "RING_2R1W"] {
+        assert_eq!(ReductionType::of_algorithm(other), None, "{other}");
+    }
+    // PSEUDO_TRIGGER_COLLECTIVE op ADD = 0x04, dtype FP32 = 0x0A → SDMA_CCETYPE_ADD reduce packets.
+    let [op, dtype] = PSEUDO_TRIGGER_COLLECTIVE;
+    assert_eq!((op.field, op.name, op.value, op.tag), ("op", "ADD", 0x04, Tag::Med));
+    assert_eq!(op.lowers_to, LowersTo::Op(SdmaCceType::Add));
+    assert_eq!(SdmaCceType::Add.value(), 0);
+    assert_eq!((dtype.field, dtype.name, dtype.value, dtype.tag), ("dtype", "FP32", 0x0A, Tag::Med));
+    assert_eq!(dtype.lowers_to, LowersTo::Dtype(SdmaDtype::Fp32));
+    assert_eq!(SdmaDtype::Fp32.value(), 0x0A, "the compiler's FP32 code is the SDMA dtype's value");
+}

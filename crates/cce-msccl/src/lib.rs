@@ -82,7 +82,7 @@ impl Schedule {
             ));
         }
         let bytes = elems.saturating_mul(size);
-        if bytes < p.min_bytes || (p.max_bytes != 0 && bytes > p.max_bytes) {
+        if !self.selects(bytes) {
             let max = if p.max_bytes == 0 { "no limit".to_string() } else { p.max_bytes.to_string() };
             return Err(MscclError::new(
                 at,
@@ -93,6 +93,30 @@ impl Schedule {
             ));
         }
         Ok(())
+    }
+
+    /// Whether `bytes` per rank buffer lie within the file's `minBytes` / `maxBytes` (`maxBytes`
+    /// 0: no limit): MSCCL's runtime selects the file's algorithm only for such sizes (X3).
+    pub fn selects(&self, bytes: u64) -> bool {
+        let p = &self.program;
+        bytes >= p.min_bytes && (p.max_bytes == 0 || bytes <= p.max_bytes)
+    }
+
+    /// The element counts per rank buffer of `size`-byte elements that [`Schedule::check_size`]
+    /// accepts, as the smallest and the largest: they and every multiple of `nchunksperloop`
+    /// between them. `None` when none is: `maxBytes` holds fewer than `nchunksperloop`
+    /// elements, or no multiple of it between `minBytes` and `maxBytes`.
+    pub fn accepted_elems(&self, size: u64) -> Option<(u64, u64)> {
+        let p = &self.program;
+        let n = p.nchunks;
+        if size == 0 {
+            // Every count is 0 bytes (fp32r's size).
+            return self.selects(0).then_some((n, u64::MAX / n * n));
+        }
+        let smallest = p.min_bytes.div_ceil(size).div_ceil(n).max(1).checked_mul(n)?;
+        let largest_bytes = if p.max_bytes == 0 { u64::MAX } else { p.max_bytes };
+        let largest = largest_bytes / size / n * n;
+        (smallest <= largest).then_some((smallest, largest))
     }
 
     /// The summary `cce algo` prints.

@@ -225,3 +225,37 @@ fn a_send_whose_chunk_is_rewritten_unordered_is_snapshotted() {
     let sum = ring.summary();
     assert_eq!((sum.messages_in_place, sum.messages_staged, sum.messages_snapshot), (5 * 5, 5 * 3, 0));
 }
+
+#[test]
+fn the_sizes_a_file_accepts_are_the_multiples_of_its_chunks_within_its_bytes() {
+    let with = |min: u64, max: u64| {
+        let xml = ring(4).xml().replacen(
+            "minBytes=\"0\" maxBytes=\"0\"",
+            &format!("minBytes=\"{min}\" maxBytes=\"{max}\""),
+            1,
+        );
+        Schedule::from_xml(&xml).unwrap()
+    };
+    // No limits: from one element per chunk up.
+    let any = with(0, 0);
+    assert_eq!(any.accepted_elems(2), Some((4, u64::MAX / 2 / 4 * 4)));
+    // msccl-scheduler's ndv4 r48ll-like range at 2-byte elements: 266240..=2078719 bytes.
+    let (lo, hi) = with(266_240, 2_078_719).accepted_elems(2).unwrap();
+    assert_eq!((lo, hi), (133_120, 1_039_356));
+    let s = with(266_240, 2_078_719);
+    for elems in [lo, hi] {
+        assert!(s.check_size(elems, 2).is_ok(), "{elems}");
+    }
+    for elems in [lo - 4, hi + 4] {
+        assert!(s.check_size(elems, 2).is_err(), "{elems}");
+        assert!(!s.selects(elems * 2), "{elems}");
+    }
+    // A minBytes that is not a multiple of the element size rounds up.
+    assert_eq!(with(33, 0).accepted_elems(4).map(|r| r.0), Some(12));
+    // maxBytes below one element per chunk, or minBytes past maxBytes: nothing fits.
+    assert_eq!(with(0, 7).accepted_elems(2), None);
+    assert_eq!(with(100, 90).accepted_elems(1), None);
+    // 0-byte elements (fp32r): every count is 0 bytes, accepted when minBytes is 0.
+    assert_eq!(with(0, 64).accepted_elems(0).map(|r| r.0), Some(4));
+    assert_eq!(with(1, 64).accepted_elems(0), None);
+}

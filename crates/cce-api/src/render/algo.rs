@@ -44,7 +44,32 @@ impl AlgoReport {
         v["packets"] = json!(self.packets);
         v["descriptors"] = json!(self.descriptors);
         v["model_seconds"] = json!(self.model_seconds);
+        let z = &self.size;
+        v["elems_default"] = json!(z.default);
+        v["bytes_per_rank"] = json!(z.bytes);
+        v["min_bytes"] = json!(z.min_bytes);
+        v["max_bytes"] = if z.max_bytes == 0 { Value::Null } else { json!(z.max_bytes) };
+        v["executor_selects"] = json!(z.selected);
         v
+    }
+
+    /// The line that says which size was lowered for and whether the executor would select
+    /// the file's algorithm at it.
+    fn size_line(&self) -> String {
+        let z = &self.size;
+        let max = if z.max_bytes == 0 { "no limit".to_string() } else { z.max_bytes.to_string() };
+        let how = if z.default { "the default" } else { "given" };
+        if z.selected {
+            format!(
+                "size: {} bytes per rank ({how}), within the file's minBytes {} to maxBytes {max}: MSCCL's runtime selects the algorithm at this size",
+                z.bytes, z.min_bytes
+            )
+        } else {
+            format!(
+                "size: {} bytes per rank ({how}), outside the file's minBytes {} to maxBytes {max}: MSCCL's runtime selects an algorithm by minBytes / maxBytes and would not run this one at this size",
+                z.bytes, z.min_bytes
+            )
+        }
     }
 
     /// The text `cce algo` prints.
@@ -122,6 +147,7 @@ impl AlgoReport {
             self.descriptors,
             self.model_seconds
         );
+        let _ = writeln!(t, "{}", self.size_line());
         t
     }
 }

@@ -5,8 +5,9 @@
 use core::fmt::{Display, Write};
 
 use crate::bits::{
-    ArchRow, CceInfoDecoded, Decoded, DtypeGate, DtypeRow, Encoded, Field, FmaOperandRow, KbinDtypeRow, KbinOpRow,
-    LayoutDecoded, MetaCtrlDecoded, OpRemapRow, PacketSize, Reading, SdmaOpRow, Tables,
+    ArchRow, CceInfoDecoded, CollectiveCodeRow, Decoded, DtypeGate, DtypeRow, Encoded, Field, FmaOperandRow,
+    KbinDtypeRow, KbinOpRow, LayoutDecoded, MetaCtrlDecoded, OpRemapRow, PacketSize, Reading, ReductionTypeRow,
+    SdmaOpRow, Tables,
 };
 
 /// Words as `0x%08x`, space-separated.
@@ -216,6 +217,27 @@ impl Row for FmaOperandRow {
     }
 }
 
+impl Row for ReductionTypeRow {
+    const COLUMNS: &'static [&'static str] = &["value", "name", "algorithm", "tag"];
+    fn cells(&self) -> Vec<String> {
+        vec![self.value.to_string(), self.name.into(), self.algorithm.into(), self.tag.to_string()]
+    }
+}
+
+impl Row for CollectiveCodeRow {
+    const COLUMNS: &'static [&'static str] = &["field", "name", "value", "sdma", "sdma_name", "tag"];
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.field.into(),
+            self.name.into(),
+            format!("0x{:02x}", self.value),
+            self.sdma.to_string(),
+            self.sdma_name.into(),
+            self.tag.to_string(),
+        ]
+    }
+}
+
 /// A table of `rows` under `title`: a header of the column names, columns padded to their
 /// widest cell, two spaces apart, then a blank line.
 fn table<R: Row>(out: &mut String, title: &str, rows: &[R]) {
@@ -248,6 +270,12 @@ impl Tables {
         table(&mut out, "kbin dtype -> SDMA dtype (CSWTCH.19)", &self.kbin_dtypes);
         table(&mut out, "archs", &self.archs);
         table(&mut out, "FMA operands", &self.fma_operands);
+        table(&mut out, "reduction_type_t -> algorithm (study §8)", &self.reduction_types);
+        table(
+            &mut out,
+            "PSEUDO_TRIGGER_COLLECTIVE -> SDMA_CCETYPE_ADD reduce packets (study §8)",
+            &self.collective_codes,
+        );
         let caps: Vec<String> = self.prio_caps.bytes.iter().map(u32::to_string).collect();
         let _ = writeln!(out, "priority-class caps (bytes): {} [{}]", caps.join(" "), self.prio_caps.tag);
         let sel = &self.fma_default_selectors;

@@ -207,6 +207,18 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
         "no size fits",
         2,
     ));
+    // `cce algo`: a given size outside minBytes / maxBytes, and a file no size fits.
+    all.push((
+        sv(&["algo", &small, "--elems", "4096"]),
+        "8192 bytes per rank: the file's algorithm is for minBytes 0 to maxBytes 1000 (the executor would not select it); --any-size lowers it all the same",
+        2,
+    ));
+    let none_fits = file(text.replacen("maxBytes=\"0\"", "maxBytes=\"1\"", 1));
+    all.push((
+        sv(&["algo", &none_fits]),
+        "no size fits the file's minBytes 0 to maxBytes 1 in multiples of nchunksperloop",
+        2,
+    ));
     let sparse = f.sparse.to_str().unwrap();
     all.push((sv(&["algo", sparse]), leak(format!("{sparse}: 68719476736 bytes, more than the 67108864")), 2));
     // Beyond the checks' limits.

@@ -3,14 +3,12 @@
 //! Its W0 is the shared [`LenCtrl`] and its address spans two words, so its code is written out
 //! here rather than by `word!`, through the declarations.
 
-use crate::descriptor::Descriptor;
-use crate::error::FormatError;
 use crate::layout::FieldKind::*;
 use crate::layout::{FieldDef, Layout};
 use crate::tag::Tag::*;
 
+use super::data_frame::{DataDescriptor, DataFrame, DataParts};
 use super::len_ctrl::*;
-use super::{FieldSource, FieldType, FromInput, check_fit};
 
 /// M2S W1 meta_ctrl.
 pub const M2S_META_CTRL: FieldDef =
@@ -62,50 +60,16 @@ impl M2sDataDescriptor {
     }
 }
 
-/// A 64-bit address from its low and high words' fields.
-#[inline]
-pub(crate) const fn join_address(lo: &FieldDef, hi: &FieldDef, words: &[u32; 4]) -> u64 {
-    (hi.span.get(words[hi.word as usize]) as u64) << 32 | lo.span.get(words[lo.word as usize]) as u64
-}
-
-/// A 64-bit address placed in its low and high words' fields.
-#[inline]
-pub(crate) const fn split_address(lo: &FieldDef, hi: &FieldDef, address: u64, words: &mut [u32; 4]) {
-    words[lo.word as usize] |= lo.place(address as u32);
-    words[hi.word as usize] |= hi.place((address >> 32) as u32);
-}
-
-/// A 64-bit address from named low and high values.
-pub(crate) fn address_input(lo: &FieldDef, hi: &FieldDef, values: &dyn FieldSource) -> Result<u64, FormatError> {
-    let half = |def: &FieldDef| u32::from_input(def, values.value(def.name));
-    Ok((half(hi)? as u64) << 32 | half(lo)? as u64)
-}
-
-impl Descriptor for M2sDataDescriptor {
-    const LAYOUT: &'static Layout = &M2S_DATA;
-    fn emit(&self) -> [u32; 4] {
-        // Strong-order is an S2M flag: it is not written on M2S (documented on `LenCtrl`).
-        let mut w = [self.len_ctrl.emit() & !LC_SOW.span.mask(), M2S_META_CTRL.place(self.meta_ctrl), 0, 0];
-        split_address(&M2S_BUF_LO, &M2S_BUF_HI, self.buf_ptr, &mut w);
-        w
+impl DataDescriptor for M2sDataDescriptor {
+    const DATA_LAYOUT: &'static Layout = &M2S_DATA;
+    const FRAME: DataFrame =
+        DataFrame { word1: &M2S_META_CTRL, address_lo: &M2S_BUF_LO, address_hi: &M2S_BUF_HI, s2m: false };
+    /// Strong-order is an S2M flag: it is not written on M2S (documented on `LenCtrl`), and
+    /// parsing leaves it unexplained (the M2S layout has no bit 29).
+    fn words(&self) -> (u32, u32, u64) {
+        (self.len_ctrl.emit() & !LC_SOW.span.mask(), self.meta_ctrl, self.buf_ptr)
     }
-    fn parse(words: [u32; 4]) -> Result<Self, FormatError> {
-        // Bit 29 (strong-order) is an S2M flag; the M2S layout leaves it unexplained.
-        check_fit(Self::LAYOUT, &words)?;
-        Ok(M2sDataDescriptor {
-            len_ctrl: LenCtrl::parse(&words),
-            meta_ctrl: M2S_META_CTRL.get(&words),
-            buf_ptr: join_address(&M2S_BUF_LO, &M2S_BUF_HI, &words),
-        })
-    }
-}
-
-impl FromInput for M2sDataDescriptor {
-    fn from_input(values: &dyn FieldSource) -> Result<Self, FormatError> {
-        Ok(M2sDataDescriptor {
-            len_ctrl: LenCtrl::from_input(values, false)?,
-            meta_ctrl: u32::from_input(&M2S_META_CTRL, values.value(M2S_META_CTRL.name))?,
-            buf_ptr: address_input(&M2S_BUF_LO, &M2S_BUF_HI, values)?,
-        })
+    fn from_parts(p: DataParts) -> Self {
+        M2sDataDescriptor { len_ctrl: p.len_ctrl, meta_ctrl: p.word1, buf_ptr: p.address }
     }
 }

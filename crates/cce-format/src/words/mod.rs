@@ -33,6 +33,7 @@ mod gradient_meta_ctrl;
 mod min_max_meta_ctrl;
 mod replication_meta_ctrl;
 
+mod data_frame;
 mod fma_descriptor;
 mod gradient_descriptor;
 mod m2s_data;
@@ -41,9 +42,9 @@ mod replication_descriptor;
 mod s2m_data;
 mod seed_init_descriptor;
 
+pub(crate) use data_frame::join_address;
 pub(crate) use declare::word;
 pub use field_type::FieldType;
-pub(crate) use m2s_data::join_address;
 pub use registry::{DESCRIPTOR_LAYOUTS, Entry, META_CTRL_LAYOUTS, REGISTRY, entry};
 
 pub use add_meta_ctrl::*;

@@ -1,15 +1,12 @@
 //! The UDMA S2M (rx) data descriptor `{len_ctrl, buf2_ptr_lo, buf1_ptr}` (GAPS.md §6, MED),
 //! with the `len_ctrl` bits the sources read differently on S2M (docs/MODEL.md P8, P15).
 
-use crate::descriptor::Descriptor;
-use crate::error::FormatError;
 use crate::layout::FieldKind::*;
 use crate::layout::{FieldDef, Layout};
 use crate::tag::Tag::*;
 
+use super::data_frame::{DataDescriptor, DataFrame, DataParts};
 use super::len_ctrl::*;
-use super::m2s_data::{address_input, join_address, split_address};
-use super::{FieldSource, FieldType, FromInput, check_fit};
 
 /// The S2M len_ctrl bits the sources read differently (docs/MODEL.md P15): bit, then the
 /// readings, for listings to show beside the field when the bit is set.
@@ -100,29 +97,14 @@ pub struct S2mDataDescriptor {
     pub buf1_ptr: u64,
 }
 
-impl Descriptor for S2mDataDescriptor {
-    const LAYOUT: &'static Layout = &S2M_DATA;
-    fn emit(&self) -> [u32; 4] {
-        let mut w = [self.len_ctrl.emit(), S2M_BUF2_LO.place(self.buf2_ptr_lo), 0, 0];
-        split_address(&S2M_BUF1_LO, &S2M_BUF1_HI, self.buf1_ptr, &mut w);
-        w
+impl DataDescriptor for S2mDataDescriptor {
+    const DATA_LAYOUT: &'static Layout = &S2M_DATA;
+    const FRAME: DataFrame =
+        DataFrame { word1: &S2M_BUF2_LO, address_lo: &S2M_BUF1_LO, address_hi: &S2M_BUF1_HI, s2m: true };
+    fn words(&self) -> (u32, u32, u64) {
+        (self.len_ctrl.emit(), self.buf2_ptr_lo, self.buf1_ptr)
     }
-    fn parse(words: [u32; 4]) -> Result<Self, FormatError> {
-        check_fit(Self::LAYOUT, &words)?;
-        Ok(S2mDataDescriptor {
-            len_ctrl: LenCtrl::parse(&words),
-            buf2_ptr_lo: S2M_BUF2_LO.get(&words),
-            buf1_ptr: join_address(&S2M_BUF1_LO, &S2M_BUF1_HI, &words),
-        })
-    }
-}
-
-impl FromInput for S2mDataDescriptor {
-    fn from_input(values: &dyn FieldSource) -> Result<Self, FormatError> {
-        Ok(S2mDataDescriptor {
-            len_ctrl: LenCtrl::from_input(values, true)?,
-            buf2_ptr_lo: u32::from_input(&S2M_BUF2_LO, values.value(S2M_BUF2_LO.name))?,
-            buf1_ptr: address_input(&S2M_BUF1_LO, &S2M_BUF1_HI, values)?,
-        })
+    fn from_parts(p: DataParts) -> Self {
+        S2mDataDescriptor { len_ctrl: p.len_ctrl, buf2_ptr_lo: p.word1, buf1_ptr: p.address }
     }
 }
