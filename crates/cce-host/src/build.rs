@@ -63,20 +63,22 @@ pub struct ReduceRequest {
     pub compress: Option<u64>,
 }
 
+/// A reduce's three dtypes, as [`ReduceRequest::new`] takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReduceDtypes {
+    /// Source dtype.
+    pub in_dt: SdmaDtype,
+    /// Accumulate dtype.
+    pub accum_dt: SdmaDtype,
+    /// Output dtype.
+    pub out_dt: SdmaDtype,
+}
+
 impl ReduceRequest {
     /// A request with the defaults: no cce_info, RNE, priority 0, MODEL caps, default
     /// selectors.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        op: u64,
-        srcs: Vec<u64>,
-        dsts: Vec<u64>,
-        elems: u64,
-        in_dt: SdmaDtype,
-        accum_dt: SdmaDtype,
-        out_dt: SdmaDtype,
-        arch: u32,
-    ) -> Self {
+    pub fn new(op: u64, srcs: Vec<u64>, dsts: Vec<u64>, elems: u64, dtypes: ReduceDtypes, arch: u32) -> Self {
+        let ReduceDtypes { in_dt, accum_dt, out_dt } = dtypes;
         ReduceRequest {
             op,
             cce_info: None,
