@@ -12,7 +12,9 @@ use std::fmt;
 use cce_format::limits::PrioCaps;
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rings, Rounding, broadcast_scales, check_options, plan};
+use cce_host::{
+    HostError, MinMaxConstant, ReduceDtypes, ReduceRequest, Rings, Rounding, broadcast_scales, check_options, plan,
+};
 
 use crate::error::{ApiError, invalid_value};
 use crate::listing::QueueListing;
@@ -146,8 +148,14 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
     let op = p.op.kbin().ok_or_else(|| p.op.not_a_reduce())?;
     let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("--arch {} is out of range", p.arch)))?;
     let prio = u32::try_from(p.prio).unwrap_or(u32::MAX);
-    let mut req =
-        ReduceRequest::new(op.value(), p.srcs.clone(), p.dsts.clone(), p.elems, p.in_dt, p.accum_dt, p.out_dt, arch);
+    let mut req = ReduceRequest::new(
+        op.value(),
+        p.srcs.clone(),
+        p.dsts.clone(),
+        p.elems,
+        ReduceDtypes { in_dt: p.in_dt, accum_dt: p.accum_dt, out_dt: p.out_dt },
+        arch,
+    );
     req.prio = prio;
     if let Some(cap) = cap {
         req.caps = PrioCaps::default().with_cap(prio, cap);

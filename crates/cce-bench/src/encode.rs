@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use cce_format::{KbinOp, SdmaDtype};
 
-use cce_host::{HostError, ReduceRequest, plan};
+use cce_host::{HostError, ReduceDtypes, ReduceRequest, plan};
 use serde::Serialize;
 
 /// What [`encode`] measured.
@@ -31,9 +31,7 @@ pub fn encode(bytes_per_source: u64, reps: u32) -> Result<EncodeBench, HostError
         srcs,
         vec![8 << 36],
         elems,
-        SdmaDtype::Bf16,
-        SdmaDtype::Fp32,
-        SdmaDtype::Bf16,
+        ReduceDtypes { in_dt: SdmaDtype::Bf16, accum_dt: SdmaDtype::Fp32, out_dt: SdmaDtype::Bf16 },
         3,
     );
     let mut best = f64::INFINITY;

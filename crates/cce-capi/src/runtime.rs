@@ -37,6 +37,7 @@ pub extern "C" fn al_sdma_m2s_build_fma_meta_ctrl(
 
 /// `al_sdma_m2s_build_min_max_meta_ctrl` @0x451ca0 (study §2.6): the out-dtype nibble is
 /// written only when `use_const` is set.
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
 #[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
 pub extern "C" fn al_sdma_m2s_build_min_max_meta_ctrl(
@@ -121,6 +122,7 @@ unsafe fn put(dst: *mut c_void, words: [u32; 4]) -> cce_status {
 ///
 /// # Safety
 /// A non-NULL `dst` has room for 16 bytes.
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
 #[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn al_sdma_m2s_build_fma_descriptor(

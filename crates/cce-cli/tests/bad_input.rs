@@ -141,28 +141,19 @@ pub(crate) fn set(mut args: Vec<String>, flag: &str, values: &[&str]) -> Vec<Str
 
 /// (arguments, expected message fragment).
 fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
+    let mut rows = dispatcher_rows(f);
+    rows.extend(field_rows());
+    rows.extend(dtype_name_rows(f));
+    rows.extend(ring_dump_rows(f));
+    rows.extend(file_rows(f));
+    rows
+}
+
+/// The rows of the study's asserts, through the dispatcher.
+fn dispatcher_rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
     let s = |p: &PathBuf| p.display().to_string();
-    let (a, b, odd, ring, out, dir, sparse) =
-        (s(&f.a), s(&f.b), s(&f.odd), s(&f.ring), s(&f.out), s(&f.dir), s(&f.sparse));
-    let v = sv;
+    let out = s(&f.out);
     let build = |extra: &[&str]| build_args(&out, extra);
-    let reduce = |extra: &[&str]| reduce_args(&out, extra);
-    let truncated = ring_variant("m-trunc.ring", |b| b.truncate(b.len() - 5));
-    let magic = ring_variant("m-magic.ring", |b| b[0] = b'X');
-    let version = ring_variant("m-version.ring", |b| b[8] = 9);
-    let not16 = ring_variant("m-not16.ring", |b| {
-        let n = b.len();
-        b.insert(n - 8, 0);
-    });
-    let size = ring_variant("m-size.ring", |b| b[36..40].copy_from_slice(&40u32.to_le_bytes()));
-    let checksum = ring_variant("m-sum.ring", |b| {
-        let n = b.len();
-        b[n - 20] ^= 1;
-    });
-    let queues = ring_variant("m-queues.ring", |b| b[20..24].copy_from_slice(&17u32.to_le_bytes()));
-    let load_a = format!("0x1000={a}");
-    let load_a2 = format!("0x1010={a}");
-    let dump_big = format!("0x9000:0x4000000000={out}");
     vec![
         // The study's asserts, through the dispatcher.
         (build(&["--op", "copy"]), "Unsupported CCE Op! 0"),
@@ -182,6 +173,13 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
         (build(&["--op", "add", "--ring-size", "40"]), "ring size 40"),
         (build(&["--op", "min", "--const", "300", "--const-dtype", "i8"]), "not a i8 value"),
         (build(&["--op", "add", "--scale", "2"]), "fma only"),
+    ]
+}
+
+/// The rows of out-of-range fields and malformed values.
+fn field_rows() -> Vec<(Vec<String>, &'static str)> {
+    let v = sv;
+    vec![
         // Out-of-range fields and malformed values.
         (v(&["encode", "fma-meta-ctrl", "--sub", "8"]), "0..=7"),
         (v(&["encode", "fma-meta-ctrl", "--in-dt", "16"]), "0..=15"),
@@ -203,6 +201,15 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
         (v(&["decode", "cce-info", "00"]), "expected 280 hex digits"),
         (v(&["packet-size", "--dtype", "fp32r", "--elems", "1", "--prio", "0"]), "fp32r"),
         (v(&["packet-size", "--dtype", "bf16", "--elems", "1", "--prio", "9"]), "priority class 9"),
+    ]
+}
+
+/// The rows of unknown dtype names.
+fn dtype_name_rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
+    let s = |p: &PathBuf| p.display().to_string();
+    let (a, out) = (s(&f.a), s(&f.out));
+    let v = sv;
+    vec![
         // Unknown dtype names.
         (v(&["dtype-gate", "--in", "bfloat16", "--out", "fp32"]), "unknown dtype 'bfloat16'"),
         (v(&["convert", "--from", "f64", "--to", "bf16", "--input", &a, "--output", &out]), "f64"),
@@ -213,6 +220,28 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
             ]),
             "unknown dtype",
         ),
+    ]
+}
+
+/// The rows of malformed ring dumps (each refused file named).
+fn ring_dump_rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
+    let s = |p: &PathBuf| p.display().to_string();
+    let (out, dir) = (s(&f.out), s(&f.dir));
+    let v = sv;
+    let truncated = ring_variant("m-trunc.ring", |b| b.truncate(b.len() - 5));
+    let magic = ring_variant("m-magic.ring", |b| b[0] = b'X');
+    let version = ring_variant("m-version.ring", |b| b[8] = 9);
+    let not16 = ring_variant("m-not16.ring", |b| {
+        let n = b.len();
+        b.insert(n - 8, 0);
+    });
+    let size = ring_variant("m-size.ring", |b| b[36..40].copy_from_slice(&40u32.to_le_bytes()));
+    let checksum = ring_variant("m-sum.ring", |b| {
+        let n = b.len();
+        b[n - 20] ^= 1;
+    });
+    let queues = ring_variant("m-queues.ring", |b| b[20..24].copy_from_slice(&17u32.to_le_bytes()));
+    vec![
         // Malformed ring dumps.
         (v(&["disasm", &truncated]), "truncated"),
         (v(&["disasm", &magic]), "bad magic"),
@@ -226,6 +255,20 @@ fn rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
         (v(&["disasm", &queues]), "queue count"),
         (v(&["run", &magic, "--dump", &format!("0x2000:32={out}")]), "bad magic"),
         (v(&["disasm", &dir]), "m-dir"),
+    ]
+}
+
+/// The rows of files: lengths, sizes, overlaps.
+fn file_rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
+    let s = |p: &PathBuf| p.display().to_string();
+    let (a, b, odd, ring, out, dir, sparse) =
+        (s(&f.a), s(&f.b), s(&f.odd), s(&f.ring), s(&f.out), s(&f.dir), s(&f.sparse));
+    let v = sv;
+    let reduce = |extra: &[&str]| reduce_args(&out, extra);
+    let load_a = format!("0x1000={a}");
+    let load_a2 = format!("0x1010={a}");
+    let dump_big = format!("0x9000:0x4000000000={out}");
+    vec![
         // Files: lengths, sizes, overlaps.
         (reduce(&["--op", "add", "--src", &a, &b]), "differ in length"),
         // A length mismatch names both files.

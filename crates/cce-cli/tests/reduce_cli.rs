@@ -106,10 +106,10 @@ fn check(c: &Case, tag: &str) {
     );
 }
 
-#[test]
-fn reduce_matches_numpy_and_ml_dtypes() {
+/// ADD over every input dtype family, 1 to 32 sources, 1 to 4 destinations.
+fn add_cases() -> Vec<Case<'static>> {
     let none: &[&str] = &[];
-    let cases = [
+    vec![
         Case {
             op: "add",
             in_dt: "bf16",
@@ -187,6 +187,13 @@ fn reduce_matches_numpy_and_ml_dtypes() {
             scales: none,
             constant: None,
         },
+    ]
+}
+
+/// MIN and MAX, with and without a clamp constant.
+fn min_max_cases() -> Vec<Case<'static>> {
+    let none: &[&str] = &[];
+    vec![
         Case {
             op: "max",
             in_dt: "bf16",
@@ -231,6 +238,12 @@ fn reduce_matches_numpy_and_ml_dtypes() {
             scales: none,
             constant: None,
         },
+    ]
+}
+
+/// FMA with a scale per source, or one for all.
+fn fma_cases() -> Vec<Case<'static>> {
+    vec![
         Case {
             op: "fma",
             in_dt: "bf16",
@@ -264,7 +277,12 @@ fn reduce_matches_numpy_and_ml_dtypes() {
             scales: &["0.3"],
             constant: None,
         },
-    ];
+    ]
+}
+
+#[test]
+fn reduce_matches_numpy_and_ml_dtypes() {
+    let cases: Vec<Case> = [add_cases(), min_max_cases(), fma_cases()].into_iter().flatten().collect();
     for (i, c) in cases.iter().enumerate() {
         check(c, &format!("case{i}"));
     }

@@ -4,7 +4,7 @@
 //! algorithm.
 
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{ReduceRequest, Rings, plan};
+use cce_host::{ReduceDtypes, ReduceRequest, Rings, plan};
 
 use crate::allreduce::{self, Algo, Config, RedOp};
 use crate::metrics;
@@ -76,9 +76,7 @@ fn rings(op: KbinOp, srcs: usize, scales: Option<&[f32]>) -> Result<Rings, PathE
         addrs,
         vec![0xD000_0000],
         1024,
-        SdmaDtype::Bf16,
-        SdmaDtype::Fp32,
-        SdmaDtype::Bf16,
+        ReduceDtypes { in_dt: SdmaDtype::Bf16, accum_dt: SdmaDtype::Fp32, out_dt: SdmaDtype::Bf16 },
         3,
     );
     let req = match scales {

@@ -11,7 +11,7 @@ use cce_engine::{Engine, EngineConfig, Memory, PagedMemory};
 use cce_format::gce::{GceHeader, HEADER_BYTES};
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{GradientRequest, ReduceRequest, Rings, Rounding, plan, plan_gradient};
+use cce_host::{GradientRequest, ReduceDtypes, ReduceRequest, Rings, Rounding, plan, plan_gradient};
 
 use cce_path::PathError;
 
@@ -104,9 +104,7 @@ pub fn example(sources: &[Vec<u16>; 3]) -> Result<GradientExample, PathError> {
         srcs.clone(),
         vec![PAYLOAD],
         n as u64,
-        SdmaDtype::Bf16,
-        SdmaDtype::Fp32,
-        SdmaDtype::Fp32,
+        ReduceDtypes { in_dt: SdmaDtype::Bf16, accum_dt: SdmaDtype::Fp32, out_dt: SdmaDtype::Fp32 },
         3,
     );
     req.rounding = Rounding::Stochastic { seed: 0x9_3 };

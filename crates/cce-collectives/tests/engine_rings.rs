@@ -5,8 +5,11 @@ use SdmaDtype::*;
 use cce_engine::feed::run_programs;
 use cce_engine::{Engine, EngineConfig, Memory, PagedMemory, QueueState};
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{MinMaxConstant, ReduceRequest, Rings, Rounding, plan};
+use cce_host::{MinMaxConstant, ReduceDtypes, ReduceRequest, Rings, Rounding, plan};
 use cce_numerics::{AccumType, FmaSource, NumType, Op, ReduceSpec, Scalar};
+
+/// bf16 in and out, fp32 accumulate.
+const BF16_VIA_FP32: ReduceDtypes = ReduceDtypes { in_dt: Bf16, accum_dt: Fp32, out_dt: Bf16 };
 
 const DATA: u64 = 0x1000_0000;
 const SRC_STRIDE: u64 = 0x10_0000 * 4; // 4 MiB apart: sources straddle page boundaries differently
@@ -78,7 +81,7 @@ fn add_matches_one_numerics_call_for_any_batching_and_threads() {
     for rounding in [Rounding::Rne, Rounding::Stochastic { seed: 77 }] {
         let req = ReduceRequest {
             rounding,
-            ..ReduceRequest::new(KbinOp::Add.value(), src_addrs(3), vec![OUT], elems as u64, Bf16, Fp32, Bf16, 3)
+            ..ReduceRequest::new(KbinOp::Add.value(), src_addrs(3), vec![OUT], elems as u64, BF16_VIA_FP32, 3)
         };
         let rings = plan(&req).unwrap().to_rings(None).unwrap();
         let mut results = Vec::new();
@@ -114,7 +117,7 @@ fn fma_min_max_replication_and_u8_lanes() {
     // FMA 0.5 / -0.25 into two destinations.
     let req = ReduceRequest {
         dsts: vec![OUT, OUT + 0x10_0000],
-        ..ReduceRequest::new(KbinOp::Fma.value(), src_addrs(2), vec![], elems as u64, Bf16, Fp32, Bf16, 3)
+        ..ReduceRequest::new(KbinOp::Fma.value(), src_addrs(2), vec![], elems as u64, BF16_VIA_FP32, 3)
     };
     let req = ReduceRequest { dsts: vec![OUT, OUT + 0x10_0000], ..req }.with_fma_scales(&[0.5, -0.25]).unwrap();
     let s = run(&plan(&req).unwrap().to_rings(None).unwrap(), &srcs, EngineConfig::default());
@@ -126,7 +129,7 @@ fn fma_min_max_replication_and_u8_lanes() {
     assert_eq!(read(&s.engine, OUT, elems * 2), want);
     assert_eq!(read(&s.engine, OUT + 0x10_0000, elems * 2), want, "replicated");
     // MAX with a bf16 clamp of 1.5.
-    let req = ReduceRequest::new(KbinOp::Max.value(), src_addrs(2), vec![OUT], elems as u64, Bf16, Fp32, Bf16, 4)
+    let req = ReduceRequest::new(KbinOp::Max.value(), src_addrs(2), vec![OUT], elems as u64, BF16_VIA_FP32, 4)
         .with_min_max_constant(MinMaxConstant::parse("1.5", Bf16).unwrap());
     let s = run(&plan(&req).unwrap().to_rings(None).unwrap(), &srcs, EngineConfig::default());
     let spec = ReduceSpec {
@@ -136,7 +139,14 @@ fn fma_min_max_replication_and_u8_lanes() {
     assert_eq!(read(&s.engine, OUT, elems * 2), expect(&spec, &srcs, elems * 2));
     // One u8 source: the u16 lanes copy its bytes.
     let raw = bytes(99, 1001);
-    let req = ReduceRequest::new(KbinOp::Add.value(), src_addrs(1), vec![OUT], 1001, U8, U8, U8, 3);
+    let req = ReduceRequest::new(
+        KbinOp::Add.value(),
+        src_addrs(1),
+        vec![OUT],
+        1001,
+        ReduceDtypes { in_dt: U8, accum_dt: U8, out_dt: U8 },
+        3,
+    );
     let s = run(&plan(&req).unwrap().to_rings(None).unwrap(), std::slice::from_ref(&raw), EngineConfig::default());
     assert_eq!(read(&s.engine, OUT, 1001), raw);
     let _ = AccumType::Fp32r;
@@ -161,7 +171,7 @@ fn copies_move_bytes() {
 fn a_program_longer_than_its_ring_wraps() {
     let elems = 100 * 2048usize;
     let srcs: Vec<_> = (0..2).map(|i| bf16_data(20 + i, elems)).collect();
-    let req = ReduceRequest::new(KbinOp::Add.value(), src_addrs(2), vec![OUT], elems as u64, Bf16, Fp32, Bf16, 3);
+    let req = ReduceRequest::new(KbinOp::Add.value(), src_addrs(2), vec![OUT], elems as u64, BF16_VIA_FP32, 3);
     let rings = plan(&req).unwrap().to_rings(Some(32)).unwrap();
     let s = run(&rings, &srcs, EngineConfig::default());
     let st = s.engine.status(0).unwrap();
@@ -174,7 +184,7 @@ fn a_program_longer_than_its_ring_wraps() {
 fn queues_are_served_round_robin() {
     let elems = 4 * 2048usize;
     let srcs: Vec<_> = (0..2).map(|i| bf16_data(30 + i, elems)).collect();
-    let a = plan(&ReduceRequest::new(KbinOp::Add.value(), src_addrs(2), vec![OUT], elems as u64, Bf16, Fp32, Bf16, 3))
+    let a = plan(&ReduceRequest::new(KbinOp::Add.value(), src_addrs(2), vec![OUT], elems as u64, BF16_VIA_FP32, 3))
         .unwrap()
         .to_rings(None)
         .unwrap();
@@ -183,9 +193,7 @@ fn queues_are_served_round_robin() {
         src_addrs(2),
         vec![OUT + 0x10_0000],
         elems as u64,
-        Bf16,
-        Fp32,
-        Fp32,
+        ReduceDtypes { in_dt: Bf16, accum_dt: Fp32, out_dt: Fp32 },
         3,
     ))
     .unwrap()

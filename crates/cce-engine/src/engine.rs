@@ -494,8 +494,13 @@ impl<M: Memory> Engine<M> {
         let limit = exec::packets_in_bounds(&self.mem, &work, limit).max(1);
         let gradient =
             work.gce.as_ref().and_then(|_| parsed.tx_kinds.iter().position(|k| *k == packet::DescKind::Gradient));
-        let (count, header_step) =
-            self.shifted_run(&tx[..ntx], &rx[..nrx], &work, (tx_head, rx_head), limit, cfg, gradient);
+        let (count, header_step) = self.shifted_run(
+            FirstPacket { tx: &tx[..ntx], rx: &rx[..nrx], heads: (tx_head, rx_head) },
+            &work,
+            limit,
+            cfg,
+            gradient,
+        );
         report.decode_seconds += t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let exec = Exec { threads: self.config.threads.max(1), ..Exec::default() };
@@ -533,17 +538,15 @@ impl<M: Memory> Engine<M> {
     /// packet has its own header —, the same from packet to packet (the second packet's sets
     /// it). Returns the count and the header step (0 when there is none). Reads the rings
     /// through one view each where memory allows, else a stretch of slots per read.
-    #[allow(clippy::too_many_arguments)]
     fn shifted_run(
         &self,
-        tx: &[[u32; 4]],
-        rx: &[[u32; 4]],
+        first: FirstPacket<'_>,
         w: &Work,
-        (tx_head, rx_head): (u64, u64),
         limit: u64,
         cfg: QueueConfig,
         gradient: Option<usize>,
     ) -> (u64, u32) {
+        let FirstPacket { tx, rx, heads: (tx_head, rx_head) } = first;
         if limit <= 1 {
             return (1, 0);
         }
@@ -596,6 +599,14 @@ type ReadPacket = (Vec<[u32; 4]>, Vec<[u32; 4]>, packet::Parsed);
 
 /// Slots one memory read of [`RingReader`] takes.
 const RING_READ_SLOTS: u64 = 256;
+
+/// The packet a run of shifted copies starts from ([`Engine::shifted_run`]): its tx and rx
+/// descriptors' words and the queue's heads (tx, rx) where they are.
+struct FirstPacket<'a> {
+    tx: &'a [[u32; 4]],
+    rx: &'a [[u32; 4]],
+    heads: (u64, u64),
+}
 
 /// Descriptors of one ring for [`Engine::shifted_run`], slot by slot: through the ring's view
 /// where memory gives one, else from a stretch of up to [`RING_READ_SLOTS`] slots read at once

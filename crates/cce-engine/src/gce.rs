@@ -164,7 +164,8 @@ pub(crate) fn execute(
             payload.resize(n, 0);
             let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
             let block = COMPRESS_BLOCK as usize;
-            compress_values(spec, g.mid, &views, dsts[0], exec, (narrow, wide), block, scales, payload)?;
+            let reduce = CompressReduce { spec, mid: g.mid, first: dsts[0] };
+            compress_values(reduce, &views, exec, (narrow, wide), block, scales, payload)?;
             for &d in dsts {
                 mem.write(d, payload).map_err(FaultReason::Memory)?;
             }
@@ -196,21 +197,30 @@ pub(crate) fn execute(
     }
 }
 
+/// The reduce a compression runs before its codec: its spec, the mid dtype it rounds to, and
+/// the payload's first element address (which keys stochastic rounding).
+pub(crate) struct CompressReduce<'a> {
+    /// The reduce.
+    pub(crate) spec: &'a ReduceSpec,
+    /// The dtype the reduce rounds to.
+    pub(crate) mid: NumType,
+    /// The payload's first element address.
+    pub(crate) first: u64,
+}
+
 /// Compresses one packet's values, or a batch's piece of whole packets: the reduce rounded to
-/// the mid dtype (stochastic rounding keyed from `first`, the payload's first element
-/// address), widened exactly to f32, compressed into `out` and `scales`.
-#[allow(clippy::too_many_arguments)]
+/// the mid dtype (stochastic rounding keyed from the payload's first element address), widened
+/// exactly to f32, compressed into `out` and `scales`.
 pub(crate) fn compress_values(
-    spec: &ReduceSpec,
-    mid: NumType,
+    reduce: CompressReduce<'_>,
     views: &[&[u8]],
-    first: u64,
     exec: &Exec,
     (narrow, wide): (&mut Vec<u8>, &mut Vec<u8>),
     block: usize,
     scales: &mut [u8],
     out: &mut [u8],
 ) -> Result<(), FaultReason> {
+    let CompressReduce { spec, mid, first } = reduce;
     narrow.resize(out.len() * mid.size(), 0);
     cce_numerics::reduce_with(spec, views, &mut [narrow.as_mut_slice()], first, exec).map_err(FaultReason::Numerics)?;
     wide.resize(out.len() * 4, 0);
@@ -221,7 +231,6 @@ pub(crate) fn compress_values(
 
 /// Expands one packet's payload, or a batch's piece of whole packets: the values rounded to
 /// the output dtype (RNE) into `out`, in one pass for bf16, through f32 otherwise.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_values(
     to: NumType,
     payload: &[u8],

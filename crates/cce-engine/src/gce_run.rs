@@ -21,7 +21,7 @@ use cce_numerics::Exec;
 
 use crate::engine::FaultReason;
 use crate::exec::{Scratch, Work};
-use crate::gce::{GceScratch, GceWork, compress_values, expand_values, overlaps};
+use crate::gce::{CompressReduce, GceScratch, GceWork, compress_values, expand_values, overlaps};
 use crate::memory::Memory;
 
 /// Most elements one piece of a batch holds (whole packets, at least one): its scratch stays
@@ -186,7 +186,10 @@ fn run_batch(
         let scales = &mut scales[p0 as usize * tables..(p0 + k) as usize * tables];
         // (A compressing batch has its reduce: `plan` checked.)
         let mut piece = |views: &[&[u8]], out: &mut [u8]| match (compress, w.spec.as_ref()) {
-            (true, Some(spec)) => compress_values(spec, g.mid, views, dst.0, exec, (narrow, wide), block, scales, out),
+            (true, Some(spec)) => {
+                let reduce = CompressReduce { spec, mid: g.mid, first: dst.0 };
+                compress_values(reduce, views, exec, (narrow, wide), block, scales, out)
+            }
             _ => expand_values(g.out, views[0], block, scales, exec, wide, out),
         };
         let mut failed = None;

@@ -63,20 +63,22 @@ pub struct ReduceRequest {
     pub compress: Option<u64>,
 }
 
+/// A reduce's three dtypes, as [`ReduceRequest::new`] takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReduceDtypes {
+    /// Source dtype.
+    pub in_dt: SdmaDtype,
+    /// Accumulate dtype.
+    pub accum_dt: SdmaDtype,
+    /// Output dtype.
+    pub out_dt: SdmaDtype,
+}
+
 impl ReduceRequest {
     /// A request with the defaults: no cce_info, RNE, priority 0, MODEL caps, default
     /// selectors.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        op: u64,
-        srcs: Vec<u64>,
-        dsts: Vec<u64>,
-        elems: u64,
-        in_dt: SdmaDtype,
-        accum_dt: SdmaDtype,
-        out_dt: SdmaDtype,
-        arch: u32,
-    ) -> Self {
+    pub fn new(op: u64, srcs: Vec<u64>, dsts: Vec<u64>, elems: u64, dtypes: ReduceDtypes, arch: u32) -> Self {
+        let ReduceDtypes { in_dt, accum_dt, out_dt } = dtypes;
         ReduceRequest {
             op,
             cce_info: None,
@@ -160,84 +162,19 @@ pub fn combo_packet(base: Packet, arch: u32) -> Result<Packet, HostError> {
 pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
     // add_dma_packet_cce converts the op first: COPY, TRANSPOSE, INVALID → "Unsupported CCE Op!".
     let sdma_op = op::kbin_cce_op_to_sdma_cce_op(req.op)?;
+    check_counts(req)?;
+    let (fma, clamp) = op_operands(req, sdma_op)?;
     let (n, m) = (req.srcs.len(), req.dsts.len());
-    if n == 0 {
-        return Err(HostError::Empty("source"));
-    }
-    if m == 0 {
-        return Err(HostError::Empty("destination"));
-    }
-    if n > packet::MAX_SOURCES {
-        return Err(HostError::TooManySources(n));
-    }
-    if let Some(info) = &req.cce_info {
-        if info.num_sources() as usize != n {
-            return Err(HostError::CountMismatch { field: "num_sources", info: info.num_sources(), given: n });
-        }
-        if info.num_dests() as usize != m {
-            return Err(HostError::CountMismatch { field: "num_dests", info: info.num_dests(), given: m });
-        }
-    }
-    // Per-op arms of vring_add_dma_packet_cce_int.
-    let mut fma = None;
-    let mut clamp = None;
-    match sdma_op {
-        SdmaCceType::Fma => {
-            let info = req.cce_info.as_ref().ok_or(HostError::MissingCceInfo)?;
-            let sdt = dtype::kbin_dtype_to_sdma_dtype(info.scale_dtype())?;
-            if sdt != SdmaDtype::Fp32 {
-                return Err(HostError::ScaleNotFp32(sdt.name()));
-            }
-            fma = Some(info);
-        }
-        SdmaCceType::Min | SdmaCceType::Max => {
-            if let Some(info) = req.cce_info.as_ref().filter(|i| i.use_constant()) {
-                let cdt = dtype::kbin_dtype_to_sdma_dtype(info.constant_dtype())?;
-                if !min_max_constant_supported(cdt) {
-                    return Err(HostError::MinMaxConstDtype(cdt.name()));
-                }
-                let bits = info.constant() & low_mask(cdt.bytes());
-                clamp = Some(Clamp { const_dt: UInt::masked(cdt.value()), bits });
-            }
-        }
-        _ => {}
-    }
     if m > 1 && !limits::replication_allowed(req.arch) {
         return Err(HostError::Replication);
     }
     let max_elems = limits::max_cce_elements(req.arch)? as u64;
-    // Dtypes: in and out move bytes, accum only needs to name a type.
-    if req.out_dt.bytes() == 0 {
-        return Err(HostError::Dtype { role: "out", dtype: req.out_dt.name(), why: "it has no byte size" });
-    }
-    if req.accum_dt == SdmaDtype::Invalid {
-        return Err(HostError::Dtype { role: "accum", dtype: req.accum_dt.name(), why: "it names no type" });
-    }
-    if req.in_dt == SdmaDtype::Invalid {
-        return Err(HostError::Dtype { role: "in", dtype: req.in_dt.name(), why: "it names no type" });
-    }
-    // §7.1: the packet size (fp32r as in dtype traps here, line 0x1204).
-    let pkt_bytes = limits::reduce_packet_size(req.in_dt, req.elems, req.prio, &req.caps)?;
-    if req.elems == 0 {
-        return Err(HostError::Empty("element"));
-    }
+    check_dtypes(req)?;
+    let per_packet = packet_elems(req, max_elems)?;
     let in_size = req.in_dt.bytes() as u64;
     // Compressed, every destination holds one fp8 byte per element.
     let payload_dt = if req.compress.is_some() { SdmaDtype::Fp8E5 } else { req.out_dt };
     let out_size = payload_dt.bytes() as u64;
-    let per_packet = if pkt_bytes == 0 {
-        // Under 32 bytes in all: one packet; otherwise the cap is below the granule.
-        if req.elems * in_size < 32 {
-            req.elems.min(max_elems)
-        } else {
-            return Err(HostError::CapTooSmall(req.caps.0[req.prio as usize]));
-        }
-    } else {
-        (pkt_bytes / in_size).clamp(1, max_elems)
-    };
-    // Compressed, packets hold the arch's CCE elements, as the gradient packets that
-    // decompress them do (each packet has its own header; MODEL).
-    let per_packet = if req.compress.is_some() { max_elems.min(req.elems) } else { per_packet };
     debug_assert!(per_packet * in_size.max(out_size) <= MAX_DATA_DESC_BYTES as u64);
     for &a in &req.srcs {
         checked_end(a, req.elems * in_size)?;
@@ -259,20 +196,7 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
         })
         .collect();
     let packets = req.elems.div_ceil(per_packet);
-    let gce = match req.compress {
-        None => None,
-        Some(header) => {
-            if !matches!(req.out_dt, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
-                return Err(HostError::GceBuffer("the values compressed must be bf16, fp16 or fp32"));
-            }
-            let stride = crate::gradient::header_stride(per_packet);
-            let mut word = 0;
-            for &d in &req.dsts {
-                word = crate::gradient::header_word(header, d, req.elems, packets, stride)?;
-            }
-            Some(Gce { mode: GceMode::Compress, header: word, mid_dt: req.out_dt })
-        }
-    };
+    let gce = compress_gce(req, per_packet, packets)?;
     let template = Packet {
         op: PacketOp::Cce(sdma_op),
         in_dt: req.in_dt,
@@ -306,6 +230,112 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
         return Err(HostError::TooLarge { descriptors, max: MAX_PROGRAM_DESCRIPTORS });
     }
     Ok(program)
+}
+
+/// The sources and destinations: at least one each, at most [`packet::MAX_SOURCES`] sources,
+/// and as many as a cce_info says.
+fn check_counts(req: &ReduceRequest) -> Result<(), HostError> {
+    let (n, m) = (req.srcs.len(), req.dsts.len());
+    if n == 0 {
+        return Err(HostError::Empty("source"));
+    }
+    if m == 0 {
+        return Err(HostError::Empty("destination"));
+    }
+    if n > packet::MAX_SOURCES {
+        return Err(HostError::TooManySources(n));
+    }
+    if let Some(info) = &req.cce_info {
+        if info.num_sources() as usize != n {
+            return Err(HostError::CountMismatch { field: "num_sources", info: info.num_sources(), given: n });
+        }
+        if info.num_dests() as usize != m {
+            return Err(HostError::CountMismatch { field: "num_dests", info: info.num_dests(), given: m });
+        }
+    }
+    Ok(())
+}
+
+/// Per-op arms of vring_add_dma_packet_cce_int: an FMA's cce_info (its scales fp32), a
+/// MIN/MAX's clamp constant (when the cce_info uses one).
+fn op_operands(req: &ReduceRequest, sdma_op: SdmaCceType) -> Result<(Option<&CceInfo>, Option<Clamp>), HostError> {
+    let mut fma = None;
+    let mut clamp = None;
+    match sdma_op {
+        SdmaCceType::Fma => {
+            let info = req.cce_info.as_ref().ok_or(HostError::MissingCceInfo)?;
+            let sdt = dtype::kbin_dtype_to_sdma_dtype(info.scale_dtype())?;
+            if sdt != SdmaDtype::Fp32 {
+                return Err(HostError::ScaleNotFp32(sdt.name()));
+            }
+            fma = Some(info);
+        }
+        SdmaCceType::Min | SdmaCceType::Max => {
+            if let Some(info) = req.cce_info.as_ref().filter(|i| i.use_constant()) {
+                let cdt = dtype::kbin_dtype_to_sdma_dtype(info.constant_dtype())?;
+                if !min_max_constant_supported(cdt) {
+                    return Err(HostError::MinMaxConstDtype(cdt.name()));
+                }
+                let bits = info.constant() & low_mask(cdt.bytes());
+                clamp = Some(Clamp { const_dt: UInt::masked(cdt.value()), bits });
+            }
+        }
+        _ => {}
+    }
+    Ok((fma, clamp))
+}
+
+/// Dtypes: in and out move bytes, accum only needs to name a type.
+fn check_dtypes(req: &ReduceRequest) -> Result<(), HostError> {
+    if req.out_dt.bytes() == 0 {
+        return Err(HostError::Dtype { role: "out", dtype: req.out_dt.name(), why: "it has no byte size" });
+    }
+    if req.accum_dt == SdmaDtype::Invalid {
+        return Err(HostError::Dtype { role: "accum", dtype: req.accum_dt.name(), why: "it names no type" });
+    }
+    if req.in_dt == SdmaDtype::Invalid {
+        return Err(HostError::Dtype { role: "in", dtype: req.in_dt.name(), why: "it names no type" });
+    }
+    Ok(())
+}
+
+/// Elements per packet: the priority's packet size in input elements (§7.1), at most the arch's
+/// `max_elems`; compressed, the arch's CCE elements.
+fn packet_elems(req: &ReduceRequest, max_elems: u64) -> Result<u64, HostError> {
+    // §7.1: the packet size (fp32r as in dtype traps here, line 0x1204).
+    let pkt_bytes = limits::reduce_packet_size(req.in_dt, req.elems, req.prio, &req.caps)?;
+    if req.elems == 0 {
+        return Err(HostError::Empty("element"));
+    }
+    let in_size = req.in_dt.bytes() as u64;
+    let per_packet = if pkt_bytes == 0 {
+        // Under 32 bytes in all: one packet; otherwise the cap is below the granule.
+        if req.elems * in_size < 32 {
+            req.elems.min(max_elems)
+        } else {
+            return Err(HostError::CapTooSmall(req.caps.0[req.prio as usize]));
+        }
+    } else {
+        (pkt_bytes / in_size).clamp(1, max_elems)
+    };
+    // Compressed, packets hold the arch's CCE elements, as the gradient packets that
+    // decompress them do (each packet has its own header; MODEL).
+    Ok(if req.compress.is_some() { max_elems.min(req.elems) } else { per_packet })
+}
+
+/// The codec of a compressed reduce (`req.compress`, its `packets` of `per_packet` elements):
+/// bf16, fp16 or fp32 values compressed, each destination's header word checked.
+fn compress_gce(req: &ReduceRequest, per_packet: u64, packets: u64) -> Result<Option<Gce>, HostError> {
+    let Some(header) = req.compress else { return Ok(None) };
+    if !matches!(req.out_dt, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
+        return Err(HostError::GceBuffer("the values compressed must be bf16, fp16 or fp32"));
+    }
+    let stride = crate::gradient::header_stride(per_packet);
+    let mut word = 0;
+    for &d in &req.dsts {
+        word = crate::gradient::header_word(header, d, req.elems, packets, stride)?;
+    }
+    Ok(Some(Gce { mode: GceMode::Compress, header: word, mid_dt: req.out_dt }))
 }
 
 fn low_mask(bytes: u8) -> u32 {

@@ -33,7 +33,8 @@ pub mod options;
 mod ring;
 
 pub use build::{
-    CopyRequest, MinMaxConstant, ReduceRequest, Rounding, combo_packet, min_max_constant_supported, plan, plan_copy,
+    CopyRequest, MinMaxConstant, ReduceDtypes, ReduceRequest, Rounding, combo_packet, min_max_constant_supported, plan,
+    plan_copy,
 };
 pub use error::HostError;
 pub use gradient::{GradientRequest, plan_gradient};

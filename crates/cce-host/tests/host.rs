@@ -9,7 +9,10 @@ use cce_format::meta_ctrl::MetaCtrl;
 use cce_format::packet::{self, DescKind, PacketOp, RingGeometry};
 use cce_format::ringfile::RingFile;
 use cce_format::{FormatError, KbinOp, SdmaCceType, SdmaDtype};
-use cce_host::{CopyRequest, HostError, MinMaxConstant, ReduceRequest, Rings, Rounding, plan, plan_copy};
+use cce_host::{CopyRequest, HostError, MinMaxConstant, ReduceDtypes, ReduceRequest, Rings, Rounding, plan, plan_copy};
+
+/// bf16 in and out, fp32 accumulate.
+const BF16_VIA_FP32: ReduceDtypes = ReduceDtypes { in_dt: Bf16, accum_dt: Fp32, out_dt: Bf16 };
 
 fn words(bytes: &[u8]) -> Vec<[u32; 4]> {
     bytes
@@ -24,7 +27,7 @@ fn rings(req: &ReduceRequest) -> Rings {
 
 fn add(n: usize, elems: u64) -> ReduceRequest {
     let srcs = (0..n as u64).map(|i| 0x1000_0000 * (i + 1)).collect();
-    ReduceRequest::new(KbinOp::Add.value(), srcs, vec![0xD000_0000], elems, Bf16, Fp32, Bf16, 3)
+    ReduceRequest::new(KbinOp::Add.value(), srcs, vec![0xD000_0000], elems, BF16_VIA_FP32, 3)
 }
 
 #[test]
@@ -50,7 +53,7 @@ fn worked_example_9_1_three_source_bf16_add() {
 
 #[test]
 fn worked_example_9_2_weighted_average_fma() {
-    let req = ReduceRequest::new(KbinOp::Fma.value(), vec![0x1000, 0x9000], vec![0x20000], 16, Bf16, Fp32, Bf16, 3)
+    let req = ReduceRequest::new(KbinOp::Fma.value(), vec![0x1000, 0x9000], vec![0x20000], 16, BF16_VIA_FP32, 3)
         .with_fma_scales(&[0.5, 0.5])
         .unwrap();
     let tx = words(&rings(&req).tx);
@@ -102,9 +105,7 @@ fn dispatcher_rules_carry_the_study_messages() {
         (0..32).map(|i| i * 0x10000).collect(),
         vec![0xA00_0000, 0xB00_0000],
         64,
-        Bf16,
-        Fp32,
-        Bf16,
+        BF16_VIA_FP32,
         3,
     )
     .with_fma_scales(&[1.0; 32])
@@ -185,7 +186,14 @@ fn stochastic_rounding_puts_seed_init_first_in_every_packet() {
 #[test]
 fn u8_lanes_are_promoted_to_u16() {
     // Single source, u8 in and out: tx meta and rx dtype become u16 (study §4.2).
-    let req = ReduceRequest::new(KbinOp::Add.value(), vec![0x1000], vec![0x8000], 100, U8, U8, U8, 3);
+    let req = ReduceRequest::new(
+        KbinOp::Add.value(),
+        vec![0x1000],
+        vec![0x8000],
+        100,
+        ReduceDtypes { in_dt: U8, accum_dt: U8, out_dt: U8 },
+        3,
+    );
     let prog = plan(&req).unwrap();
     let p = prog.packet(0).unwrap();
     // 100 bytes → packets of 96 (32-byte granule) and 4 bytes: 48 and 2 u16 lanes.
@@ -334,7 +342,14 @@ fn ring_file_round_trips() {
 fn selectors_are_carried() {
     let req = ReduceRequest {
         selectors: [FmaOperand::Stored, FmaOperand::Input, FmaOperand::Scale],
-        ..ReduceRequest::new(KbinOp::Fma.value(), vec![0x1000], vec![0x2000], 8, Fp32, Fp32, Fp32, 4)
+        ..ReduceRequest::new(
+            KbinOp::Fma.value(),
+            vec![0x1000],
+            vec![0x2000],
+            8,
+            ReduceDtypes { in_dt: Fp32, accum_dt: Fp32, out_dt: Fp32 },
+            4,
+        )
     }
     .with_fma_scales(&[2.0])
     .unwrap();

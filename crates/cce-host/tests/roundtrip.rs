@@ -4,7 +4,7 @@
 use cce_format::packet::{self, PacketOp, RingGeometry};
 use cce_format::ringfile::RingFile;
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{ReduceRequest, Rounding, plan};
+use cce_host::{ReduceDtypes, ReduceRequest, Rounding, plan};
 use proptest::prelude::*;
 
 fn sized() -> impl Strategy<Value = SdmaDtype> {
@@ -20,7 +20,7 @@ prop_compose! {
         let m = if arch == 2 { 1 } else { m };
         let srcs = (0..n as u64).map(|i| (i + 1) << 32).collect();
         let dsts = (0..m as u64).map(|i| (i + 100) << 32).collect();
-        let mut req = ReduceRequest::new(op.value(), srcs, dsts, elems, in_dt, accum, out_dt, arch);
+        let mut req = ReduceRequest::new(op.value(), srcs, dsts, elems, ReduceDtypes { in_dt, accum_dt: accum, out_dt }, arch);
         req.prio = prio;
         req.rounding = seed.map_or(Rounding::Rne, |seed| Rounding::Stochastic { seed });
         if op == KbinOp::Fma {

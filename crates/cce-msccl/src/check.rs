@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{MscclError, Where};
-use crate::model::{AlgoFile, Buf, Coll, Kind, Operand, Step};
+use crate::model::{AlgoFile, Buf, Coll, Gpu, Kind, Operand, Step};
 use crate::program::{Area, Block, Chunks, Message, Program, Tx, Wait};
 
 /// Fewest ranks.
@@ -29,36 +29,67 @@ pub const EXECUTOR_FUSION: usize = 16;
 
 /// Checks `file` and builds its [`Program`].
 pub(crate) fn check(file: &AlgoFile) -> Result<Program, MscclError> {
+    let (ranks, nchunks) = check_header(file)?;
+    let order = gpu_order(file, ranks)?;
+    let mut program = Program {
+        name: file.name.clone(),
+        proto: file.proto.name(),
+        nchannels: file.nchannels as usize,
+        nchunks,
+        ranks,
+        coll: file.coll,
+        in_place: !file.outofplace,
+        min_bytes: file.min_bytes as u64,
+        max_bytes: file.max_bytes as u64,
+        scratch_chunks: Vec::with_capacity(ranks),
+        blocks: Vec::with_capacity(ranks),
+        txs: Vec::new(),
+        messages: Vec::new(),
+        step_counts: [0; 9],
+    };
+    for (rank, gi) in order.into_iter().enumerate() {
+        check_rank(file, rank, &file.gpus[gi.unwrap_or(0)], &mut program)?;
+    }
+    meet_waits(&mut program)?;
+    link(&mut program)?;
+    Ok(program)
+}
+
+/// The `<algo>` element's rules: the ranks, channels, chunks per loop and byte bounds, and one
+/// `<gpu>` element per rank. Returns the ranks and the chunks per loop.
+fn check_header(file: &AlgoFile) -> Result<(usize, u64), MscclError> {
     let top = Where::line(file.line);
-    let bad = |at: Where, m: String| Err(MscclError::new(at, m));
+    let bad = |m: String| Err(MscclError::new(top, m));
     let ranks = file.ngpus;
     if !(MIN_RANKS as i64..=MAX_RANKS as i64).contains(&ranks) {
-        return bad(top, format!("ngpus {ranks}: cce runs {MIN_RANKS} to {MAX_RANKS} ranks"));
+        return bad(format!("ngpus {ranks}: cce runs {MIN_RANKS} to {MAX_RANKS} ranks"));
     }
     let ranks = ranks as usize;
     if !(1..=MAX_CHANNELS as i64).contains(&file.nchannels) {
-        return bad(top, format!("nchannels {}: 1 to {MAX_CHANNELS}", file.nchannels));
+        return bad(format!("nchannels {}: 1 to {MAX_CHANNELS}", file.nchannels));
     }
     if file.nchunksperloop < 1 || file.nchunksperloop > 1 << 30 {
-        return bad(top, format!("nchunksperloop {}: 1 to {}", file.nchunksperloop, 1 << 30));
+        return bad(format!("nchunksperloop {}: 1 to {}", file.nchunksperloop, 1 << 30));
     }
     let nchunks = file.nchunksperloop as u64;
     if file.coll != Coll::AllReduce && nchunks % ranks as u64 != 0 {
-        return bad(
-            top,
-            format!(
-                "nchunksperloop {nchunks} is not a multiple of the {ranks} ranks: a {} gives each rank an equal share",
-                file.coll.name()
-            ),
-        );
+        return bad(format!(
+            "nchunksperloop {nchunks} is not a multiple of the {ranks} ranks: a {} gives each rank an equal share",
+            file.coll.name()
+        ));
     }
     if file.min_bytes < 0 || file.max_bytes < 0 {
-        return bad(top, format!("minBytes {} / maxBytes {}: not negative", file.min_bytes, file.max_bytes));
+        return bad(format!("minBytes {} / maxBytes {}: not negative", file.min_bytes, file.max_bytes));
     }
     if file.gpus.len() != ranks {
-        return bad(top, format!("ngpus is {ranks}, but the file has {} <gpu> elements", file.gpus.len()));
+        return bad(format!("ngpus is {ranks}, but the file has {} <gpu> elements", file.gpus.len()));
     }
-    let in_place = !file.outofplace;
+    Ok((ranks, nchunks))
+}
+
+/// Each rank's `<gpu>` element (its index in the file): the ids 0 to `ranks` − 1, once each.
+fn gpu_order(file: &AlgoFile, ranks: usize) -> Result<Vec<Option<usize>>, MscclError> {
+    let bad = |at: Where, m: String| Err(MscclError::new(at, m));
     let mut order: Vec<Option<usize>> = vec![None; ranks];
     for (i, g) in file.gpus.iter().enumerate() {
         let at = Where::line(g.line);
@@ -69,142 +100,150 @@ pub(crate) fn check(file: &AlgoFile) -> Result<Program, MscclError> {
             return bad(at, format!("gpu id {} appears twice", g.id));
         }
     }
-    let mut program = Program {
-        name: file.name.clone(),
-        proto: file.proto.name(),
-        nchannels: file.nchannels as usize,
-        nchunks,
-        ranks,
-        coll: file.coll,
-        in_place,
-        min_bytes: file.min_bytes as u64,
-        max_bytes: file.max_bytes as u64,
-        scratch_chunks: Vec::with_capacity(ranks),
-        blocks: Vec::with_capacity(ranks),
-        txs: Vec::new(),
-        messages: Vec::new(),
-        step_counts: [0; 9],
+    Ok(order)
+}
+
+/// Checks rank `rank`'s `<gpu>` element `g` (its buffers, thread blocks, steps and
+/// transmissions) into `program`.
+fn check_rank(file: &AlgoFile, rank: usize, g: &Gpu, program: &mut Program) -> Result<(), MscclError> {
+    let bad = |at: Where, m: String| Err(MscclError::new(at, m));
+    let at = Where::rank(rank, g.line);
+    check_buffer_sizes(file, at, g, program)?;
+    program.scratch_chunks.push(g.s_chunks as u64);
+    let declared = |b: Buf| match b {
+        Buf::Input => g.i_chunks,
+        Buf::Output => g.o_chunks,
+        Buf::Scratch => g.s_chunks,
     };
+    let tb_order = tb_order(rank, g)?;
+    let mut blocks = thread_blocks(file, rank, g, &tb_order)?;
+    // Steps, then transmissions.
+    for (tb, ti) in tb_order.iter().enumerate() {
+        let t = &g.tbs[ti.unwrap_or(0)];
+        for (pos, st) in t.steps.iter().enumerate() {
+            check_step(rank, tb, pos, st, &blocks, &declared)?;
+            program.step_counts[Kind::ALL.iter().position(|k| *k == st.kind).unwrap_or(0)] += 1;
+        }
+        let first = program.txs.len();
+        transmissions(file, rank, tb, &t.steps, &mut program.txs)?;
+        blocks[tb].txs = first..program.txs.len();
+        if program.txs.len() > MAX_TXS {
+            return bad(
+                Where::tb(rank, tb, t.line),
+                format!("more than {MAX_TXS} transmissions over all ranks (the checks' limit)"),
+            );
+        }
+    }
+    program.blocks.push(blocks);
+    Ok(())
+}
+
+/// X3's buffer sizes of `<gpu>` element `g` (at `at`): the input and output within the
+/// collective's share of `program`'s chunks, the scratch within bounds.
+fn check_buffer_sizes(file: &AlgoFile, at: Where, g: &Gpu, program: &Program) -> Result<(), MscclError> {
+    let bad = |at: Where, m: String| Err(MscclError::new(at, m));
+    let (nchunks, ranks) = (program.nchunks, program.ranks);
     let (in_chunks, out_chunks) = match file.coll {
         Coll::AllReduce => (nchunks, nchunks),
         Coll::ReduceScatter => (nchunks, nchunks / ranks as u64),
         Coll::AllGather => (nchunks / ranks as u64, nchunks),
     };
-    for (rank, gi) in order.into_iter().enumerate() {
-        let g = &file.gpus[gi.unwrap_or(0)];
-        let at = Where::rank(rank, g.line);
-        for (name, v, max) in [("i_chunks", g.i_chunks, in_chunks), ("o_chunks", g.o_chunks, out_chunks)] {
-            if v < 0 || v as u64 > max {
-                let buf = if name == "i_chunks" { "input" } else { "output" };
-                return bad(
-                    at,
-                    format!(
-                        "{name} {v}: a {} gives each rank an {buf} of {max} chunks (nchunksperloop {nchunks}, {ranks} ranks); more would reach past the user's buffer",
-                        file.coll.name()
-                    ),
-                );
-            }
+    for (name, v, max) in [("i_chunks", g.i_chunks, in_chunks), ("o_chunks", g.o_chunks, out_chunks)] {
+        if v < 0 || v as u64 > max {
+            let buf = if name == "i_chunks" { "input" } else { "output" };
+            return bad(
+                at,
+                format!(
+                    "{name} {v}: a {} gives each rank an {buf} of {max} chunks (nchunksperloop {nchunks}, {ranks} ranks); more would reach past the user's buffer",
+                    file.coll.name()
+                ),
+            );
         }
-        if !(0..=1 << 30).contains(&g.s_chunks) {
-            return bad(at, format!("s_chunks {}: 0 to {}", g.s_chunks, 1 << 30));
-        }
-        program.scratch_chunks.push(g.s_chunks as u64);
-        let declared = |b: Buf| match b {
-            Buf::Input => g.i_chunks,
-            Buf::Output => g.o_chunks,
-            Buf::Scratch => g.s_chunks,
-        };
-        if g.tbs.len() > MAX_TBS {
-            return bad(at, format!("{} thread blocks: the executor takes at most {MAX_TBS}", g.tbs.len()));
-        }
-        let mut tb_order: Vec<Option<usize>> = vec![None; g.tbs.len()];
-        for (i, t) in g.tbs.iter().enumerate() {
-            let at = Where { rank: Some(rank), line: Some(t.line), ..Where::default() };
-            if t.id < 0 || t.id as usize >= g.tbs.len() {
-                return bad(
-                    at,
-                    format!(
-                        "tb id {}: thread block ids must be dense from 0 (this rank has {} thread blocks)",
-                        t.id,
-                        g.tbs.len()
-                    ),
-                );
-            }
-            if tb_order[t.id as usize].replace(i).is_some() {
-                return bad(at, format!("tb id {} appears twice", t.id));
-            }
-        }
-        let mut sends: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-        let mut recvs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-        let mut blocks = Vec::with_capacity(g.tbs.len());
-        for (tb, ti) in tb_order.iter().enumerate() {
-            let t = &g.tbs[ti.unwrap_or(0)];
-            let at = Where::tb(rank, tb, t.line);
-            let peer = |v: i64, what: &str| -> Result<Option<usize>, MscclError> {
-                match v {
-                    -1 => Ok(None),
-                    p if (0..ranks as i64).contains(&p) && p as usize != rank => Ok(Some(p as usize)),
-                    p if p == rank as i64 => Err(MscclError::new(at, format!("{what} {p} is the rank itself"))),
-                    p => Err(MscclError::new(at, format!("{what} {p}: -1 or a rank 0 to {}", ranks - 1))),
-                }
-            };
-            let (send, recv) = (peer(t.send, "send")?, peer(t.recv, "recv")?);
-            if !(0..file.nchannels).contains(&t.chan) {
-                return bad(at, format!("chan {}: 0 to {} (nchannels {})", t.chan, file.nchannels - 1, file.nchannels));
-            }
-            let chan = t.chan as usize;
-            if let Some(p) = send
-                && let Some(other) = sends.insert((p, chan), tb)
-            {
-                return bad(
-                    at,
-                    format!(
-                        "tb {other} already sends to rank {p} on channel {chan}: one thread block per peer and channel"
-                    ),
-                );
-            }
-            if let Some(p) = recv
-                && let Some(other) = recvs.insert((p, chan), tb)
-            {
-                return bad(
-                    at,
-                    format!(
-                        "tb {other} already receives from rank {p} on channel {chan}: one thread block per peer and channel"
-                    ),
-                );
-            }
-            blocks.push(Block {
-                send,
-                recv,
-                chan,
-                steps: t.steps.len(),
-                txs: 0..0,
-                lines: t.steps.iter().map(|s| s.line).collect(),
-                kinds: t.steps.iter().map(|s| s.kind).collect(),
-            });
-        }
-        // Steps, then transmissions.
-        for (tb, ti) in tb_order.iter().enumerate() {
-            let t = &g.tbs[ti.unwrap_or(0)];
-            for (pos, st) in t.steps.iter().enumerate() {
-                check_step(rank, tb, pos, st, &blocks, &declared)?;
-                program.step_counts[Kind::ALL.iter().position(|k| *k == st.kind).unwrap_or(0)] += 1;
-            }
-            let first = program.txs.len();
-            transmissions(file, rank, tb, &t.steps, &mut program.txs)?;
-            blocks[tb].txs = first..program.txs.len();
-            if program.txs.len() > MAX_TXS {
-                return bad(
-                    Where::tb(rank, tb, t.line),
-                    format!("more than {MAX_TXS} transmissions over all ranks (the checks' limit)"),
-                );
-            }
-        }
-        program.blocks.push(blocks);
     }
-    meet_waits(&mut program)?;
-    link(&mut program)?;
-    Ok(program)
+    if !(0..=1 << 30).contains(&g.s_chunks) {
+        return bad(at, format!("s_chunks {}: 0 to {}", g.s_chunks, 1 << 30));
+    }
+    Ok(())
+}
+
+/// Rank `rank`'s thread blocks in id order (each one's index in `g`): at most [`MAX_TBS`], the
+/// ids dense from 0, once each.
+fn tb_order(rank: usize, g: &Gpu) -> Result<Vec<Option<usize>>, MscclError> {
+    let bad = |at: Where, m: String| Err(MscclError::new(at, m));
+    let at = Where::rank(rank, g.line);
+    if g.tbs.len() > MAX_TBS {
+        return bad(at, format!("{} thread blocks: the executor takes at most {MAX_TBS}", g.tbs.len()));
+    }
+    let mut tb_order: Vec<Option<usize>> = vec![None; g.tbs.len()];
+    for (i, t) in g.tbs.iter().enumerate() {
+        let at = Where { rank: Some(rank), line: Some(t.line), ..Where::default() };
+        if t.id < 0 || t.id as usize >= g.tbs.len() {
+            return bad(
+                at,
+                format!(
+                    "tb id {}: thread block ids must be dense from 0 (this rank has {} thread blocks)",
+                    t.id,
+                    g.tbs.len()
+                ),
+            );
+        }
+        if tb_order[t.id as usize].replace(i).is_some() {
+            return bad(at, format!("tb id {} appears twice", t.id));
+        }
+    }
+    Ok(tb_order)
+}
+
+/// Rank `rank`'s thread blocks (`tb_order`: their indices in `g`, in id order), their peers
+/// and channels checked: one thread block per peer, direction and channel. Their
+/// transmissions are left empty.
+fn thread_blocks(file: &AlgoFile, rank: usize, g: &Gpu, tb_order: &[Option<usize>]) -> Result<Vec<Block>, MscclError> {
+    let ranks = file.ngpus as usize;
+    let mut sends: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut recvs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut blocks = Vec::with_capacity(g.tbs.len());
+    for (tb, ti) in tb_order.iter().enumerate() {
+        let t = &g.tbs[ti.unwrap_or(0)];
+        let at = Where::tb(rank, tb, t.line);
+        let bad = |m: String| Err(MscclError::new(at, m));
+        let peer = |v: i64, what: &str| -> Result<Option<usize>, MscclError> {
+            match v {
+                -1 => Ok(None),
+                p if (0..ranks as i64).contains(&p) && p as usize != rank => Ok(Some(p as usize)),
+                p if p == rank as i64 => Err(MscclError::new(at, format!("{what} {p} is the rank itself"))),
+                p => Err(MscclError::new(at, format!("{what} {p}: -1 or a rank 0 to {}", ranks - 1))),
+            }
+        };
+        let (send, recv) = (peer(t.send, "send")?, peer(t.recv, "recv")?);
+        if !(0..file.nchannels).contains(&t.chan) {
+            return bad(format!("chan {}: 0 to {} (nchannels {})", t.chan, file.nchannels - 1, file.nchannels));
+        }
+        let chan = t.chan as usize;
+        if let Some(p) = send
+            && let Some(other) = sends.insert((p, chan), tb)
+        {
+            return bad(format!(
+                "tb {other} already sends to rank {p} on channel {chan}: one thread block per peer and channel"
+            ));
+        }
+        if let Some(p) = recv
+            && let Some(other) = recvs.insert((p, chan), tb)
+        {
+            return bad(format!(
+                "tb {other} already receives from rank {p} on channel {chan}: one thread block per peer and channel"
+            ));
+        }
+        blocks.push(Block {
+            send,
+            recv,
+            chan,
+            steps: t.steps.len(),
+            txs: 0..0,
+            lines: t.steps.iter().map(|s| s.line).collect(),
+            kinds: t.steps.iter().map(|s| s.kind).collect(),
+        });
+    }
+    Ok(blocks)
 }
 
 /// The per-step rules of X2.

@@ -153,8 +153,18 @@ type Memory = Vec<BTreeMap<Area, Vec<(Sym, Option<usize>)>>>;
 
 /// The schedule on chunk symbols, in a topological order.
 fn simulate(p: &Program, o: &Order) -> Result<(), MscclError> {
+    let mut mem = initial_memory(p);
+    let mut sent: Vec<Vec<Sym>> = vec![Vec::new(); p.messages.len()];
+    for &i in &o.topo {
+        run_transmission(p, i, &mut mem, &mut sent)?;
+    }
+    check_outputs(p, &mem)
+}
+
+/// Every rank's areas before the schedule: its input chunks hold its own values (an in-place
+/// all-gather's, its share of the output), everything else is undefined.
+fn initial_memory(p: &Program) -> Memory {
     let r = p.ranks;
-    let all = if r == 64 { u64::MAX } else { (1u64 << r) - 1 };
     let cf = p.share();
     let areas = [Area::Input, Area::Output, Area::Scratch];
     let mut mem: Memory = (0..r)
@@ -181,66 +191,77 @@ fn simulate(p: &Program, o: &Order) -> Result<(), MscclError> {
             }
         }
     }
-    let mut sent: Vec<Vec<Sym>> = vec![Vec::new(); p.messages.len()];
-    for &i in &o.topo {
-        let t = &p.txs[i];
-        let q = t.rank;
-        let read = |mem: &Memory, c: Chunks| -> Result<Vec<Sym>, MscclError> {
-            (0..t.cnt)
-                .map(|j| {
-                    let s = mem[q][&c.area][(c.off + j) as usize].0;
-                    if s == Sym::Undef {
-                        Err(MscclError::new(
-                            p.at(i),
-                            format!(
-                                "reads {}, which nothing writes before it: undefined data (a GPU would read whatever the buffer held)",
-                                loc(c, j)
-                            ),
-                        ))
-                    } else {
-                        Ok(s)
-                    }
-                })
-                .collect()
-        };
-        let received = t.recv.map(|m| sent[m].clone());
-        let mut srcs = Vec::with_capacity(t.srcs.len());
-        for &s in &t.srcs {
-            srcs.push(read(&mem, s)?);
-        }
-        let fold = |mut acc: Vec<Sym>, more: &[Vec<Sym>]| {
-            for v in more {
-                for (a, b) in acc.iter_mut().zip(v) {
-                    *a = combine(*a, *b);
+    mem
+}
+
+/// Runs transmission `i` on the symbols: reads its sources from `mem` (refusing undefined
+/// ones), takes the message it receives from `sent`, writes its result to its destination and
+/// files the message it sends in `sent`.
+fn run_transmission(p: &Program, i: usize, mem: &mut Memory, sent: &mut [Vec<Sym>]) -> Result<(), MscclError> {
+    let t = &p.txs[i];
+    let q = t.rank;
+    let read = |mem: &Memory, c: Chunks| -> Result<Vec<Sym>, MscclError> {
+        (0..t.cnt)
+            .map(|j| {
+                let s = mem[q][&c.area][(c.off + j) as usize].0;
+                if s == Sym::Undef {
+                    Err(MscclError::new(
+                        p.at(i),
+                        format!(
+                            "reads {}, which nothing writes before it: undefined data (a GPU would read whatever the buffer held)",
+                            loc(c, j)
+                        ),
+                    ))
+                } else {
+                    Ok(s)
                 }
-            }
-            acc
-        };
-        let result: Option<Vec<Sym>> = match t.kind {
-            Kind::Send | Kind::Nop => None,
-            Kind::Recv | Kind::RecvCopySend => received.clone(),
-            Kind::RecvReduceSend | Kind::RecvReduceCopy | Kind::RecvReduceCopySend => {
-                received.clone().map(|v| fold(v, &srcs))
-            }
-            Kind::Copy => srcs.first().cloned(),
-            Kind::Reduce => {
-                let d = t.dst.map(|d| read(&mem, d)).transpose()?;
-                d.map(|d| fold(d, &srcs))
-            }
-        };
-        if let (Some(d), Some(v)) = (t.dst, &result) {
-            for (j, s) in v.iter().enumerate() {
-                mem[q].get_mut(&d.area).expect("areas")[d.off as usize + j] = (*s, Some(i));
+            })
+            .collect()
+    };
+    let received = t.recv.map(|m| sent[m].clone());
+    let mut srcs = Vec::with_capacity(t.srcs.len());
+    for &s in &t.srcs {
+        srcs.push(read(mem, s)?);
+    }
+    let fold = |mut acc: Vec<Sym>, more: &[Vec<Sym>]| {
+        for v in more {
+            for (a, b) in acc.iter_mut().zip(v) {
+                *a = combine(*a, *b);
             }
         }
-        if let Some(m) = t.send {
-            sent[m] = match t.kind {
-                Kind::Send => srcs.first().cloned().unwrap_or_default(),
-                _ => result.unwrap_or_default(),
-            };
+        acc
+    };
+    let result: Option<Vec<Sym>> = match t.kind {
+        Kind::Send | Kind::Nop => None,
+        Kind::Recv | Kind::RecvCopySend => received.clone(),
+        Kind::RecvReduceSend | Kind::RecvReduceCopy | Kind::RecvReduceCopySend => {
+            received.clone().map(|v| fold(v, &srcs))
+        }
+        Kind::Copy => srcs.first().cloned(),
+        Kind::Reduce => {
+            let d = t.dst.map(|d| read(mem, d)).transpose()?;
+            d.map(|d| fold(d, &srcs))
+        }
+    };
+    if let (Some(d), Some(v)) = (t.dst, &result) {
+        for (j, s) in v.iter().enumerate() {
+            mem[q].get_mut(&d.area).expect("areas")[d.off as usize + j] = (*s, Some(i));
         }
     }
-    // The collective's outputs.
+    if let Some(m) = t.send {
+        sent[m] = match t.kind {
+            Kind::Send => srcs.first().cloned().unwrap_or_default(),
+            _ => result.unwrap_or_default(),
+        };
+    }
+    Ok(())
+}
+
+/// The collective's outputs: each rank's output chunks hold what the collective gives it.
+fn check_outputs(p: &Program, mem: &Memory) -> Result<(), MscclError> {
+    let r = p.ranks;
+    let all = if r == 64 { u64::MAX } else { (1u64 << r) - 1 };
+    let cf = p.share();
     for (q, m) in mem.iter().enumerate() {
         let (area, base, n) = match (p.coll, p.in_place) {
             (Coll::AllReduce, true) => (Area::Input, 0, p.nchunks),

@@ -225,45 +225,86 @@ pub fn run_numerics_bench_at(
     max_isa: crate::simd::Isa,
 ) -> BenchReport {
     let size = size_bytes_per_source.max(64) / 4 * 4;
-    // Finite, normal values of moderate size: bf16 with exponents 2^-8..2^7 (for the bf16 and
-    // f32 jobs) and fp8 e4m3 bytes without inf/NaN.
-    let mut srcs: Vec<Vec<u8>> = (0..4).map(|_| std::vec![0u8; size]).collect();
-    for (i, s) in srcs.iter_mut().enumerate() {
-        fill(s, i as u64 + 1, 0xff);
-        for c in s.chunks_mut(2) {
-            let hi = c[c.len() - 1];
-            c[c.len() - 1] = (hi & 0x80) | (0x3c + (hi & 0x07));
-        }
-    }
-    let mut fp8: Vec<Vec<u8>> = (0..4).map(|_| std::vec![0u8; size]).collect();
-    for (i, s) in fp8.iter_mut().enumerate() {
-        fill(s, i as u64 + 11, 0xff);
-        for b in s.iter_mut() {
-            *b &= 0xf7;
-        }
-    }
+    let sources = BenchSources::new(size);
     let mut big_src = std::vec![0u8; 4 * size];
     fill(&mut big_src, 9, 0xff);
     let mut big_dst = std::vec![0u8; 4 * size];
     big_dst.copy_from_slice(&big_src);
     let t = best_of(reps, || big_dst.copy_from_slice(&big_src));
     let memcpy_gbps = (8 * size) as f64 / t / 1e9;
-    let mut memcpy_gbps_by_threads = Vec::new();
-    for &threads in threads_list.iter().filter(|&&t| t > 0) {
-        let per = (4 * size).div_ceil(threads);
-        let t = best_of(reps, || {
-            std::thread::scope(|sc| {
-                for (d, s) in big_dst.chunks_mut(per).zip(big_src.chunks(per)) {
-                    sc.spawn(move || d.copy_from_slice(s));
-                }
-            });
-        });
-        memcpy_gbps_by_threads.push((threads, (8 * size) as f64 / t / 1e9));
-    }
+    let memcpy_gbps_by_threads = memcpy_by_threads(size, &big_src, &mut big_dst, threads_list, reps);
     let mut memcpy_best = memcpy_gbps;
+    let mut arena = Vec::new();
+    let mut results = Vec::new();
+    for &threads in threads_list.iter().filter(|&&t| t > 0) {
+        for name in JOBS {
+            let exec = Exec { threads, max_isa, ..Exec::default() };
+            let j = sources.job(name);
+            let bytes = j.data.len() * size + j.out_bytes;
+            // (layout, GB/s, memcpy GB/s, floor GB/s) per layout.
+            let timed: Vec<(&'static str, f64, f64, Option<f64>)> = LAYOUTS
+                .iter()
+                .map(|&(l, gap)| {
+                    let t = time_layout(&j, gap, &mut arena, &exec, reps, || big_dst.copy_from_slice(&big_src));
+                    let floor = t.floor.map(|(s, b)| b as f64 / s / 1e9);
+                    (l, bytes as f64 / t.job_s / 1e9, (8 * size) as f64 / t.copy_s / 1e9, floor)
+                })
+                .collect();
+            memcpy_best = memcpy_best.max(timed.iter().fold(0.0, |m, x| x.2.max(m)));
+            results.push(bench_result(name, &j, &exec, size, &timed));
+        }
+    }
+    BenchReport {
+        size_bytes_per_source: size,
+        memcpy_gbps: memcpy_best,
+        results,
+        memcpy_gbps_by_threads,
+        isa: {
+            use crate::simd::Isa;
+            match (crate::simd::detected_isa(), max_isa) {
+                (Isa::Portable, _) | (_, Isa::Portable) => Isa::Portable,
+                (Isa::Avx2, _) | (_, Isa::Avx2) => Isa::Avx2,
+                _ => Isa::Avx512,
+            }
+        },
+    }
+}
 
-    let sr = Rounding::Stochastic { seed: 0, stream: 0 };
-    let job = |name: &str| -> Job<'_> {
+/// The sources the jobs read, `size` bytes each.
+struct BenchSources {
+    size: usize,
+    /// Four sources of finite, normal values of moderate size: bf16 with exponents 2^-8..2^7
+    /// (for the bf16 and f32 jobs).
+    values: Vec<Vec<u8>>,
+    /// Four sources of fp8 e4m3 bytes without inf/NaN.
+    fp8: Vec<Vec<u8>>,
+}
+
+impl BenchSources {
+    /// The sources of `size` bytes each.
+    fn new(size: usize) -> Self {
+        let mut values: Vec<Vec<u8>> = (0..4).map(|_| std::vec![0u8; size]).collect();
+        for (i, s) in values.iter_mut().enumerate() {
+            fill(s, i as u64 + 1, 0xff);
+            for c in s.chunks_mut(2) {
+                let hi = c[c.len() - 1];
+                c[c.len() - 1] = (hi & 0x80) | (0x3c + (hi & 0x07));
+            }
+        }
+        let mut fp8: Vec<Vec<u8>> = (0..4).map(|_| std::vec![0u8; size]).collect();
+        for (i, s) in fp8.iter_mut().enumerate() {
+            fill(s, i as u64 + 11, 0xff);
+            for b in s.iter_mut() {
+                *b &= 0xf7;
+            }
+        }
+        BenchSources { size, values, fp8 }
+    }
+
+    /// The job named `name` (one of [`JOBS`]) over these sources.
+    fn job(&self, name: &str) -> Job<'_> {
+        let (size, srcs) = (self.size, &self.values);
+        let sr = Rounding::Stochastic { seed: 0, stream: 0 };
         match name {
             "widen-bf16" => Job {
                 spec: convert_spec(NumType::Bf16, NumType::F32, Rounding::Rne, false),
@@ -294,60 +335,62 @@ pub fn run_numerics_bench_at(
                     _ => (NumType::F8E4M3, Rounding::Rne),
                 };
                 // The bf16 sources read as fp16 are finite too (exponent fields 15 and 16).
-                let data = if ty == NumType::F8E4M3 { &fp8[..] } else { &srcs[..] };
+                let data = if ty == NumType::F8E4M3 { &self.fp8[..] } else { &srcs[..] };
                 Job { spec: ReduceSpec::add(ty, NumType::F32, ty).with_rounding(r), data, out_bytes: size }
             }
         }
-    };
-    let mut arena = Vec::new();
-    let mut results = Vec::new();
-    for &threads in threads_list.iter().filter(|&&t| t > 0) {
-        for name in JOBS {
-            let exec = Exec { threads, max_isa, ..Exec::default() };
-            let j = job(name);
-            let bytes = j.data.len() * size + j.out_bytes;
-            // (layout, GB/s, memcpy GB/s, floor GB/s) per layout.
-            let timed: Vec<(&'static str, f64, f64, Option<f64>)> = LAYOUTS
-                .iter()
-                .map(|&(l, gap)| {
-                    let t = time_layout(&j, gap, &mut arena, &exec, reps, || big_dst.copy_from_slice(&big_src));
-                    let floor = t.floor.map(|(s, b)| b as f64 / s / 1e9);
-                    (l, bytes as f64 / t.job_s / 1e9, (8 * size) as f64 / t.copy_s / 1e9, floor)
-                })
-                .collect();
-            let gbps_by_layout: Vec<(&'static str, f64)> = timed.iter().map(|&(l, g, ..)| (l, g)).collect();
-            let (layout, gbps, copy_gbps, floor_gbps) =
-                timed.iter().copied().fold(("", f64::INFINITY, 0.0, None), |w, x| if x.1 < w.1 { x } else { w });
-            memcpy_best = memcpy_best.max(timed.iter().fold(0.0, |m, x| x.2.max(m)));
-            let elements = size / j.spec.in_type.size();
-            let kernel = crate::reduce::kernel_name(&j.spec, j.data.len(), elements, &exec);
-            results.push(BenchResult {
-                name,
-                threads,
-                gbps,
-                ratio: gbps / copy_gbps,
-                memcpy_gbps: copy_gbps,
-                layout,
-                gbps_by_layout,
-                kernel,
-                floor_gbps,
-                ratio_to_floor: floor_gbps.map(|f| gbps / f),
-            });
-        }
     }
-    BenchReport {
-        size_bytes_per_source: size,
-        memcpy_gbps: memcpy_best,
-        results,
-        memcpy_gbps_by_threads,
-        isa: {
-            use crate::simd::Isa;
-            match (crate::simd::detected_isa(), max_isa) {
-                (Isa::Portable, _) | (_, Isa::Portable) => Isa::Portable,
-                (Isa::Avx2, _) | (_, Isa::Avx2) => Isa::Avx2,
-                _ => Isa::Avx512,
-            }
-        },
+}
+
+/// memcpy's GB/s (bytes read and written) of `big_src` into `big_dst` (`4 · size` bytes) split
+/// over each thread count of `threads_list` (0 skipped), best of `reps`.
+fn memcpy_by_threads(
+    size: usize,
+    big_src: &[u8],
+    big_dst: &mut [u8],
+    threads_list: &[usize],
+    reps: usize,
+) -> Vec<(usize, f64)> {
+    let mut memcpy_gbps_by_threads = Vec::new();
+    for &threads in threads_list.iter().filter(|&&t| t > 0) {
+        let per = (4 * size).div_ceil(threads);
+        let t = best_of(reps, || {
+            std::thread::scope(|sc| {
+                for (d, s) in big_dst.chunks_mut(per).zip(big_src.chunks(per)) {
+                    sc.spawn(move || d.copy_from_slice(s));
+                }
+            });
+        });
+        memcpy_gbps_by_threads.push((threads, (8 * size) as f64 / t / 1e9));
+    }
+    memcpy_gbps_by_threads
+}
+
+/// Job `name`'s row from its `timed` layouts (layout, GB/s, memcpy GB/s, floor GB/s): the
+/// slowest layout's figures, each layout's GB/s and the kernel that ran.
+fn bench_result(
+    name: &'static str,
+    j: &Job<'_>,
+    exec: &Exec,
+    size: usize,
+    timed: &[(&'static str, f64, f64, Option<f64>)],
+) -> BenchResult {
+    let gbps_by_layout: Vec<(&'static str, f64)> = timed.iter().map(|&(l, g, ..)| (l, g)).collect();
+    let (layout, gbps, copy_gbps, floor_gbps) =
+        timed.iter().copied().fold(("", f64::INFINITY, 0.0, None), |w, x| if x.1 < w.1 { x } else { w });
+    let elements = size / j.spec.in_type.size();
+    let kernel = crate::reduce::kernel_name(&j.spec, j.data.len(), elements, exec);
+    BenchResult {
+        name,
+        threads: exec.threads,
+        gbps,
+        ratio: gbps / copy_gbps,
+        memcpy_gbps: copy_gbps,
+        layout,
+        gbps_by_layout,
+        kernel,
+        floor_gbps,
+        ratio_to_floor: floor_gbps.map(|f| gbps / f),
     }
 }
 

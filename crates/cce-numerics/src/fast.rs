@@ -580,81 +580,84 @@ fn enc_w<E: Enc, const W: usize>(e: &E, acc: &[f32], out: &mut [u8], lo: u32, rk
     }
 }
 
-/// One tile (or the final partial tile) of `acc.len()` elements at `base`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "one inlined hot loop body")]
-fn tile<C: Caps, D: Dec, E: Enc>(
-    op: F32AccOp<'_>,
-    d: &D,
-    e: &E,
-    fp8: Option<&Fp8Enc>,
-    srcs: &[&[u8]],
-    out: &mut [u8],
-    base: usize,
-    acc: &mut [f32],
+/// What every tile of one run reads: the op, the decoder and encoder, the fused fp8 encoder
+/// (when the output is fp8), the sources and the first element's index.
+struct TileInputs<'a, 'o, D, E> {
+    op: F32AccOp<'o>,
+    d: &'a D,
+    e: &'a E,
+    fp8: Option<&'a Fp8Enc>,
+    srcs: &'a [&'a [u8]],
     first: u64,
-) {
-    match op {
-        F32AccOp::Add => {
-            if !fp8_full_tile::<C, D>(d, srcs, base, acc) {
+}
+
+impl<D: Dec, E: Enc> TileInputs<'_, '_, D, E> {
+    /// One tile (or the final partial tile) of `acc.len()` elements at `base`, into `out`.
+    #[inline(always)]
+    fn tile<C: Caps>(&self, out: &mut [u8], base: usize, acc: &mut [f32]) {
+        let TileInputs { op, d, e, fp8, srcs, first } = *self;
+        match op {
+            F32AccOp::Add => {
+                if !fp8_full_tile::<C, D>(d, srcs, base, acc) {
+                    dec_into::<D, false>(d, srcs[0], base, acc);
+                    for s in &srcs[1..] {
+                        dec_into::<D, true>(d, s, base, acc);
+                    }
+                }
+            }
+            F32AccOp::MinMax { max, clamp } => {
                 dec_into::<D, false>(d, srcs[0], base, acc);
+                let mut x = [0f32; TILE];
+                let x = &mut x[..acc.len()];
                 for s in &srcs[1..] {
-                    dec_into::<D, true>(d, s, base, acc);
-                }
-            }
-        }
-        F32AccOp::MinMax { max, clamp } => {
-            dec_into::<D, false>(d, srcs[0], base, acc);
-            let mut x = [0f32; TILE];
-            let x = &mut x[..acc.len()];
-            for s in &srcs[1..] {
-                dec_into::<D, false>(d, s, base, x);
-                for (a, b) in acc.iter_mut().zip(x.iter()) {
-                    *a = minmax32(*a, *b, max);
-                }
-            }
-            if let Some(c) = clamp {
-                for a in acc.iter_mut() {
-                    *a = minmax32(*a, c, max);
-                }
-            }
-        }
-        #[cfg(feature = "std")]
-        F32AccOp::Fma(ops) => {
-            use crate::spec::Operand;
-            acc.fill(0.0);
-            let mut x = [0f32; TILE];
-            let x = &mut x[..acc.len()];
-            for (s, o) in srcs.iter().zip(ops) {
-                dec_into::<D, false>(d, s, base, x);
-                let sc = o.scale;
-                match (o.a, o.b, o.c) {
-                    // The runtime's default, scale·src + acc: one loop the compiler vectorises
-                    // (the same correctly rounded fused multiply-add as the general arm).
-                    (Operand::Input, Operand::Scale, Operand::Stored)
-                    | (Operand::Scale, Operand::Input, Operand::Stored) => {
-                        for (a, xv) in acc.iter_mut().zip(x.iter()) {
-                            *a = xv.mul_add(sc, *a);
-                        }
+                    dec_into::<D, false>(d, s, base, x);
+                    for (a, b) in acc.iter_mut().zip(x.iter()) {
+                        *a = minmax32(*a, *b, max);
                     }
-                    _ => {
-                        let pick = |sel: Operand, a: f32, x: f32| match sel {
-                            Operand::Stored => a,
-                            Operand::Input => x,
-                            Operand::Scale => sc,
-                        };
-                        for (a, xv) in acc.iter_mut().zip(x.iter()) {
-                            *a = pick(o.a, *a, *xv).mul_add(pick(o.b, *a, *xv), pick(o.c, *a, *xv));
+                }
+                if let Some(c) = clamp {
+                    for a in acc.iter_mut() {
+                        *a = minmax32(*a, c, max);
+                    }
+                }
+            }
+            #[cfg(feature = "std")]
+            F32AccOp::Fma(ops) => {
+                use crate::spec::Operand;
+                acc.fill(0.0);
+                let mut x = [0f32; TILE];
+                let x = &mut x[..acc.len()];
+                for (s, o) in srcs.iter().zip(ops) {
+                    dec_into::<D, false>(d, s, base, x);
+                    let sc = o.scale;
+                    match (o.a, o.b, o.c) {
+                        // The runtime's default, scale·src + acc: one loop the compiler vectorises
+                        // (the same correctly rounded fused multiply-add as the general arm).
+                        (Operand::Input, Operand::Scale, Operand::Stored)
+                        | (Operand::Scale, Operand::Input, Operand::Stored) => {
+                            for (a, xv) in acc.iter_mut().zip(x.iter()) {
+                                *a = xv.mul_add(sc, *a);
+                            }
+                        }
+                        _ => {
+                            let pick = |sel: Operand, a: f32, x: f32| match sel {
+                                Operand::Stored => a,
+                                Operand::Input => x,
+                                Operand::Scale => sc,
+                            };
+                            for (a, xv) in acc.iter_mut().zip(x.iter()) {
+                                *a = pick(o.a, *a, *xv).mul_add(pick(o.b, *a, *xv), pick(o.c, *a, *xv));
+                            }
                         }
                     }
                 }
             }
+            #[cfg(not(feature = "std"))]
+            F32AccOp::Never(_) => {}
         }
-        #[cfg(not(feature = "std"))]
-        F32AccOp::Never(_) => {}
-    }
-    if !fp8_full_enc::<C>(fp8, acc, out, base) {
-        enc_from(e, acc, out, base, first);
+        if !fp8_full_enc::<C>(fp8, acc, out, base) {
+            enc_from(e, acc, out, base, first);
+        }
     }
 }
 
@@ -710,6 +713,7 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: F32AccOp<'_>, d: &D, e: &E, srcs: &[&[u8]
         (F32AccOp::Add, Some(table), Some(f), Some(p)) if C::FUSED_FP8.takes(f, p) => Some((table, f, p)),
         _ => None,
     };
+    let tiles = TileInputs { op, d, e, fp8, srcs, first };
     while base < full {
         if let Some((table, f, p)) = fused {
             base = C::fp8_add_encode(table, f, p, srcs, &mut out0[..full], base);
@@ -717,11 +721,11 @@ fn run_de<C: Caps, D: Dec, E: Enc>(op: F32AccOp<'_>, d: &D, e: &E, srcs: &[&[u8]
                 break;
             }
         }
-        tile::<C, D, E>(op, d, e, fp8, srcs, out0, base, &mut acc, first);
+        tiles.tile::<C>(out0, base, &mut acc);
         base += TILE;
     }
     if full < n {
-        tile::<C, D, E>(op, d, e, fp8, srcs, out0, full, &mut acc[..n - full], first);
+        tiles.tile::<C>(out0, full, &mut acc[..n - full]);
     }
     for o in rest {
         o.copy_from_slice(out0);

@@ -5,7 +5,7 @@ use std::time::Instant;
 use cce_engine::feed::run_programs;
 use cce_engine::{Engine, EngineConfig, EngineError, Fault, HostMemory, MemError, PagedMemory, QueueState};
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{HostError, MinMaxConstant, ReduceRequest, Rounding, plan};
+use cce_host::{HostError, MinMaxConstant, ReduceDtypes, ReduceRequest, Rounding, plan};
 
 /// Where the path places buffers (MODEL): source `i` at `SRC_BASE + i · STRIDE`, destination
 /// `j` at `DST_BASE + j · STRIDE`, each its own region.
@@ -149,7 +149,14 @@ pub fn check_inputs(job: &ReduceJob, lens: &[u64]) -> Result<u64, PathError> {
 pub fn request(job: &ReduceJob, n: usize, elems: u64) -> Result<ReduceRequest, PathError> {
     let srcs = (0..n as u64).map(|i| SRC_BASE + i * STRIDE).collect();
     let dsts = (0..job.dests as u64).map(|j| DST_BASE + j * STRIDE).collect();
-    let mut req = ReduceRequest::new(job.op.value(), srcs, dsts, elems, job.in_dt, job.accum_dt, job.out_dt, job.arch);
+    let mut req = ReduceRequest::new(
+        job.op.value(),
+        srcs,
+        dsts,
+        elems,
+        ReduceDtypes { in_dt: job.in_dt, accum_dt: job.accum_dt, out_dt: job.out_dt },
+        job.arch,
+    );
     req.rounding = job.rounding;
     Ok(req.with_options(&job.scales, job.constant)?)
 }

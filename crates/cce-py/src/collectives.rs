@@ -15,7 +15,8 @@ use crate::numbers::{Outputs, bytes};
 /// `algo` (as `cce allreduce --algo-file`).
 #[pyfunction]
 #[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact"))]
-#[allow(clippy::too_many_arguments, reason = "the Python keywords")]
+// A pyo3 signature: one parameter per Python keyword argument, so no struct.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn allreduce<'py>(
     py: Python<'py>,
     inputs: Vec<PyReadonlyArray1<'py, u8>>,

@@ -19,7 +19,8 @@ pub(crate) fn bytes<'a>(py: Python<'_>, a: &'a PyReadonlyArray1<'_, u8>) -> PyRe
 /// clamps overflow to ±max finite).
 #[pyfunction]
 #[pyo3(signature = (data, src, dst, rounding = "rne", seed = None, saturate = false, threads = 1))]
-#[allow(clippy::too_many_arguments, reason = "the Python keywords")]
+// A pyo3 signature: one parameter per Python keyword argument, so no struct.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn convert<'py>(
     py: Python<'py>,
     data: PyReadonlyArray1<'py, u8>,
@@ -44,7 +45,8 @@ pub(crate) fn convert<'py>(
 /// elements × out size bytes, one per destination). Returns `cce reduce --json`'s object.
 #[pyfunction]
 #[pyo3(signature = (srcs, outs, op, in_dt, accum, out_dt, scales, constant, const_dtype, rounding, seed, arch, threads))]
-#[allow(clippy::too_many_arguments, reason = "the Python keywords")]
+// A pyo3 signature: one parameter per Python keyword argument, so no struct.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn reduce<'py>(
     py: Python<'py>,
     srcs: Vec<PyReadonlyArray1<'py, u8>>,

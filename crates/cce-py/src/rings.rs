@@ -43,7 +43,8 @@ impl Ring {
 /// Builds the rings of one reduce as `cce build` does; returns the dump bytes.
 #[pyfunction]
 #[pyo3(signature = (op, in_dt, accum, out_dt, elems, src, dst, arch, scales, constant, const_dtype, rounding, seed, prio, cap, no_cce_info, selectors, ring_size, queue))]
-#[allow(clippy::too_many_arguments, reason = "the flags of cce build")]
+// A pyo3 signature: one parameter per Python keyword argument, so no struct.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     py: Python<'_>,
     op: &str,

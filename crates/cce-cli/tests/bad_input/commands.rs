@@ -175,7 +175,24 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
 ];
 
-pub(crate) fn rows(f: &Files) -> Vec<Row> {
+/// The paths the rows use, as strings (the scratch files written by [`paths`]); each group of
+/// rows takes its own copy of the ones it names.
+#[derive(Clone)]
+struct Paths {
+    a: String,
+    ring: String,
+    out: String,
+    dir: String,
+    odd: String,
+    sparse: String,
+    /// An empty file.
+    empty: String,
+    /// An all-reduce input directory whose rank1.bin is short.
+    ranks_dir: String,
+}
+
+/// The fixtures' paths, and the empty file and the short all-reduce input directory written.
+fn paths(f: &Files) -> Paths {
     let s = |p: &PathBuf| p.display().to_string();
     let (a, ring, out, dir) = (s(&f.a), s(&f.ring), s(&f.out), s(&f.dir));
     let (odd, sparse) = (s(&f.odd), s(&f.sparse));
@@ -188,29 +205,45 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     std::fs::write(ranks_dir.join("rank0.bin"), [0u8; 32]).unwrap();
     std::fs::write(ranks_dir.join("rank1.bin"), [0u8; 16]).unwrap();
     let ranks_dir = s(&ranks_dir);
+    Paths { a, ring, out, dir, odd, sparse, empty, ranks_dir }
+}
 
-    let with = |base: &[&str], extra: &[&str]| {
-        let mut x = sv(base);
-        x.extend(sv(extra));
-        x
-    };
+/// `base`, then `extra`.
+fn with(base: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut x = sv(base);
+    x.extend(sv(extra));
+    x
+}
+
+/// A two-rank ring all-reduce of bf16 adds, without its size.
+const AR_BASE: [&str; 9] = ["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16"];
+
+/// [`AR_BASE`], then `extra`.
+fn allreduce(extra: &[&str]) -> Vec<String> {
+    with(&AR_BASE, extra)
+}
+
+/// [`AR_BASE`] of 8 elements, then `extra`.
+fn ar8(extra: &[&str]) -> Vec<String> {
+    with(&AR_BASE, &[&["--elems", "8"], extra].concat())
+}
+
+pub(crate) fn rows(f: &Files) -> Vec<Row> {
+    let p = paths(f);
+    let mut rows = flag_rows(&p);
+    rows.extend(dispatcher_rows(&p));
+    rows.extend(reduce_rows(&p));
+    rows.extend(run_rows(&p));
+    rows.extend(convert_bench_report_rows(&p));
+    rows.extend(allreduce_rows(&p));
+    rows.extend(compress_rows());
+    rows
+}
+
+/// The rows of build's flags, the missing and mistyped flags, and the flags of gen and encode.
+fn flag_rows(p: &Paths) -> Vec<Row> {
+    let Paths { out, .. } = p.clone();
     let build = |extra: &[&str]| build_args(&out, extra);
-    // A build with every flag given here (no default source, destination or output dtype).
-    let build_bare = |extra: &[&str]| with(&["build", "--arch", "3", "--op", "add", "--in", "bf16", "-o", &out], extra);
-    let reduce = |extra: &[&str]| reduce_args(&out, extra);
-    let ar_base = ["allreduce", "--ranks", "2", "--algo", "ring", "--op", "add", "--dtype", "bf16"];
-    let allreduce = |extra: &[&str]| with(&ar_base, extra);
-    let ar8 = |extra: &[&str]| with(&ar_base, &[&["--elems", "8"], extra].concat());
-    let convert = |extra: &[&str]| with(&["convert", "--input", &a, "--output", &out], extra);
-    // With the base row's source, 33 sources; with 61 destinations, more than an arch-3 packet takes.
-    let many: Vec<String> = (1..=32).map(|i| format!("0x{:x}", i * 0x10000)).collect();
-    let src_more: Vec<&str> = many.iter().map(String::as_str).collect();
-    let dst61: Vec<String> = (0..61).map(|i| format!("0x{:x}", 0x100_0000 + i * 0x10000)).collect();
-    let dst61: Vec<&str> = dst61.iter().map(String::as_str).collect();
-    let dump_bad = format!("0x2000={out}");
-    let dump_zero = format!("0x2000:0={out}");
-    let load_empty = format!("0x1000={empty}");
-
     vec![
         // build: flags.
         (build(&["--op", "add", "--out", "x"]), "the output dtype and the output file are both given already", 2),
@@ -263,6 +296,21 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             "dtype fp32 (value 10) does not fit this 3-bit field (0..=7)",
             2,
         ),
+    ]
+}
+
+/// The rows of build: the host's dispatcher rules.
+fn dispatcher_rows(p: &Paths) -> Vec<Row> {
+    let Paths { out, .. } = p.clone();
+    let build = |extra: &[&str]| build_args(&out, extra);
+    // A build with every flag given here (no default source, destination or output dtype).
+    let build_bare = |extra: &[&str]| with(&["build", "--arch", "3", "--op", "add", "--in", "bf16", "-o", &out], extra);
+    // With the base row's source, 33 sources; with 61 destinations, more than an arch-3 packet takes.
+    let many: Vec<String> = (1..=32).map(|i| format!("0x{:x}", i * 0x10000)).collect();
+    let src_more: Vec<&str> = many.iter().map(String::as_str).collect();
+    let dst61: Vec<String> = (0..61).map(|i| format!("0x{:x}", 0x100_0000 + i * 0x10000)).collect();
+    let dst61: Vec<&str> = dst61.iter().map(String::as_str).collect();
+    vec![
         // build: the host's dispatcher rules.
         (build(&[&["--op", "add", "--src"], &src_more[..]].concat()), "33 sources: a CCE packet takes at most 32", 2),
         (build(&[&["--op", "add", "--dst"], &dst61[..]].concat()), "CCE concatenation not supported", 2),
@@ -282,6 +330,14 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             2,
         ),
         (build(&["--op", "add", "--const", "1"]), "a clamp constant is for MIN and MAX only", 2),
+    ]
+}
+
+/// The rows of reduce, and demo's sizes.
+fn reduce_rows(p: &Paths) -> Vec<Row> {
+    let Paths { a, out, dir, .. } = p.clone();
+    let reduce = |extra: &[&str]| reduce_args(&out, extra);
+    vec![
         // reduce.
         (reduce(&["--op", "sub", "--src", &a]), "--op 'sub': expected add, fma, min or max", 2),
         (reduce(&["--op", "add", "--src", &dir]), "m-dir: not a regular file", 2),
@@ -299,6 +355,16 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         // demo refuses a bad size before printing anything.
         (sv(&["demo", "--elems", "0"]), "elements per rank must be positive", 2),
         (sv(&["demo", "--elems", "0x100000000000"]), "budget", 2),
+    ]
+}
+
+/// The rows of run and disasm: dumps, loads, raw rings.
+fn run_rows(p: &Paths) -> Vec<Row> {
+    let Paths { a, ring, out, odd, sparse, empty, .. } = p.clone();
+    let dump_bad = format!("0x2000={out}");
+    let dump_zero = format!("0x2000:0={out}");
+    let load_empty = format!("0x1000={empty}");
+    vec![
         // run.
         (sv(&["run", &ring, "--dump", &dump_bad]), "expected ADDR:LEN=FILE", 2),
         (sv(&["run", &ring, "--dump", &dump_zero]), "the length must be positive", 2),
@@ -353,6 +419,14 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             "queue 16: queue ids must be unique and below 16",
             2,
         ),
+    ]
+}
+
+/// The rows of convert, bench and report.
+fn convert_bench_report_rows(p: &Paths) -> Vec<Row> {
+    let Paths { a, out, .. } = p.clone();
+    let convert = |extra: &[&str]| with(&["convert", "--input", &a, "--output", &out], extra);
+    vec![
         // convert.
         (convert(&["--from", "fp32", "--to", "bf16", "--threads", "0"]), "--threads must be at least 1", 2),
         (
@@ -374,6 +448,13 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             "--elems 0: the numerics report takes 1..=1048576 elements per rank",
             2,
         ),
+    ]
+}
+
+/// The rows of allreduce.
+fn allreduce_rows(p: &Paths) -> Vec<Row> {
+    let Paths { out, ranks_dir, .. } = p.clone();
+    vec![
         // allreduce.
         (allreduce(&[]), "--elems is required without --input-dir", 2),
         (
@@ -429,6 +510,12 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         (ar8(&["--arch", "7"]), "rank 0 step 0: unsupported arch 7", 2),
         (ar8(&["--fail-rank", "5", "--fail-step", "0"]), "--fail-rank 5 --fail-step 0: ranks 0..2, steps 0..", 2),
         (ar8(&["--fail-rank", "1", "--fail-step", "0"]), "rank 1 failed at step 0: injected failure", 1),
+    ]
+}
+
+/// The rows of allreduce --compress gce.
+fn compress_rows() -> Vec<Row> {
+    vec![
         // --compress gce (docs/MODEL.md G6).
         (ar8(&["--compress", "zstd"]), "--compress 'zstd': expected gce or none", 2),
         (

@@ -81,7 +81,24 @@ fn header(edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     b
 }
 
-pub(crate) fn rows(rows: &mut Vec<Row>) {
+/// The dumps and files the rows run (scratch files); each group of rows takes its own copy of
+/// the ones it names.
+#[derive(Clone)]
+struct GceFiles {
+    /// A bf16 compress packet (payload at 0x20000, header at 0x30000).
+    compress: String,
+    /// The matching decompress packet into bf16 at 0x40000.
+    decompress: String,
+    /// An EXT + GCE combo: a reduce compressed.
+    combo: String,
+    /// The compress packet's source values.
+    src: String,
+    /// The decompress packet's payload.
+    payload: String,
+}
+
+/// Builds the dumps and writes the files of [`GceFiles`].
+fn gce_files() -> GceFiles {
     let bf16 = "--in bf16 --accum fp32 --out-dtype fp8e5";
     let compress =
         built("g-c.ring", &format!("--op gce-compress {bf16} --elems 64 --src 0x10000 --dst 0x20000 --header 0x30000"));
@@ -95,6 +112,19 @@ pub(crate) fn rows(rows: &mut Vec<Row>) {
     );
     let src = file("g-src.bin", &[0x3f; 2 * ELEMS]);
     let payload = file("g-payload.bin", &[0x3c; ELEMS]);
+    GceFiles { compress, decompress, combo, src, payload }
+}
+
+pub(crate) fn rows(rows: &mut Vec<Row>) {
+    let g = gce_files();
+    header_rows(&g, rows);
+    convention_rows(&g, rows);
+    builder_rows(rows);
+}
+
+/// The rows of the header (its address and contents) and the buffers.
+fn header_rows(g: &GceFiles, rows: &mut Vec<Row>) {
+    let GceFiles { compress, decompress, src, payload, .. } = g.clone();
     // `cce run` over `ring` with the payload, a header file and the output mapped.
     let decompress_run = |ring: &str, head: &str| {
         sv(&["run", ring, "--load", &format!("0x20000={payload}"), "--load", &format!("0x{HEADER:x}={head}")])
@@ -159,6 +189,12 @@ pub(crate) fn rows(rows: &mut Vec<Row>) {
         fault("Failed to build buffer packet for gce op: decompressing reads one fp8e5 payload"),
         1,
     ));
+}
+
+/// The rows of the packet convention.
+fn convention_rows(g: &GceFiles, rows: &mut Vec<Row>) {
+    let GceFiles { decompress, combo, .. } = g.clone();
+    let fault = |want: &'static str| want;
     // The packet convention: a gradient packet without its gradient descriptor; mode 3; a
     // seed-init in it; a second (trailing) gradient descriptor; a combo that decompresses.
     let no_gradient = crafted("g-nograd.ring", &decompress, |tx| {
@@ -189,6 +225,10 @@ pub(crate) fn rows(rows: &mut Vec<Row>) {
         fault("a gradient descriptor in an EXT combo compresses, and replication descriptors follow it"),
         1,
     ));
+}
+
+/// The rows of the builder.
+fn builder_rows(rows: &mut Vec<Row>) {
     // The builder.
     let gb = |extra: &str| -> Vec<String> {
         let mut v = sv(&["build", "--arch", "3", "--elems", "64", "--src", "0x10000", "--accum", "fp32"]);

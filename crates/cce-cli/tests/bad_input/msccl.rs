@@ -63,24 +63,44 @@ fn ring0() -> Vec<String> {
     ]
 }
 
-pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
-    let mut n = 0;
-    let mut file = |text: String| -> String {
-        n += 1;
-        let p = tmp(&format!("m-msccl-{n}.xml"));
+/// The users' files, written as `m-msccl-<n>.xml` in turn.
+#[derive(Default)]
+struct XmlFiles {
+    written: usize,
+}
+
+impl XmlFiles {
+    /// Writes `text` to the next file; its path.
+    fn write(&mut self, text: String) -> String {
+        self.written += 1;
+        let p = tmp(&format!("m-msccl-{}.xml", self.written));
         std::fs::write(&p, text).unwrap();
         p.to_str().unwrap().to_string()
-    };
+    }
+}
+
+pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
+    let mut files = XmlFiles::default();
     let base = ring0();
+    for (text, want) in one_block_cases(&base).into_iter().chain(two_block_cases(&base)) {
+        let p = files.write(text);
+        all.push((sv(&["algo", &p]), want, 2));
+    }
+    algo_file_rows(f, &mut files, all);
+}
+
+/// (file text, expected message) of the file's form, its attributes and rank 0's one thread
+/// block (`base`, the example's steps) edited.
+fn one_block_cases(base: &[String]) -> Vec<(String, &'static str)> {
     let edit = |k: usize, s: String| -> Vec<String> {
-        let mut v = base.clone();
+        let mut v = base.to_vec();
         v[k] = s;
         v
     };
     let refs = |v: &[String]| -> Vec<String> { v.to_vec() };
     let with = |v: Vec<String>| rank0(&v.iter().map(String::as_str).collect::<Vec<_>>(), None);
     let text = ring();
-    let cases: Vec<(String, &'static str)> = vec![
+    vec![
         (text.replacen("<gpu id=\"0\"", "<gpu id=\"0\"><!--", 1), "not well-formed XML"),
         (text.replace("<algo ", "<algorithm ").replace("</algo>", "</algorithm>"), "the root element is <algorithm>"),
         (
@@ -133,12 +153,12 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
             )),
             "the allreduce is wrong",
         ),
-    ];
-    for (text, want) in cases {
-        let p = file(text);
-        all.push((sv(&["algo", &p]), want, 2));
-    }
-    // Rank 0 gets a second thread block for the rules between thread blocks.
+    ]
+}
+
+/// (file text, expected message) of the rules between thread blocks: rank 0 (its steps `base`)
+/// gets a second one.
+fn two_block_cases(base: &[String]) -> Vec<(String, &'static str)> {
     let none = ("o", -1);
     let with_tb = |head: &str, more: Vec<String>| {
         rank0(
@@ -147,7 +167,7 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
         )
     };
     let idle = "send=\"-1\" recv=\"-1\" chan=\"0\"";
-    let cases: Vec<(String, &'static str)> = vec![
+    vec![
         // A second writer of o[1] (rank 0's last receive writes it) with nothing ordering the two.
         (with_tb(idle, vec![st("cpy", ("i", 1), ("o", 1), 1, (-1, -1), 0)]), "a data race on rank 0"),
         (
@@ -176,13 +196,15 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
             ),
             "this re joins the reduction of steps 0-0",
         ),
-    ];
-    for (text, want) in cases {
-        let p = file(text);
-        all.push((sv(&["algo", &p]), want, 2));
-    }
+    ]
+}
+
+/// The refusals through `cce allreduce --algo-file`, a file too large and one beyond the
+/// checks' limits.
+fn algo_file_rows(f: &Files, files: &mut XmlFiles, all: &mut Vec<Row>) {
+    let text = ring();
     // The same refusals through `cce allreduce --algo-file`, and flags that disagree.
-    let good = file(text.clone());
+    let good = files.write(text.clone());
     let run = |more: &[&str]| -> Vec<String> {
         let mut v = sv(&["allreduce", "--algo-file", &good, "--dtype", "bf16"]);
         v.extend(more.iter().map(|s| s.to_string()));
@@ -196,7 +218,7 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
     ));
     all.push((run(&["--op", "add", "--elems", "4097"]), "a positive multiple of nchunksperloop = 4", 2));
     all.push((run(&["--op", "avg", "--elems", "4096"]), "avg is not an MSCCL reduction", 2));
-    let small = file(text.replacen("maxBytes=\"0\"", "maxBytes=\"1000\"", 1));
+    let small = files.write(text.replacen("maxBytes=\"0\"", "maxBytes=\"1000\"", 1));
     all.push((
         sv(&["allreduce", "--algo-file", &small, "--op", "add", "--dtype", "bf16", "--elems", "4096"]),
         "8192 bytes per rank: the file's algorithm is for minBytes 0 to maxBytes 1000",
@@ -226,5 +248,5 @@ pub(crate) fn rows(f: &Files, all: &mut Vec<Row>) {
         "<algo name=\"x\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\" coll=\"allreduce\" inplace=\"0\"><gpu id=\"0\" i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\"><tb id=\"0\" send=\"-1\" recv=\"-1\" chan=\"0\">{}</tb></gpu></algo>",
         "<step/>".repeat((1 << 18) + 1)
     );
-    all.push((sv(&["algo", &file(many_steps)]), "more than 262144 steps", 2));
+    all.push((sv(&["algo", &files.write(many_steps)]), "more than 262144 steps", 2));
 }

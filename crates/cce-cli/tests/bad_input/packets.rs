@@ -169,31 +169,63 @@ const FMA_DESC: [u32; 4] = [0x0080_0000, 0x0210_0001, 0x0900_0000, 0x3f80_0000];
 /// A replication descriptor of a one-destination "combo": mode 1, count 1, no more-bit.
 const REP_DESC_1: [u32; 4] = [0x0080_0000, 0x24a0_0001, 0, 0x024a_a000];
 
-pub(crate) fn rows(f: &Files) -> Vec<Row> {
-    // tx [m2s], rx [s2m]: one fp32 ADD source (the shared fixture).
+/// The dumps the rows edit, each built by `cce build` (or the shared fixture).
+struct Dumps {
+    /// tx [m2s], rx [s2m]: one fp32 ADD source (the shared fixture).
+    add: Vec<u8>,
+    /// tx [m2s, m2s], rx [s2m].
+    add2: Vec<u8>,
+    /// tx [fma, m2s], rx [s2m].
+    fma: Vec<u8>,
+    /// tx [seed-init, m2s], rx [s2m].
+    sr: Vec<u8>,
+    /// tx [min-max (bf16 constant 1.0), m2s, m2s], rx [s2m]; bf16 in and out, fp32 accumulate.
+    min: Vec<u8>,
+    /// Two packets of the EXT combo: tx [m2s, rep, rep] × 2, rx [s2m, s2m] × 2.
+    combo: Vec<u8>,
+    /// tx [m2s × 32], rx [s2m]: the most sources a packet may have.
+    wide: Vec<u8>,
+}
+
+/// Builds the dumps of [`Dumps`].
+fn dumps(f: &Files) -> Dumps {
     let add = std::fs::read(&f.ring).unwrap();
-    // tx [m2s, m2s], rx [s2m].
     let add2 = built("p-add2.ring", &format!("{FP32} --op add --elems 8 --src 0x1000 0x1100 --dst 0x2000"));
-    // tx [fma, m2s], rx [s2m].
     let fma = built("p-fma.ring", &format!("{FP32} --op fma --elems 8 --src 0x1000 --dst 0x2000"));
-    // tx [seed-init, m2s], rx [s2m].
     let sr =
         built("p-sr.ring", &format!("{FP32} --op add --elems 8 --src 0x1000 --dst 0x2000 --rounding sr --seed 42"));
-    // tx [min-max (bf16 constant 1.0), m2s, m2s], rx [s2m]; bf16 in and out, fp32 accumulate.
     let min = built(
         "p-min.ring",
         "--op min --in bf16 --accum fp32 --out-dtype bf16 --const 1 --const-dtype bf16 --elems 16 \
          --src 0x1000 0x1100 --dst 0x2000",
     );
-    // Two packets of the EXT combo: tx [m2s, rep, rep] × 2, rx [s2m, s2m] × 2.
     let combo = built("p-combo.ring", &format!("{FP32} --op add --elems 16 --cap 32 --src 0x1000 --dst 0x2000 0x3000"));
-    // tx [m2s × 32], rx [s2m]: the most sources a packet may have.
     let srcs: Vec<String> = (0..32).map(|i| format!("0x{:x}", 0x1000 + 0x100 * i)).collect();
     let wide = built("p-wide.ring", &format!("{FP32} --op add --elems 8 --dst 0x9000 --src {}", srcs.join(" ")));
+    Dumps { add, add2, fma, sr, min, combo, wide }
+}
 
+/// A row: `cce run` on a copy of `dump` with `edit` applied faults with `want` (exit 1).
+fn push_fault(rows: &mut Vec<Row>, name: &str, dump: &[u8], want: &'static str, edit: &Edit) {
+    rows.push((run(&crafted(name, dump, edit)), want, 1));
+}
+
+pub(crate) fn rows(f: &Files) -> Vec<Row> {
+    let d = dumps(f);
+    let mut rows = memory_rows(f);
+    extent_rows(&d, &mut rows);
+    tx_rows(&d, &mut rows);
+    compute_rows(&d, &mut rows);
+    clamp_replication_rows(&d, &mut rows);
+    rx_rows(&d, &mut rows);
+    rows
+}
+
+/// The rows of memory (--load ranges), the bounds check and packet sizing.
+fn memory_rows(f: &Files) -> Vec<Row> {
     let a = f.a.display().to_string();
     let ring = f.ring.display().to_string();
-    let mut rows: Vec<Row> = vec![
+    vec![
         // Memory: --load ranges that wrap 64 bits, or sit on the rings' placement (E10).
         (sv(&["run", &ring, "--load", &format!("0xFFFFFFFFFFFFFFF0={a}")]), "overflows 64 bits", 2),
         (
@@ -209,71 +241,78 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         ),
         // Packet sizing: elements × dtype size overflows 64 bits.
         (sv(&["packet-size", "--dtype", "u64", "--elems", "0xFFFFFFFFFFFFFFFF", "--prio", "0"]), "size overflow", 2),
-    ];
-    // A row: `cce run` on a copy of `dump` with `edit` applied faults with `want` (exit 1).
-    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| {
-        rows.push((run(&crafted(name, dump, edit)), want, 1));
-    };
+    ]
+}
 
+/// The rows of the packet's extent, its op, scale dtype and sources (P9, E7, P3, P1).
+fn extent_rows(d: &Dumps, rows: &mut Vec<Row>) {
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| push_fault(rows, name, dump, want, edit);
     // Packet extent (P9, E7).
     // No LAST on the tx ring: the packet is cut off, and closing the queue faults it.
     fault(
         "p-nolast.ring",
-        &add,
+        &d.add,
         "tx descriptor 1: the ring ends before the packet's LAST data descriptor",
         &|tx, _| tx[0][0] &= !LAST,
     );
     // 200 sources' data descriptors and no LAST: the engine's 128-descriptor window fills
     // without the packet ending.
-    fault("p-long.ring", &add, "tx descriptor 128: packet exceeds 128 descriptors", &|tx, _| {
+    fault("p-long.ring", &d.add, "tx descriptor 128: packet exceeds 128 descriptors", &|tx, _| {
         tx[0][0] &= !LAST;
         let mut next = tx[0];
         next[0] &= !FIRST;
         tx.extend(std::iter::repeat_n(next, 199));
     });
     // No S2M descriptor at all.
-    fault("p-norx.ring", &add, "rx descriptor 0: missing or incomplete S2M descriptors", &|_, rx| rx.clear());
+    fault("p-norx.ring", &d.add, "rx descriptor 0: missing or incomplete S2M descriptors", &|_, rx| rx.clear());
     // A combo's final replication descriptor keeps the more-bit while the next packet follows.
-    fault("p-chain.ring", &combo, "tx descriptor 3: replication chain broken", &|tx, _| tx[2][2] |= MORE);
+    fault("p-chain.ring", &d.combo, "tx descriptor 3: replication chain broken", &|tx, _| tx[2][2] |= MORE);
     // The op (P3): sub-op 4 (EXT) is no packet op.
-    fault("p-op.ring", &add, "tx descriptor 0: unknown op in meta_ctrl 0x020aa084", &|tx, _| tx[0][1] |= 4);
+    fault("p-op.ring", &d.add, "tx descriptor 0: unknown op in meta_ctrl 0x020aa084", &|tx, _| tx[0][1] |= 4);
     // FMA scale dtype u32 instead of fp32.
-    fault("p-scale.ring", &fma, "tx descriptor 1: dtype non-fp32 not valid as scale", &|tx, _| {
+    fault("p-scale.ring", &d.fma, "tx descriptor 1: dtype non-fp32 not valid as scale", &|tx, _| {
         tx[1][1] = (tx[1][1] & !0xF000) | 0x9000
     });
     // 33 sources (P1: at most 32).
-    fault("p-33.ring", &wide, "packet has 33 sources (at most 32)", &|tx, _| tx.insert(1, tx[1]));
+    fault("p-33.ring", &d.wide, "packet has 33 sources (at most 32)", &|tx, _| tx.insert(1, tx[1]));
+}
 
+/// The rows of tx data descriptors, the per-arch limits and ring-id phases (P6, P10, P12).
+fn tx_rows(d: &Dumps, rows: &mut Vec<Row>) {
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| push_fault(rows, name, dump, want, edit);
     // Tx data descriptors (P6, P10).
     // Strong-order (W0 bit 29) is an S2M flag (B10).
-    fault("p-m2s.ring", &add, "tx descriptor 0: not a valid M2S data descriptor", &|tx, _| tx[0][0] |= STRONG_ORDER);
-    fault("p-first.ring", &add, "tx descriptor 0: FIRST must be set on the first data descriptor only", &|tx, _| {
+    fault("p-m2s.ring", &d.add, "tx descriptor 0: not a valid M2S data descriptor", &|tx, _| tx[0][0] |= STRONG_ORDER);
+    fault("p-first.ring", &d.add, "tx descriptor 0: FIRST must be set on the first data descriptor only", &|tx, _| {
         tx[0][0] &= !FIRST
     });
     // CONCAT (bit 31): the Annapurna HAL's, not the public driver's; INT_EN (bit 28) on an M2S
     // data descriptor is the driver's (udma.h) and runs (tests/int_en.rs).
-    fault("p-txconcat.ring", &add, "tx descriptor 0: CONCAT / META set on a tx data descriptor", &|tx, _| {
+    fault("p-txconcat.ring", &d.add, "tx descriptor 0: CONCAT / META set on a tx data descriptor", &|tx, _| {
         tx[0][0] |= CONCAT
     });
-    fault("p-dmb.ring", &add2, "tx descriptor 0: DMB on a data descriptor that is not the packet's LAST", &|tx, _| {
-        tx[0][0] |= DMB
-    });
+    fault(
+        "p-dmb.ring",
+        &d.add2,
+        "tx descriptor 0: DMB on a data descriptor that is not the packet's LAST",
+        &|tx, _| tx[0][0] |= DMB,
+    );
     // ADD meta-control last flag (bit 7) cleared on the LAST source.
-    fault("p-mlast.ring", &add, "tx descriptor 0: meta-control last bit disagrees with LAST", &|tx, _| {
+    fault("p-mlast.ring", &d.add, "tx descriptor 0: meta-control last bit disagrees with LAST", &|tx, _| {
         tx[0][1] &= !0x80
     });
     // Source 1 accumulates in u32, source 0 in fp32.
-    fault("p-accum.ring", &add2, "tx descriptor 1: sources disagree on in / accum dtype", &|tx, _| {
+    fault("p-accum.ring", &d.add2, "tx descriptor 1: sources disagree on in / accum dtype", &|tx, _| {
         tx[1][1] = (tx[1][1] & !0xF_0000) | 0x9_0000
     });
     // Rx length of 64 bytes for 8 fp32 elements.
-    fault("p-len.ring", &add, "rx descriptor 0: length 64 bytes disagrees with 32", &|_, rx| {
+    fault("p-len.ring", &d.add, "rx descriptor 0: length 64 bytes disagrees with 32", &|_, rx| {
         rx[0][0] = (rx[0][0] & !0xFFFF) | 64
     });
     // Per-arch limits (packet::check_arch): the same combo in a dump that says arch 2, where
     // the host refuses to build it.
     let arch2 = {
-        let mut f = RingFile::parse(&combo).expect("a valid dump");
+        let mut f = RingFile::parse(&d.combo).expect("a valid dump");
         f.arch = 2;
         f.to_bytes()
     };
@@ -286,7 +325,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     // The combo widened to 61 destinations (61 S2M descriptors: arch 3 allows 60 per packet).
     fault(
         "p-arch-rx.ring",
-        &combo,
+        &d.combo,
         "packet uses 62 tx / 61 rx descriptors: arch 3 allows at most 65 / 60",
         &|tx, rx| {
             let mut p = cce_format::packet::parse_packet(tx, rx).expect("the combo").packet;
@@ -300,52 +339,63 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
         },
     );
     // Ring-id 2 in a first-lap slot of phase 1 (P12).
-    fault("p-phase.ring", &add, "tx descriptor 0: ring-id 2, expected phase 1 (corrupt ring index)", &|tx, _| {
+    fault("p-phase.ring", &d.add, "tx descriptor 0: ring-id 2, expected phase 1 (corrupt ring index)", &|tx, _| {
         tx[0][0] += 1 << 24
     });
+}
 
+/// The rows of compute descriptors (P1, P7, P11).
+fn compute_rows(d: &Dumps, rows: &mut Vec<Row>) {
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| push_fault(rows, name, dump, want, edit);
     // Compute descriptors (P1, P7).
-    fault("p-nofma.ring", &fma, "tx descriptor 0: FMA source without its FMA descriptor", &|tx, _| {
+    fault("p-nofma.ring", &d.fma, "tx descriptor 0: FMA source without its FMA descriptor", &|tx, _| {
         tx.remove(0);
     });
-    fault("p-where.ring", &add, "tx descriptor 0: compute descriptor where the packet has none", &|tx, _| {
+    fault("p-where.ring", &d.add, "tx descriptor 0: compute descriptor where the packet has none", &|tx, _| {
         tx.insert(0, FMA_DESC)
     });
     // An FMA descriptor with an unexplained W1 bit is no FMA descriptor.
-    fault("p-fit.ring", &fma, "tx descriptor 0: compute descriptor does not fit its place in the packet", &|tx, _| {
-        tx[0][1] |= 1 << 12
-    });
+    fault(
+        "p-fit.ring",
+        &d.fma,
+        "tx descriptor 0: compute descriptor does not fit its place in the packet",
+        &|tx, _| tx[0][1] |= 1 << 12,
+    );
     // Seed-init W1 without the 0x6000000 seed-enable pattern.
-    fault("p-seed.ring", &sr, "tx descriptor 0: seed-init without seed-enable", &|tx, _| tx[0][1] = 0);
+    fault("p-seed.ring", &d.sr, "tx descriptor 0: seed-init without seed-enable", &|tx, _| tx[0][1] = 0);
     // MIN/MAX descriptor W1 without the constant sub-descriptor and its const-dt.
     fault(
         "p-mmconst.ring",
-        &min,
+        &d.min,
         "tx descriptor 0: min-max descriptor without the constant sub-descriptor",
         &|tx, _| tx[0][1] = 0,
     );
-    fault("p-fma2.ring", &fma, "tx descriptor 1: two FMA descriptors for one source", &|tx, _| tx.insert(0, tx[0]));
+    fault("p-fma2.ring", &d.fma, "tx descriptor 1: two FMA descriptors for one source", &|tx, _| tx.insert(0, tx[0]));
     // Meta-idx 5 on source 0's FMA descriptor: the re-emitted packet writes 0 (P11).
     fault(
         "p-conv.ring",
-        &fma,
+        &d.fma,
         "tx descriptor 0 word 0: bits 0x05000000 differ from the packet convention",
         &|tx, _| tx[0][0] |= 5 << 24,
     );
     // A one-destination packet with a replication descriptor of count 1: parsed, but the
     // convention emits none for one destination.
-    fault("p-count.ring", &add, "tx descriptor 1: descriptor count differs from the packet convention", &|tx, _| {
+    fault("p-count.ring", &d.add, "tx descriptor 1: descriptor count differs from the packet convention", &|tx, _| {
         tx.push(REP_DESC_1)
     });
+}
 
+/// The rows of the MIN/MAX clamp (P1, H4, E9) and replication (P9).
+fn clamp_replication_rows(d: &Dumps, rows: &mut Vec<Row>) {
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| push_fault(rows, name, dump, want, edit);
     // MIN/MAX clamp (P1, H4, E9).
     // Source 1's meta-control const-dt u16, source 0's bf16.
-    fault("p-clampf.ring", &min, "tx descriptor 2: sources disagree on the clamp fields", &|tx, _| {
+    fault("p-clampf.ring", &d.min, "tx descriptor 2: sources disagree on the clamp fields", &|tx, _| {
         tx[2][1] = (tx[2][1] & !0x70_0000) | 0x50_0000
     });
     fault(
         "p-useconst.ring",
-        &min,
+        &d.min,
         "tx descriptor 0: use-const in meta-control without the constant descriptor",
         &|tx, _| {
             tx.remove(0);
@@ -354,55 +404,65 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     // The descriptor's const-dt u16 against the meta-control's bf16.
     fault(
         "p-constdt.ring",
-        &min,
+        &d.min,
         "tx descriptor 0: constant dtype disagrees between descriptor and meta-control",
         &|tx, _| tx[0][1] = (tx[0][1] & !0x70_0000) | 0x50_0000,
     );
     // S2M out dtype fp16 (same size) against the clamped meta-control's bf16.
-    fault("p-mmout.ring", &min, "tx descriptor 1: MIN/MAX meta-control out dtype disagrees with the S2M", &|_, rx| {
-        rx[0][1] = 0x7000
-    });
+    fault(
+        "p-mmout.ring",
+        &d.min,
+        "tx descriptor 1: MIN/MAX meta-control out dtype disagrees with the S2M",
+        &|_, rx| rx[0][1] = 0x7000,
+    );
     // Const-dt 1 (u64) everywhere, consistently: the engine has no u64 clamp constant.
-    fault("p-clampdt.ring", &min, "dtype u64 cannot be the clamp constant dtype", &|tx, _| {
+    fault("p-clampdt.ring", &d.min, "dtype u64 cannot be the clamp constant dtype", &|tx, _| {
         for d in &mut tx[..3] {
             d[1] = (d[1] & !0x70_0000) | 0x10_0000;
         }
     });
     // FMA operand selector 3 (a-sel, W2 [25:24]).
-    fault("p-sel.ring", &fma, "FMA operand selector 3 names no operand", &|tx, _| tx[0][2] |= 3 << 24);
+    fault("p-sel.ring", &d.fma, "FMA operand selector 3 names no operand", &|tx, _| tx[0][2] |= 3 << 24);
 
     // Replication (P9).
-    fault("p-repn.ring", &combo, "tx descriptor 2: replication descriptors disagree on the count", &|tx, _| {
+    fault("p-repn.ring", &d.combo, "tx descriptor 2: replication descriptors disagree on the count", &|tx, _| {
         tx[2][1] += 1
     });
-    fault("p-repd.ring", &combo, "tx descriptor 2: replication descriptors do not match their count", &|tx, _| {
+    fault("p-repd.ring", &d.combo, "tx descriptor 2: replication descriptors do not match their count", &|tx, _| {
         tx[1][1] += 1;
         tx[2][1] += 1;
     });
+}
 
+/// The rows of rx descriptors (P5, P8, P10).
+fn rx_rows(d: &Dumps, rows: &mut Vec<Row>) {
+    let mut fault = |name: &str, dump: &[u8], want: &'static str, edit: &Edit| push_fault(rows, name, dump, want, edit);
     // Rx descriptors (P5, P8, P10).
     // len_ctrl bit 16 is no field of the S2M layout.
-    fault("p-s2m.ring", &add, "rx descriptor 0: not a valid S2M data descriptor", &|_, rx| rx[0][0] |= 1 << 16);
+    fault("p-s2m.ring", &d.add, "rx descriptor 0: not a valid S2M data descriptor", &|_, rx| rx[0][0] |= 1 << 16);
     // The public driver's S2M carries no FIRST / LAST (GAPS.md §12), nor DMB.
     for (name, bit) in [("p-rxdmb.ring", DMB), ("p-rxfirst.ring", FIRST), ("p-rxlast.ring", LAST)] {
-        fault(name, &add, "rx descriptor 0: FIRST / LAST / CONCAT / META / DMB on an S2M descriptor", &move |_, rx| {
-            rx[0][0] |= bit
-        });
+        fault(
+            name,
+            &d.add,
+            "rx descriptor 0: FIRST / LAST / CONCAT / META / DMB on an S2M descriptor",
+            &move |_, rx| rx[0][0] |= bit,
+        );
     }
-    fault("p-rxint.ring", &combo, "rx descriptor 0: INT_EN on an S2M that is not the packet's last", &|_, rx| {
+    fault("p-rxint.ring", &d.combo, "rx descriptor 0: INT_EN on an S2M that is not the packet's last", &|_, rx| {
         rx[0][0] |= INT_EN
     });
     // The driver's write barrier (meta_ctrl bit 26) on the first of two sources.
     fault(
         "p-wbar.ring",
-        &add2,
+        &d.add2,
         "tx descriptor 0: write barrier (meta_ctrl bit 26) on a data descriptor that is not the packet's LAST",
         &|tx, _| tx[0][1] |= 1 << 26,
     );
     // A copy word with validate-crc (bit 14): the engine executes only the driver's two words.
     fault(
         "p-crc.ring",
-        &add,
+        &d.add,
         "tx descriptor 0: copy meta_ctrl 0x01084003 sets CRC, byte-swap or block fields",
         &|tx, _| tx[0][1] = 0x0108_4003,
     );
@@ -410,7 +470,7 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     // packet's LAST (the next packet starts there instead).
     fault(
         "p-morepend.ring",
-        &fma,
+        &d.fma,
         "tx descriptor 2: more-bit set in the packet but no replication descriptor follows its LAST",
         &|tx, rx| {
             tx[0][2] |= MORE;
@@ -419,15 +479,16 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
             let _ = rx;
         },
     );
-    fault("p-sow.ring", &combo, "rx descriptor 1: strong-order set on some destinations only", &|_, rx| {
+    fault("p-sow.ring", &d.combo, "rx descriptor 1: strong-order set on some destinations only", &|_, rx| {
         rx[1][0] |= STRONG_ORDER
     });
-    fault("p-w1.ring", &add, "rx descriptor 0: unexpected bits in the S2M W1 slot", &|_, rx| rx[0][1] |= 1);
+    fault("p-w1.ring", &d.add, "rx descriptor 0: unexpected bits in the S2M W1 slot", &|_, rx| rx[0][1] |= 1);
     // The copy meta-control word on the tx side, an fp32 out dtype on the rx side.
-    fault("p-copy.ring", &add, "rx descriptor 0: a copy S2M carries no output dtype", &|tx, _| tx[0][1] = 0x0108_0003);
+    fault("p-copy.ring", &d.add, "rx descriptor 0: a copy S2M carries no output dtype", &|tx, _| {
+        tx[0][1] = 0x0108_0003
+    });
     // The second destination's out dtype u32 (same size) against fp32.
-    fault("p-outdt.ring", &combo, "rx descriptor 1: destinations disagree on the output dtype", &|_, rx| {
+    fault("p-outdt.ring", &d.combo, "rx descriptor 1: destinations disagree on the output dtype", &|_, rx| {
         rx[1][1] = 0x9000
     });
-    rows
 }

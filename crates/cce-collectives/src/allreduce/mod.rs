@@ -170,6 +170,16 @@ fn run_any<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Inp
     let boxes = [partition::Mailbox::default()];
     let net = InProcess::new(cfg.ranks);
     let inputs = inputs.into_iter().map(Some).collect();
-    let r = partition::run_blocks(cfg, 1, &|_| true, inputs, true, &partition::Local, &boxes, &net)?;
+    let job = partition::BlocksJob {
+        cfg,
+        groups: 1,
+        local: &|_| true,
+        inputs,
+        hand_back: true,
+        wire: &partition::Local,
+        boxes: &boxes,
+        net: &net,
+    };
+    let r = partition::run_blocks(job)?;
     Ok((r.outcome, r.inputs))
 }

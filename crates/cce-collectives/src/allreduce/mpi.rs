@@ -20,7 +20,9 @@ use mpi::traits::*;
 
 use super::budget::check;
 use super::config::{CollectiveError, Config, Outcome};
-use super::partition::{BlocksRun, Key, Mailbox, Partitioned, Payload, Wire, block_of, incoming, run_blocks};
+use super::partition::{
+    BlocksJob, BlocksRun, Key, Mailbox, Partitioned, Payload, Wire, block_of, incoming, run_blocks,
+};
 use super::transport::InProcess;
 
 const TAG_DATA: i32 = 11;
@@ -252,7 +254,17 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
             }
         });
         let inputs = inputs.into_iter().map(|i| i.map(std::borrow::Cow::Owned)).collect();
-        run_blocks(cfg, processes, &|g| g == me, inputs, false, &wire, &boxes, &net)
+        let local = |g| g == me;
+        run_blocks(BlocksJob {
+            cfg,
+            groups: processes,
+            local: &local,
+            inputs,
+            hand_back: false,
+            wire: &wire,
+            boxes: &boxes,
+            net: &net,
+        })
     });
     waits().finished = true;
     let run = match run {

@@ -25,7 +25,7 @@ use super::layout::Layout;
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
 use super::prepared::{Prepared, prepare};
-use super::rank::{RankEnd, rank_main};
+use super::rank::{RankEnd, RankShared, rank_main};
 use super::schedule::{Step, Work};
 use super::threads;
 use super::transport::{InProcess, Stop, Transport, wait_until};
@@ -367,7 +367,9 @@ pub fn run_partitioned(
     let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
     let inputs = inputs.into_iter().map(|i| Some(Cow::Owned(i))).collect();
-    let r = run_blocks(cfg, groups, &|_| true, inputs, true, &Local, &boxes, &net)?;
+    let job =
+        BlocksJob { cfg, groups, local: &|_| true, inputs, hand_back: true, wire: &Local, boxes: &boxes, net: &net };
+    let r = run_blocks(job)?;
     Ok((r.outcome, r.inputs.into_iter().map(Cow::into_owned).collect(), r.report))
 }
 
@@ -393,91 +395,42 @@ pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
     plan(&low, &low.steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
 }
 
-/// Runs the blocks `local` says are this process's (their ranks' inputs given, the others
-/// `None`), messages to other processes going over `wire` and coming in through `boxes`;
-/// `net` holds the semaphores and the first failure (a receiver of other processes' failures
-/// records them there). `cfg` is checked. With `hand_back`, the run's `inputs` are the inputs
-/// as given; without, an input the run copied is freed once copied (its entry comes back empty).
-#[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
-#[allow(clippy::too_many_arguments, reason = "the three callers (one memory, partitioned, MPI) differ in each")]
-pub(super) fn run_blocks<'m>(
-    cfg: &Config,
-    groups: usize,
-    local: &dyn Fn(usize) -> bool,
-    inputs: Vec<Option<Cow<'m, [u8]>>>,
-    hand_back: bool,
-    wire: &dyn Wire,
-    boxes: &[Mailbox],
-    net: &InProcess,
-) -> Result<BlocksRun<'m>, CollectiveError> {
-    let size = cfg.dtype.bytes() as u64;
-    let bytes = cfg.elems * size;
+/// What [`run_blocks`] runs: the blocks `local` says are this process's (their ranks' inputs
+/// given, the others `None`), messages to other processes going over `wire` and coming in
+/// through `boxes`; `net` holds the semaphores and the first failure (a receiver of other
+/// processes' failures records them there).
+pub(super) struct BlocksJob<'a, 'm> {
+    /// The run (checked).
+    pub(super) cfg: &'a Config,
+    /// Blocks of ranks (processes).
+    pub(super) groups: usize,
+    /// Whether block `g` is this process's.
+    pub(super) local: &'a dyn Fn(usize) -> bool,
+    /// Each rank's input: `Some` for the ranks of this process's blocks.
+    pub(super) inputs: Vec<Option<Cow<'m, [u8]>>>,
+    /// With it, the run's `inputs` are the inputs as given; without, an input the run copied is
+    /// freed once copied (its entry comes back empty).
+    pub(super) hand_back: bool,
+    /// How messages reach blocks of other processes.
+    pub(super) wire: &'a dyn Wire,
+    /// Every block's mailbox.
+    pub(super) boxes: &'a [Mailbox],
+    /// The semaphores within a block and the first failure.
+    pub(super) net: &'a InProcess,
+}
+
+/// Runs the blocks of `job` (see [`BlocksJob`]): maps their ranks' memories, sends the inputs
+/// other blocks read, runs each rank on a thread, writes the outputs other blocks wrote for
+/// them, then gathers each rank's output and hands its input back.
+pub(super) fn run_blocks<'m>(job: BlocksJob<'_, 'm>) -> Result<BlocksRun<'m>, CollectiveError> {
+    let BlocksJob { cfg, groups, local, inputs, hand_back, wire, boxes, net } = job;
     let prepared = prepare(cfg, groups)?;
-    let Prepared { low, group, plan, programs, life, .. } = &*prepared;
-    let steps = &low.steps;
+    let Prepared { low, group, plan, life, .. } = &*prepared;
     let nsteps = low.nsteps();
-    let here = |q: usize| local(group[q]);
+    let is_here: Vec<bool> = (0..cfg.ranks).map(|q| local(group[q])).collect();
     let mems: Vec<SharedMemory<'m>> =
         (0..groups).map(|_| SharedMemory::new(cfg.budget.saturating_add(1 << 30))).collect();
-    // The inputs a run works on a copy of, kept as they are to be handed back (when the caller
-    // wants them: an MPI process measures against inputs it reads again, so it frees each one
-    // as soon as its pieces are mapped).
-    let mut kept: Vec<Option<Cow<'m, [u8]>>> = vec![None; cfg.ranks];
-    for (q, input) in inputs.into_iter().enumerate() {
-        let Some(input) = input.filter(|_| here(q)) else { continue };
-        let mem = &mems[group[q]];
-        match low.input_copy(q) {
-            None => {
-                if let Cow::Borrowed(b) = input {
-                    kept[q] = Some(Cow::Borrowed(b));
-                }
-                map_input(mem, Layout::base(q), input)?;
-            }
-            Some(pieces) => {
-                for (a, from, len) in pieces {
-                    let piece = input.get(from as usize..(from + len) as usize).unwrap_or_default();
-                    mem.add_region_from(a, piece.to_vec())?;
-                }
-                // The preload reads the input where a moved one would be.
-                let preload = !low.preload(cfg, q).is_empty();
-                if hand_back {
-                    if preload {
-                        map_input(mem, Layout::base(q), Cow::Owned(input.to_vec()))?;
-                    }
-                    kept[q] = Some(input);
-                } else if preload {
-                    map_input(mem, Layout::base(q), input)?;
-                }
-            }
-        }
-        for (a, len) in low.buffers(cfg, q) {
-            mem.add_region(a, len)?;
-        }
-        let ring_size = programs[q].rings.ring_size;
-        let (tx_ring, rx_ring) = Layout::rings(q, ring_size);
-        for ring in [tx_ring, rx_ring] {
-            mem.add_region(ring, ring_bytes(ring_size as u64))?;
-        }
-        for (from, to, len) in low.preload(cfg, q) {
-            let mut own = vec![0u8; len as usize];
-            mem.read(from, &mut own)?;
-            let mut m = mem.clone();
-            m.write(to, &own)?;
-        }
-    }
-    for (q, writes) in plan.remote_writes.iter().enumerate().filter(|(q, _)| here(*q)) {
-        for &(a, b) in writes {
-            mems[group[q]].add_region(a, b)?;
-        }
-    }
-    // The first step's scratch (which every rank maps at once as it starts) made resident now,
-    // so the ranks reuse warm buffers instead of page-faulting inside the run; later steps
-    // reuse what earlier ones release.
-    for q in (0..cfg.ranks).filter(|&q| here(q)) {
-        for &(_, b) in life.allocs[q].iter().take(1).flatten() {
-            mems[group[q]].keep_spare(b);
-        }
-    }
+    let mut kept = map_local_ranks(cfg, &prepared, &mems, &is_here, inputs, hand_back)?;
     let blocks = Blocks {
         net,
         group,
@@ -489,22 +442,169 @@ pub(super) fn run_blocks<'m>(
         sent: std::sync::atomic::AtomicU64::new(0),
     };
     // Inputs other blocks read, sent before anything runs.
-    for q in (0..cfg.ranks).filter(|&q| here(q)) {
+    for q in (0..cfg.ranks).filter(|&q| is_here[q]) {
         blocks.send(q, None).map_err(|reason| CollectiveError::RankFailed { rank: q, step: 0, reason })?;
     }
     let users_left: BTreeMap<u64, std::sync::atomic::AtomicUsize> =
         life.users.iter().map(|(&a, &n)| (a, std::sync::atomic::AtomicUsize::new(n))).collect();
-    // Each rank on a thread of its own from a kept pool (they wait on one another); a rank
-    // that panics ends as a failed one.
-    let mine: Vec<usize> = (0..cfg.ranks).filter(|&q| here(q)).collect();
+    let (results, seconds) = run_local_ranks(cfg, &prepared, &blocks, &is_here, &users_left)?;
+    if let Some((rank, step, reason)) = blocks.failure() {
+        return Err(CollectiveError::RankFailed { rank, step, reason });
+    }
+    write_finals(&blocks, groups, local, nsteps, cfg.timeout)?;
+    let mut results = results.into_iter();
+    let (reports, step_walls): (Vec<RunReport>, Vec<Vec<(f64, f64)>>) = (0..cfg.ranks)
+        .map(|q| if is_here[q] { results.next().and_then(Result::ok).unwrap_or_default() } else { Default::default() })
+        .unzip();
+    let outputs = gather_outputs(cfg, low, group, &mems, &is_here)?;
+    let inputs = hand_back_inputs(group, &mems, &is_here, &mut kept);
+    let (links, model_seconds) = (prepared.links.clone(), prepared.model_seconds);
+    let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
+    let outcome = Outcome {
+        outputs,
+        ranks: reports
+            .iter()
+            .map(|r| RankCounts {
+                packets: r.packets,
+                descriptors: r.descriptors,
+                bytes_read: r.bytes_read,
+                bytes_written: r.bytes_written,
+            })
+            .collect(),
+        links,
+        steps: nsteps,
+        seconds,
+        model_seconds,
+        model_peak_bytes: peak_bytes.iter().copied().max().unwrap_or(0),
+        step_walls,
+    };
+    let report =
+        Partitioned { groups, bytes_between: blocks.sent.load(std::sync::atomic::Ordering::Relaxed), peak_bytes };
+    Ok(BlocksRun { outcome, inputs, report })
+}
+
+/// Maps what this process's ranks (`is_here`) hold into their blocks' memories: each input,
+/// buffer and ring, the preloads, the regions of other blocks' ranks they write, and the first
+/// step's scratch made resident. Returns, per rank, the input kept to be handed back.
+fn map_local_ranks<'m>(
+    cfg: &Config,
+    prepared: &Prepared,
+    mems: &[SharedMemory<'m>],
+    is_here: &[bool],
+    inputs: Vec<Option<Cow<'m, [u8]>>>,
+    hand_back: bool,
+) -> Result<Vec<Option<Cow<'m, [u8]>>>, CollectiveError> {
+    let Prepared { low, group, plan, programs, life, .. } = prepared;
+    // The inputs a run works on a copy of, kept as they are to be handed back (when the caller
+    // wants them: an MPI process measures against inputs it reads again, so it frees each one
+    // as soon as its pieces are mapped).
+    let mut kept: Vec<Option<Cow<'m, [u8]>>> = vec![None; cfg.ranks];
+    for (q, input) in inputs.into_iter().enumerate() {
+        let Some(input) = input.filter(|_| is_here[q]) else { continue };
+        let mem = &mems[group[q]];
+        kept[q] = map_rank_input(cfg, low, mem, q, input, hand_back)?;
+        map_rank_buffers(cfg, low, mem, q, programs[q].rings.ring_size)?;
+    }
+    for (q, writes) in plan.remote_writes.iter().enumerate().filter(|(q, _)| is_here[*q]) {
+        for &(a, b) in writes {
+            mems[group[q]].add_region(a, b)?;
+        }
+    }
+    // The first step's scratch (which every rank maps at once as it starts) made resident now,
+    // so the ranks reuse warm buffers instead of page-faulting inside the run; later steps
+    // reuse what earlier ones release.
+    for q in (0..cfg.ranks).filter(|&q| is_here[q]) {
+        for &(_, b) in life.allocs[q].iter().take(1).flatten() {
+            mems[group[q]].keep_spare(b);
+        }
+    }
+    Ok(kept)
+}
+
+/// Maps rank `q`'s input into `mem`: whole as its `IN` region, or (when the run works on a copy)
+/// as the pieces the copy is made of, and whole again where a preload reads it. Returns the
+/// input to hand back, if it is kept.
+fn map_rank_input<'m>(
+    cfg: &Config,
+    low: &Lowered,
+    mem: &SharedMemory<'m>,
+    q: usize,
+    input: Cow<'m, [u8]>,
+    hand_back: bool,
+) -> Result<Option<Cow<'m, [u8]>>, CollectiveError> {
+    let mut kept = None;
+    match low.input_copy(q) {
+        None => {
+            if let Cow::Borrowed(b) = input {
+                kept = Some(Cow::Borrowed(b));
+            }
+            map_input(mem, Layout::base(q), input)?;
+        }
+        Some(pieces) => {
+            for (a, from, len) in pieces {
+                let piece = input.get(from as usize..(from + len) as usize).unwrap_or_default();
+                mem.add_region_from(a, piece.to_vec())?;
+            }
+            // The preload reads the input where a moved one would be.
+            let preload = !low.preload(cfg, q).is_empty();
+            if hand_back {
+                if preload {
+                    map_input(mem, Layout::base(q), Cow::Owned(input.to_vec()))?;
+                }
+                kept = Some(input);
+            } else if preload {
+                map_input(mem, Layout::base(q), input)?;
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// Maps rank `q`'s buffers and its two rings (of `ring_size` slots) into `mem`, then copies its
+/// preloads.
+fn map_rank_buffers(
+    cfg: &Config,
+    low: &Lowered,
+    mem: &SharedMemory<'_>,
+    q: usize,
+    ring_size: u32,
+) -> Result<(), CollectiveError> {
+    for (a, len) in low.buffers(cfg, q) {
+        mem.add_region(a, len)?;
+    }
+    let (tx_ring, rx_ring) = Layout::rings(q, ring_size);
+    for ring in [tx_ring, rx_ring] {
+        mem.add_region(ring, ring_bytes(ring_size as u64))?;
+    }
+    for (from, to, len) in low.preload(cfg, q) {
+        let mut own = vec![0u8; len as usize];
+        mem.read(from, &mut own)?;
+        let mut m = mem.clone();
+        m.write(to, &own)?;
+    }
+    Ok(())
+}
+
+/// Runs this process's ranks (`is_here`), each on a thread of its own from a kept pool (they
+/// wait on one another); a rank that panics ends as a failed one. Returns their ends in rank
+/// order and the run's seconds.
+fn run_local_ranks(
+    cfg: &Config,
+    prepared: &Prepared,
+    blocks: &Blocks<'_, '_>,
+    is_here: &[bool],
+    users_left: &BTreeMap<u64, std::sync::atomic::AtomicUsize>,
+) -> Result<(Vec<RankEnd>, f64), CollectiveError> {
+    let Prepared { low, group, programs, life, .. } = prepared;
+    let mine: Vec<usize> = (0..cfg.ranks).filter(|&q| is_here[q]).collect();
     let ends: Vec<Mutex<RankEnd>> = mine.iter().map(|_| Mutex::new(Err(()))).collect();
-    let t0 = Instant::now();
+    let shared = RankShared { cfg, programs, steps: &low.steps, life, users_left, net: blocks, t0: Instant::now() };
     threads::with_pool(mine.len(), |pool| {
         pool.scope(|scope| {
             for (&q, end) in mine.iter().zip(&ends) {
-                let (mem, net, left) = (mems[group[q]].clone(), &blocks, &users_left);
+                let (mem, shared) = (blocks.mems[group[q]].clone(), &shared);
                 scope.spawn(move |_| {
-                    let run = || rank_main(cfg, q, mem, &programs[q], &steps[q], programs, life, left, net, t0);
+                    let run = || rank_main(shared, q, mem);
                     *end.lock().unwrap_or_else(PoisonError::into_inner) =
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or(Err(()));
                 });
@@ -518,31 +618,46 @@ pub(super) fn run_blocks<'m>(
     })?;
     let results: Vec<RankEnd> =
         ends.into_iter().map(|e| e.into_inner().unwrap_or_else(PoisonError::into_inner)).collect();
-    let seconds = t0.elapsed().as_secs_f64();
-    if let Some((rank, step, reason)) = blocks.failure() {
-        return Err(CollectiveError::RankFailed { rank, step, reason });
-    }
-    // The outputs other blocks wrote for this block's ranks.
-    let deadline = Instant::now() + cfg.timeout;
+    Ok((results, shared.t0.elapsed().as_secs_f64()))
+}
+
+/// Writes into each of this process's blocks (`local`) the outputs other blocks wrote for its
+/// ranks, waiting for them until `timeout` from now; `nsteps` is the step a missing one is
+/// reported at.
+fn write_finals(
+    blocks: &Blocks<'_, '_>,
+    groups: usize,
+    local: &dyn Fn(usize) -> bool,
+    nsteps: usize,
+    timeout: std::time::Duration,
+) -> Result<(), CollectiveError> {
+    let deadline = Instant::now() + timeout;
     for g in (0..groups).filter(|&g| local(g)) {
         let finals = blocks.take(g, Key::Final, deadline).map_err(|_| CollectiveError::RankFailed {
-            rank: group.iter().position(|&x| x == g).unwrap_or(0),
+            rank: blocks.group.iter().position(|&x| x == g).unwrap_or(0),
             step: nsteps,
             reason: "an output written in another block never arrived".into(),
         })?;
-        let mut mem = mems[g].clone();
+        let mut mem = blocks.mems[g].clone();
         for (a, data) in finals.into_iter().flatten() {
             mem.write(a, &data)?;
         }
     }
-    let mut results = results.into_iter();
-    let (reports, step_walls): (Vec<RunReport>, Vec<Vec<(f64, f64)>>) = (0..cfg.ranks)
-        .map(|q| if here(q) { results.next().and_then(Result::ok).unwrap_or_default() } else { Default::default() })
-        .unzip();
-    // Each output gathered from its buffers, each buffer unmapped once copied out (the outputs
-    // take the buffers' place), on this host's threads: the copy and the new pages' faults cost
-    // more than the run. An output is allocated as a huge-page buffer.
-    let is_here: Vec<bool> = (0..cfg.ranks).map(here).collect();
+    Ok(())
+}
+
+/// Each of this process's ranks' output gathered from its buffers, each buffer unmapped once
+/// copied out (the outputs take the buffers' place), on this host's threads: the copy and the
+/// new pages' faults cost more than the run. An output is allocated as a huge-page buffer.
+/// Other processes' ranks get an empty one.
+fn gather_outputs(
+    cfg: &Config,
+    low: &Lowered,
+    group: &[usize],
+    mems: &[SharedMemory<'_>],
+    is_here: &[bool],
+) -> Result<Vec<Vec<u8>>, CollectiveError> {
+    let bytes = cfg.elems * cfg.dtype.bytes() as u64;
     let gather = |q: usize| -> Vec<u8> {
         if !is_here[q] {
             return Vec::new();
@@ -584,40 +699,28 @@ pub(super) fn run_blocks<'m>(
     })
     .map_err(|e| CollectiveError::RankFailed {
         rank: 0,
-        step: nsteps,
+        step: low.nsteps(),
         reason: format!("no threads to gather: {e}"),
     })?;
-    let inputs = (0..cfg.ranks)
+    Ok(outputs)
+}
+
+/// Each rank's input handed back: the one `kept` as given (its mapping released), else the
+/// `IN` region taken out of the memory; empty for other processes' ranks.
+fn hand_back_inputs<'m>(
+    group: &[usize],
+    mems: &[SharedMemory<'m>],
+    is_here: &[bool],
+    kept: &mut [Option<Cow<'m, [u8]>>],
+) -> Vec<Cow<'m, [u8]>> {
+    (0..kept.len())
         .map(|q| match kept[q].take() {
-            _ if !here(q) => Cow::Owned(Vec::new()),
+            _ if !is_here[q] => Cow::Owned(Vec::new()),
             Some(input) => {
                 mems[group[q]].release_region(Layout::base(q));
                 input
             }
             None => Cow::Owned(mems[group[q]].take_region(Layout::base(q)).unwrap_or_default()),
         })
-        .collect();
-    let (links, model_seconds) = (prepared.links.clone(), prepared.model_seconds);
-    let peak_bytes: Vec<u64> = mems.iter().map(SharedMemory::peak).collect();
-    let outcome = Outcome {
-        outputs,
-        ranks: reports
-            .iter()
-            .map(|r| RankCounts {
-                packets: r.packets,
-                descriptors: r.descriptors,
-                bytes_read: r.bytes_read,
-                bytes_written: r.bytes_written,
-            })
-            .collect(),
-        links,
-        steps: nsteps,
-        seconds,
-        model_seconds,
-        model_peak_bytes: peak_bytes.iter().copied().max().unwrap_or(0),
-        step_walls,
-    };
-    let report =
-        Partitioned { groups, bytes_between: blocks.sent.load(std::sync::atomic::Ordering::Relaxed), peak_bytes };
-    Ok(BlocksRun { outcome, inputs, report })
+        .collect()
 }

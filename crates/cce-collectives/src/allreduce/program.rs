@@ -4,7 +4,9 @@
 
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
-use cce_host::{CopyRequest, GradientRequest, Program, ReduceRequest, Rings, plan, plan_copy, plan_gradient};
+use cce_host::{
+    CopyRequest, GradientRequest, Program, ReduceDtypes, ReduceRequest, Rings, plan, plan_copy, plan_gradient,
+};
 
 use super::config::{CollectiveError, Config, RedOp};
 use super::layout::RING_SIZE;
@@ -38,9 +40,7 @@ pub(super) fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Res
                 srcs.clone(),
                 dsts.clone(),
                 *elems,
-                cfg.dtype,
-                accum,
-                cfg.dtype,
+                ReduceDtypes { in_dt: cfg.dtype, accum_dt: accum, out_dt: cfg.dtype },
                 cfg.arch,
             );
             req.rounding = cfg.rounding;
@@ -70,9 +70,7 @@ pub(super) fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Res
                 srcs.clone(),
                 vec![dst + headers],
                 *elems,
-                cfg.dtype,
-                cfg.accum,
-                cfg.dtype,
+                ReduceDtypes { in_dt: cfg.dtype, accum_dt: cfg.accum, out_dt: cfg.dtype },
                 cfg.arch,
             );
             req.rounding = cfg.rounding;

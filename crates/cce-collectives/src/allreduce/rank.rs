@@ -23,26 +23,37 @@ pub(super) type RankEnd = Result<(RunReport, Vec<(f64, f64)>), ()>;
 /// Stack of a rank thread.
 pub(super) const RANK_STACK: usize = 64 << 20;
 
+/// What every rank thread of one run shares: the run, every rank's rings and steps, the
+/// scratch lifetimes, the users still to come of each scratch region, the transport and the
+/// run's start.
+pub(super) struct RankShared<'a, T> {
+    /// The run.
+    pub(super) cfg: &'a Config,
+    /// Every rank's rings (a rank waits on its peers' marks).
+    pub(super) programs: &'a [RankProgram],
+    /// Every rank's steps.
+    pub(super) steps: &'a [Vec<Step>],
+    /// The scratch regions' lifetimes.
+    pub(super) life: &'a Lifetimes,
+    /// Each scratch region's users still to come.
+    pub(super) users_left: &'a BTreeMap<u64, AtomicUsize>,
+    /// The semaphores, messages and first failure.
+    pub(super) net: &'a T,
+    /// The run's start, which the steps' times count from.
+    pub(super) t0: Instant,
+}
+
 /// Runs rank `q`: its engine over its rings in `mem`, step by step; a step starts when every
-/// dependency's semaphore (through `net`) has reached the packets of that peer's step. Before a
-/// step the scratch buffers it writes are mapped; after it, those it was the last user of are
-/// unmapped (`users_left` counts each region's users still to come), before its semaphore is
-/// posted. The first failure anywhere (a fault, a timeout, `--fail-rank`) is recorded in `net`
-/// and stops the rest. Returns the engine's report and each step's measured (start, end), in
-/// seconds since `t0` (a step starts once its dependencies are met).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn rank_main(
-    cfg: &Config,
-    q: usize,
-    mem: SharedMemory,
-    prog: &RankProgram,
-    steps: &[Step],
-    all: &[RankProgram],
-    life: &Lifetimes,
-    users_left: &BTreeMap<u64, AtomicUsize>,
-    net: &impl Transport,
-    t0: Instant,
-) -> RankEnd {
+/// dependency's semaphore (through `shared.net`) has reached the packets of that peer's step.
+/// Before a step the scratch buffers it writes are mapped; after it, those it was the last user
+/// of are unmapped (`shared.users_left` counts each region's users still to come), before its
+/// semaphore is posted. The first failure anywhere (a fault, a timeout, `--fail-rank`) is
+/// recorded in the transport and stops the rest. Returns the engine's report and each step's
+/// measured (start, end), in seconds since `shared.t0` (a step starts once its dependencies are
+/// met).
+pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: SharedMemory) -> RankEnd {
+    let RankShared { cfg, programs: all, steps, life, users_left, net, t0 } = *shared;
+    let (prog, steps) = (&all[q], &steps[q]);
     let scratch = mem.clone();
     let fail = |step: usize, reason: String| {
         net.fail(q, step, reason);

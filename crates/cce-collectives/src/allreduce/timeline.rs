@@ -190,19 +190,15 @@ struct Planned {
     program: cce_host::Program,
 }
 
-/// The timeline of `steps` (a schedule of `cfg`), its packets and work items listed when
-/// `detail` (refused above [`MAX_TRACE_PACKETS`] packets).
-pub(super) fn timeline(
-    cfg: &Config,
-    l: &Layout,
-    steps: &[Vec<Step>],
-    detail: bool,
-) -> Result<Timeline, CollectiveError> {
+/// Every work item of a schedule planned, as the rings hold it (`None` for one without packets),
+/// per rank, step and work item.
+type PlannedWork = Vec<Vec<Vec<Option<Planned>>>>;
+
+/// Plans every work item of `steps` (a schedule of `cfg`) and costs its full and last packets;
+/// returns them and the packets in all.
+fn plan_all(cfg: &Config, steps: &[Vec<Step>]) -> Result<(PlannedWork, u64), CollectiveError> {
     let m = &cfg.model;
-    let r = l.r;
-    let nsteps = steps.first().map_or(0, Vec::len);
-    // Every work item planned, as the rings hold it.
-    let mut planned: Vec<Vec<Vec<Option<Planned>>>> = Vec::with_capacity(r);
+    let mut planned: PlannedWork = Vec::with_capacity(steps.len());
     let mut packet_count = 0u64;
     for (q, st) in steps.iter().enumerate() {
         let mut per_step = Vec::with_capacity(st.len());
@@ -231,26 +227,73 @@ pub(super) fn timeline(
         }
         planned.push(per_step);
     }
-    if detail && packet_count > MAX_TRACE_PACKETS {
-        return Err(CollectiveError::Config(format!(
-            "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)"
-        )));
+    Ok((planned, packet_count))
+}
+
+/// Where the ranks sit: nodes of `ranks_per_node` ranks, chips of `cores_per_chip` ranks (at
+/// most a node), the chips on a ring of links.
+struct Places<'a> {
+    m: &'a TimeModel,
+    per_node: usize,
+    per_chip: usize,
+    chips: usize,
+    chips_per_node: usize,
+}
+
+impl<'a> Places<'a> {
+    /// The places of `r` ranks under the model `m`.
+    fn new(m: &'a TimeModel, r: usize) -> Self {
+        let per_node = m.ranks_per_node.max(1);
+        let per_chip = m.cores_per_chip.clamp(1, per_node);
+        Places { m, per_node, per_chip, chips: r.div_ceil(per_chip), chips_per_node: per_node.div_ceil(per_chip) }
     }
-    let per_node = m.ranks_per_node.max(1);
-    let node = |q: usize| q / per_node;
-    let per_chip = m.cores_per_chip.clamp(1, per_node);
-    let chip = |q: usize| q / per_chip;
-    let chips = r.div_ceil(per_chip);
-    let chips_per_node = per_node.div_ceil(per_chip);
-    let link_rate = |i: usize| {
-        if between_nodes(chips, chips_per_node, i) { m.inter_link_bytes_per_sec } else { m.link_bytes_per_sec }
-    };
-    let links_of = |from: usize, to: usize| path(chips, chip(from), chip(to));
-    let mut out = Timeline { packet_count, ..Timeline::default() };
-    let mut link_total = vec![0u64; 2 * chips];
-    let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; r];
-    // Per step index: every rank's bytes over each link and at each memory.
-    let mut link_load = vec![vec![0u64; 2 * chips]; nsteps];
+
+    /// Rank `q`'s node.
+    fn node(&self, q: usize) -> usize {
+        q / self.per_node
+    }
+
+    /// Rank `q`'s chip.
+    fn chip(&self, q: usize) -> usize {
+        q / self.per_chip
+    }
+
+    /// Link `i`'s bytes per second: the inter-node rate between nodes.
+    fn link_rate(&self, i: usize) -> f64 {
+        if between_nodes(self.chips, self.chips_per_node, i) {
+            self.m.inter_link_bytes_per_sec
+        } else {
+            self.m.link_bytes_per_sec
+        }
+    }
+
+    /// The links bytes from rank `from`'s memory to rank `to`'s cross.
+    fn links_of(&self, from: usize, to: usize) -> impl Iterator<Item = usize> {
+        path(self.chips, self.chip(from), self.chip(to))
+    }
+}
+
+/// The bytes every rank's step of each index moves over each link and at each memory, and each
+/// link's bytes over the whole run.
+struct Loads {
+    /// Per step index, per link.
+    link: Vec<Vec<u64>>,
+    /// Per step index, per rank's memory.
+    hbm: Vec<Vec<u64>>,
+    /// Per link, every step.
+    link_total: Vec<u64>,
+}
+
+/// The loads of `planned` over `nsteps` step indices of `r` ranks; adds the bytes between each
+/// pair of ranks to `links`.
+fn loads(
+    planned: &PlannedWork,
+    places: &Places<'_>,
+    (nsteps, r): (usize, usize),
+    links: &mut BTreeMap<(usize, usize), u64>,
+) -> Loads {
+    let mut link_total = vec![0u64; 2 * places.chips];
+    let mut link_load = vec![vec![0u64; 2 * places.chips]; nsteps];
     let mut hbm_load = vec![vec![0u64; r]; nsteps];
     for (q, st) in planned.iter().enumerate() {
         for (s, works) in st.iter().enumerate() {
@@ -260,8 +303,8 @@ pub(super) fn timeline(
                         hbm_load[s][owner] += b * n;
                         if owner != q {
                             let (from, to) = if is_read { (owner, q) } else { (q, owner) };
-                            *out.links.entry((from, to)).or_insert(0) += b * n;
-                            for i in links_of(from, to) {
+                            *links.entry((from, to)).or_insert(0) += b * n;
+                            for i in places.links_of(from, to) {
                                 link_load[s][i] += b * n;
                                 link_total[i] += b * n;
                             }
@@ -271,104 +314,165 @@ pub(super) fn timeline(
             }
         }
     }
-    let engines = m.engines.max(1) as u64;
+    Loads { link: link_load, hbm: hbm_load, link_total }
+}
+
+/// What timing a step reads: the model, the ranks' places, the planned work, the loads and the
+/// engines per rank.
+struct StepTiming<'a> {
+    m: &'a TimeModel,
+    places: Places<'a>,
+    planned: &'a PlannedWork,
+    loads: Loads,
+    engines: u64,
+}
+
+impl StepTiming<'_> {
+    /// Times rank `q`'s step `s`, once every step it waits for has its span in `spans`: returns
+    /// its span and its engines' time; adds its engines' bytes read to `engine_total` (that
+    /// rank's, per engine) and its descriptors to `descriptors`.
+    fn span(
+        &self,
+        (q, s): (usize, usize),
+        step: &Step,
+        spans: &[Vec<StepSpan>],
+        engine_total: &mut [u64],
+        descriptors: &mut u64,
+    ) -> (StepSpan, f64) {
+        let (m, engines) = (self.m, self.engines);
+        let mut load = vec![0.0f64; engines as usize];
+        let mut cursor = 0u64;
+        let mut links_used: Vec<usize> = Vec::new();
+        let mut peers: Vec<usize> = step.deps.iter().map(|&(p, _)| p).filter(|&p| p != q).collect();
+        for pw in self.planned[q][s].iter().flatten() {
+            let full = pw.count - 1;
+            for e in 0..engines {
+                let k = full / engines + u64::from((e + engines - cursor % engines) % engines < full % engines);
+                load[e as usize] += k as f64 * pw.full.seconds;
+                engine_total[e as usize] += k * pw.full.read;
+            }
+            let e_last = ((cursor + full) % engines) as usize;
+            load[e_last] += pw.last.seconds;
+            engine_total[e_last] += pw.last.read;
+            cursor += pw.count;
+            *descriptors += full * pw.full.descriptors + pw.last.descriptors;
+            for &(owner, _, is_read) in &pw.full.touches {
+                if owner != q {
+                    peers.push(owner);
+                    let (from, to) = if is_read { (owner, q) } else { (q, owner) };
+                    links_used.extend(self.places.links_of(from, to));
+                }
+            }
+        }
+        let engine_time = load.iter().copied().fold(0.0, f64::max);
+        let link_time =
+            links_used.iter().map(|&i| self.loads.link[s][i] as f64 / self.places.link_rate(i)).fold(0.0, f64::max);
+        let hbm_time = self.loads.hbm[s][q] as f64 / m.hbm_bytes_per_sec;
+        let node = |q: usize| self.places.node(q);
+        let latency = if peers.iter().any(|&p| node(p) != node(q)) {
+            m.inter_latency
+        } else if peers.is_empty() {
+            0.0
+        } else {
+            m.step_latency
+        };
+        let ready = step
+            .deps
+            .iter()
+            .filter(|&&(_, u)| u < s)
+            .map(|&(p, u)| spans[p][u].finish())
+            .fold(if s > 0 { spans[q][s - 1].finish() } else { 0.0 }, f64::max);
+        let body = engine_time.max(link_time).max(hbm_time);
+        (StepSpan { start: ready, latency, body }, engine_time)
+    }
+
+    /// Lists rank `q`'s step `s` (its span `span`, its engines' time `engine_time`) in `out`:
+    /// the packets on their engines, stretched to the step's body when a link or the memory is
+    /// slower than the engines, and its work items with the bytes they move between ranks.
+    fn trace(&self, (q, s): (usize, usize), step: &Step, span: StepSpan, engine_time: f64, out: &mut Timeline) {
+        let (m, engines) = (self.m, self.engines);
+        let (ready, latency, body) = (span.start, span.latency, span.body);
+        let stretch = if engine_time > 0.0 { body / engine_time } else { 1.0 };
+        let mut at = vec![ready + latency; engines as usize];
+        let mut e = 0usize;
+        for (wi, pw) in self.planned[q][s].iter().enumerate() {
+            let Some(pw) = pw else { continue };
+            let first = out.packets.len();
+            for k in 0..pw.count {
+                let c = if k + 1 == pw.count { &pw.last } else { &pw.full };
+                let d = c.seconds * stretch;
+                out.packets.push(PacketSpan {
+                    rank: q,
+                    step: s,
+                    engine: e as u32,
+                    start: at[e],
+                    seconds: d,
+                    cce: c.cce,
+                    descriptors: c.descriptors,
+                    bytes_read: c.read,
+                    bytes_written: c.written,
+                    work: wi,
+                });
+                at[e] += d;
+                e = (e + 1) % engines as usize;
+            }
+            let w = &step.work[wi];
+            let mut moves: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+            for p in pw.program.packets() {
+                for (owner, b, is_read) in cost(m, &p, pw.stride).touches {
+                    if owner != q {
+                        *moves.entry(if is_read { (owner, q) } else { (q, owner) }).or_insert(0) += b;
+                    }
+                }
+            }
+            out.works.push(WorkSpan {
+                rank: q,
+                step: s,
+                packets: (first, out.packets.len() - 1),
+                reads: w.reads(),
+                writes: w.writes(),
+                moves: moves.into_iter().map(|((a, b), n)| (a, b, n)).collect(),
+            });
+        }
+    }
+}
+
+/// The timeline of `steps` (a schedule of `cfg`), its packets and work items listed when
+/// `detail` (refused above [`MAX_TRACE_PACKETS`] packets).
+pub(super) fn timeline(
+    cfg: &Config,
+    l: &Layout,
+    steps: &[Vec<Step>],
+    detail: bool,
+) -> Result<Timeline, CollectiveError> {
+    let m = &cfg.model;
+    let r = l.r;
+    let nsteps = steps.first().map_or(0, Vec::len);
+    let (planned, packet_count) = plan_all(cfg, steps)?;
+    if detail && packet_count > MAX_TRACE_PACKETS {
+        return Err(CollectiveError::Config(format!(
+            "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)"
+        )));
+    }
+    let places = Places::new(m, r);
+    let mut out = Timeline { packet_count, ..Timeline::default() };
+    let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; r];
+    let loads = loads(&planned, &places, (nsteps, r), &mut out.links);
+    let timing = StepTiming { m, places, planned: &planned, loads, engines: m.engines.max(1) as u64 };
     let mut spans = vec![vec![StepSpan::default(); nsteps]; r];
     // Steps in index order: a step waits only for steps of lower index (every schedule here).
     for s in 0..nsteps {
         for q in 0..r {
             let step = &steps[q][s];
-            let mut load = vec![0.0f64; engines as usize];
-            let mut cursor = 0u64;
-            let mut links_used: Vec<usize> = Vec::new();
-            let mut peers: Vec<usize> = step.deps.iter().map(|&(p, _)| p).filter(|&p| p != q).collect();
-            for pw in planned[q][s].iter().flatten() {
-                let full = pw.count - 1;
-                for e in 0..engines {
-                    let k = full / engines + u64::from((e + engines - cursor % engines) % engines < full % engines);
-                    load[e as usize] += k as f64 * pw.full.seconds;
-                    engine_total[q][e as usize] += k * pw.full.read;
-                }
-                let e_last = ((cursor + full) % engines) as usize;
-                load[e_last] += pw.last.seconds;
-                engine_total[q][e_last] += pw.last.read;
-                cursor += pw.count;
-                out.descriptors += full * pw.full.descriptors + pw.last.descriptors;
-                for &(owner, _, is_read) in &pw.full.touches {
-                    if owner != q {
-                        peers.push(owner);
-                        let (from, to) = if is_read { (owner, q) } else { (q, owner) };
-                        links_used.extend(links_of(from, to));
-                    }
-                }
-            }
-            let engine_time = load.iter().copied().fold(0.0, f64::max);
-            let link_time = links_used.iter().map(|&i| link_load[s][i] as f64 / link_rate(i)).fold(0.0, f64::max);
-            let hbm_time = hbm_load[s][q] as f64 / m.hbm_bytes_per_sec;
-            let latency = if peers.iter().any(|&p| node(p) != node(q)) {
-                m.inter_latency
-            } else if peers.is_empty() {
-                0.0
-            } else {
-                m.step_latency
-            };
-            let ready = step
-                .deps
-                .iter()
-                .filter(|&&(_, u)| u < s)
-                .map(|&(p, u)| spans[p][u].finish())
-                .fold(if s > 0 { spans[q][s - 1].finish() } else { 0.0 }, f64::max);
-            let body = engine_time.max(link_time).max(hbm_time);
-            spans[q][s] = StepSpan { start: ready, latency, body };
+            let (span, engine_time) = timing.span((q, s), step, &spans, &mut engine_total[q], &mut out.descriptors);
+            spans[q][s] = span;
             if detail {
-                // The packets on their engines, stretched to the step's body when a link or the
-                // memory is slower than the engines.
-                let stretch = if engine_time > 0.0 { body / engine_time } else { 1.0 };
-                let mut at = vec![ready + latency; engines as usize];
-                let mut e = 0usize;
-                for (wi, pw) in planned[q][s].iter().enumerate() {
-                    let Some(pw) = pw else { continue };
-                    let first = out.packets.len();
-                    for k in 0..pw.count {
-                        let c = if k + 1 == pw.count { &pw.last } else { &pw.full };
-                        let d = c.seconds * stretch;
-                        out.packets.push(PacketSpan {
-                            rank: q,
-                            step: s,
-                            engine: e as u32,
-                            start: at[e],
-                            seconds: d,
-                            cce: c.cce,
-                            descriptors: c.descriptors,
-                            bytes_read: c.read,
-                            bytes_written: c.written,
-                            work: wi,
-                        });
-                        at[e] += d;
-                        e = (e + 1) % engines as usize;
-                    }
-                    let w = &step.work[wi];
-                    let mut moves: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-                    for p in pw.program.packets() {
-                        for (owner, b, is_read) in cost(m, &p, pw.stride).touches {
-                            if owner != q {
-                                *moves.entry(if is_read { (owner, q) } else { (q, owner) }).or_insert(0) += b;
-                            }
-                        }
-                    }
-                    out.works.push(WorkSpan {
-                        rank: q,
-                        step: s,
-                        packets: (first, out.packets.len() - 1),
-                        reads: w.reads(),
-                        writes: w.writes(),
-                        moves: moves.into_iter().map(|((a, b), n)| (a, b, n)).collect(),
-                    });
-                }
+                timing.trace((q, s), step, span, engine_time, &mut out);
             }
         }
     }
     out.seconds = spans.iter().filter_map(|st| st.last().map(StepSpan::finish)).fold(0.0, f64::max);
-    out.busiest_link_bytes = link_total.into_iter().max().unwrap_or(0);
+    out.busiest_link_bytes = timing.loads.link_total.into_iter().max().unwrap_or(0);
     out.busiest_engine_bytes = engine_total.into_iter().flatten().max().unwrap_or(0);
     out.steps = spans;
     Ok(out)

@@ -4,6 +4,7 @@
 use crate::words::*;
 
 /// `al_sdma_m2s_build_fma_descriptor` @0x451c20.
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
 #[allow(clippy::too_many_arguments)]
 pub const fn fma_descriptor(
     meta_idx: u32,

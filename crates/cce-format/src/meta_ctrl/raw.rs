@@ -23,6 +23,7 @@ pub const fn fma_meta_ctrl(sub: u32, in_dt: u32, scale_dt: u32, accum_dt: u32, f
 
 /// `al_sdma_m2s_build_min_max_meta_ctrl` @0x451ca0. The out-dtype nibble is written only
 /// when `use_const` is set ("use_const FORCES out_dt; else out_dt=0").
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
 #[allow(clippy::too_many_arguments)]
 pub const fn min_max_meta_ctrl(
     sub: u32,
@@ -60,6 +61,7 @@ pub const fn add_meta_ctrl(sub: u32, out_dt: u32, accum_dt: u32, last: u32, wrba
 }
 
 /// `al_sdma_m2s_build_gradient_meta_ctrl` @0x451d70.
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
 #[allow(clippy::too_many_arguments)]
 pub const fn gradient_meta_ctrl(
     sub: u32,
