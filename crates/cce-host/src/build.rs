@@ -262,8 +262,11 @@ pub fn plan(req: &ReduceRequest) -> Result<Program, HostError> {
     let gce = match req.compress {
         None => None,
         Some(header) => {
-            if !matches!(req.out_dt, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
-                return Err(HostError::GceBuffer("the values compressed must be bf16, fp16 or fp32"));
+            if !cce_format::gce::is_source_dtype(req.out_dt) {
+                return Err(HostError::GceBuffer(concat!(
+                    "the values compressed must be ",
+                    cce_format::gce_source_dtypes!()
+                )));
             }
             let stride = crate::gradient::header_stride(per_packet);
             let mut word = 0;
