@@ -46,7 +46,7 @@ pub fn config(user: &Arc<UserAlgo>, elems: Option<u64>, dtype: SdmaDtype, arch: 
     let n = user.schedule.program.nchunks;
     let elems = elems.unwrap_or(DEFAULT_ELEMS.div_ceil(n) * n);
     let mut cfg = Config::from_user(user.clone(), RedOp::Add, dtype, elems);
-    cfg.arch = crate::build::fit32("--arch <ARCH>", arch)?;
+    cfg.arch = crate::build::fit32("`arch` <ARCH>", arch)?;
     cfg.model = allreduce::TimeModel::defaults(cfg.arch);
     if !dtype.is_float() {
         cfg.accum = dtype;
