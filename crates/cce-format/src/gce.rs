@@ -84,7 +84,7 @@ pub const VERSION: u16 = 1;
 /// The payload dtype: fp8 e5m2, the only one accepted.
 pub const PAYLOAD_DT: SdmaDtype = SdmaDtype::Fp8E5;
 /// The source dtypes accepted, in SDMA value order: the dtypes GCE compresses and
-/// decompresses to (the rule, [`is_source_dtype`]; in words, [`gce_source_dtypes!`]).
+/// decompresses to (the rule, [`is_source_dtype`]; in words, [`gce_source_dtypes!`](crate::gce_source_dtypes)).
 pub const SOURCE_DTS: [SdmaDtype; 3] = [SdmaDtype::Bf16, SdmaDtype::Fp16, SdmaDtype::Fp32];
 
 /// Whether GCE takes values of dtype `d` (one of [`SOURCE_DTS`]): the one statement of the
