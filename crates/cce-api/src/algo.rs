@@ -104,7 +104,7 @@ pub fn job(
         (None, None) if any_size => (DEFAULT_ELEMS.div_ceil(n).saturating_mul(n), true),
         (None, None) => {
             return Err(ApiError::Input(format!(
-                "{}: no size fits the file's minBytes {} to maxBytes {} in multiples of nchunksperloop = {n} {} elements (the executor would never select it); --elems N --any-size lowers it all the same",
+                "{}: no size fits the file's minBytes {} to maxBytes {} in multiples of nchunksperloop = {n} {} elements (the executor would never select it); `elems` N `any-size` lowers it all the same",
                 user.file,
                 program.min_bytes,
                 range(program.max_bytes),
@@ -117,7 +117,7 @@ pub fn job(
     let whole_chunks = elems != 0 && elems % n == 0;
     if !selected && whole_chunks && !any_size {
         return Err(ApiError::Input(format!(
-            "{}: {bytes} bytes per rank: the file's algorithm is for minBytes {} to maxBytes {} (the executor would not select it); --any-size lowers it all the same",
+            "{}: {bytes} bytes per rank: the file's algorithm is for minBytes {} to maxBytes {} (the executor would not select it); `any-size` lowers it all the same",
             user.file,
             program.min_bytes,
             range(program.max_bytes)
@@ -132,7 +132,7 @@ pub fn job(
         Arc::new(lifted)
     };
     let mut cfg = Config::from_user(lowered, RedOp::Add, dtype, elems);
-    cfg.arch = crate::build::fit32("--arch <ARCH>", arch)?;
+    cfg.arch = crate::build::fit32("`arch` <ARCH>", arch)?;
     cfg.model = allreduce::TimeModel::defaults(cfg.arch);
     if !dtype.is_float() {
         cfg.accum = dtype;

@@ -187,7 +187,7 @@ pub fn encode(encoder: &str, fields: &[(&str, &str)]) -> Result<Encoded, ApiErro
             let f = infos.iter().find(|f| f.name == *name).ok_or_else(|| unexpected_field(name))?;
             let v = f
                 .parse(text)
-                .map_err(|why| invalid_value(&format!("--{} <{}>", f.name, f.value.value_name()), text, &why))?;
+                .map_err(|why| invalid_value(&format!("`{}` <{}>", f.name, f.value.value_name()), text, &why))?;
             Ok((f.name, v))
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
@@ -196,7 +196,7 @@ pub fn encode(encoder: &str, fields: &[(&str, &str)]) -> Result<Encoded, ApiErro
 
 /// A field name the encoder does not take, in the words of the CLI's argument parser.
 fn unexpected_field(name: &str) -> ApiError {
-    ApiError::Input(format!("unexpected argument '--{name}' found"))
+    ApiError::Input(format!("unexpected argument '`{name}`' found"))
 }
 
 /// Encodes `encoder` from raw field values (as [`FieldInfo::parse`] gives them; each is
@@ -853,7 +853,7 @@ pub fn packet_size(dtype: SdmaDtype, elems: u64, prio: u64, cap: Option<u64>) ->
     let prio = u32::try_from(prio).unwrap_or(u32::MAX);
     let caps = match cap {
         Some(cap) => {
-            let cap = values::fit(cap, u32::MAX as u64, 32).map_err(|why| invalid_value("--cap", cap, &why))?;
+            let cap = values::fit(cap, u32::MAX as u64, 32).map_err(|why| invalid_value("`cap`", cap, &why))?;
             PrioCaps::default().with_cap(prio, cap as u32)
         }
         None => PrioCaps::default(),

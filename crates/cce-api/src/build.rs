@@ -118,7 +118,7 @@ impl Default for OpOptions {
 impl OpOptions {
     /// The rounding the options ask for (the seed checked to fit 32 bits, and refused with RNE).
     pub fn rounding(&self) -> Result<Rounding, ApiError> {
-        let seed = self.seed.map(|s| fit32("--seed <SEED>", s)).transpose()?;
+        let seed = self.seed.map(|s| fit32("`seed` <SEED>", s)).transpose()?;
         Ok(match self.rounding.seed(seed.map(u64::from))? {
             None => Rounding::Rne,
             Some(s) => Rounding::Stochastic { seed: s as u32 },
@@ -136,17 +136,18 @@ impl OpOptions {
     }
 }
 
-/// `v` checked to fit 32 bits, refused in the words of the CLI's argument parser.
-pub(crate) fn fit32(flag: &str, v: u64) -> Result<u32, ApiError> {
-    values::fit(v, u32::MAX as u64, 32).map(|v| v as u32).map_err(|why| invalid_value(flag, v, &why))
+/// `v` checked to fit 32 bits, refused in the words of the CLI's argument parser; `param`
+/// names the parameter as messages do (`` `seed` <SEED> ``).
+pub(crate) fn fit32(param: &str, v: u64) -> Result<u32, ApiError> {
+    values::fit(v, u32::MAX as u64, 32).map(|v| v as u32).map_err(|why| invalid_value(param, v, &why))
 }
 
 /// The host request `p` describes, every option checked (a gradient program is no reduce
 /// request: see [`gradient_request`]).
 pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
-    let cap = p.cap.map(|c| fit32("--cap <CAP>", c)).transpose()?;
+    let cap = p.cap.map(|c| fit32("`cap` <CAP>", c)).transpose()?;
     let op = p.op.kbin().ok_or_else(|| p.op.not_a_reduce())?;
-    let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("--arch {} is out of range", p.arch)))?;
+    let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("`arch` {} is out of range", p.arch)))?;
     let prio = u32::try_from(p.prio).unwrap_or(u32::MAX);
     let mut req = ReduceRequest::new(
         op.value(),
@@ -170,7 +171,7 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
     // The scale count is checked whatever the source count (the host then refuses > 32).
     let scales = if op == KbinOp::Fma {
         broadcast_scales(&p.opts.scales, p.srcs.len()).map_err(|e| match e {
-            HostError::ScaleCount { .. } => ApiError::Input(format!("--scale: {e}")),
+            HostError::ScaleCount { .. } => ApiError::Input(format!("`scale`: {e}")),
             e => e.into(),
         })?
     } else {
@@ -181,7 +182,7 @@ pub fn request(p: &BuildParams) -> Result<ReduceRequest, ApiError> {
 
 /// Builds the rings of the reduce `p` describes.
 pub fn build(p: &BuildParams) -> Result<Built, ApiError> {
-    let queue = values::fit(p.queue, 15, 4).map_err(|why| invalid_value("--queue <QUEUE>", p.queue, &why))? as u32;
+    let queue = values::fit(p.queue, 15, 4).map_err(|why| invalid_value("`queue` <QUEUE>", p.queue, &why))? as u32;
     if let Some(g) = gradient_request(p)? {
         let rings = cce_host::plan_gradient(&g)?.to_rings(p.ring_size)?;
         return Ok(Built { rings, queue, arch: g.arch });
@@ -196,11 +197,11 @@ pub fn build(p: &BuildParams) -> Result<Built, ApiError> {
 /// when compressing, the output's when decompressing).
 pub fn gradient_request(p: &BuildParams) -> Result<Option<cce_host::GradientRequest>, ApiError> {
     let Some(mode) = p.op.gce() else { return Ok(None) };
-    let header = p.header.ok_or_else(|| ApiError::Input(format!("--op {}: --header ADDR is required", p.op)))?;
+    let header = p.header.ok_or_else(|| ApiError::Input(format!("`op` {}: `header` ADDR is required", p.op)))?;
     let [dst] = p.dsts[..] else {
-        return Err(ApiError::Input(format!("--op {}: one --dst (the payload or the values)", p.op)));
+        return Err(ApiError::Input(format!("`op` {}: one `dst` (the payload or the values)", p.op)));
     };
-    let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("--arch {} is out of range", p.arch)))?;
+    let arch = u32::try_from(p.arch).map_err(|_| ApiError::Input(format!("`arch` {} is out of range", p.arch)))?;
     let dtype = if mode == GceMode::Compress { p.in_dt } else { p.out_dt };
     Ok(Some(cce_host::GradientRequest { mode, srcs: p.srcs.clone(), dst, header, elems: p.elems, dtype, arch }))
 }

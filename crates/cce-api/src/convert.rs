@@ -210,7 +210,7 @@ pub fn generation(t: NumType, elems: u64, seed: u64, values: SampleKind) -> Resu
     let bytes = elems.saturating_mul(t.size() as u64);
     if bytes > FILE_BUDGET {
         return Err(ApiError::Input(format!(
-            "--elems {elems}: {bytes} bytes of {} exceed the {FILE_BUDGET}-byte budget",
+            "`elems` {elems}: {bytes} bytes of {} exceed the {FILE_BUDGET}-byte budget",
             t.name()
         )));
     }

@@ -4,7 +4,11 @@
 //! maps to its own exceptions are reachable without parsing messages: [`ApiError::fault`]
 //! (queue, descriptor, reason), [`ApiError::rank_failure`] (rank, step), [`ApiError::kind`].
 //!
-//! Messages are one line and are the CLI's: they name options as the CLI spells them.
+//! Messages are one line. A message names a parameter in backquotes, by the CLI's option name
+//! without its dashes (`` `seed` is for `rounding` sr ``), and never spells a flag: each front
+//! turns every `` `name` `` into its own spelling with [`ApiError::message_with`] (the CLI, the
+//! Python module and the C library all give [`crate::render::flag`], so every message reads as
+//! it always has: `--seed is for --rounding sr`).
 
 pub use cce_collectives::allreduce::CollectiveError;
 use cce_engine::{EngineError, Fault, MemError};
@@ -118,9 +122,35 @@ fn faults_text(faults: &[Fault]) -> String {
     faults.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
 
-/// `invalid value '{value}' for '{flag}': {why}`, the form of the CLI argument parser's refusals.
-pub(crate) fn invalid_value(flag: &str, value: impl std::fmt::Display, why: &str) -> ApiError {
-    ApiError::Input(format!("invalid value '{value}' for '{flag}': {why}"))
+/// `invalid value '{value}' for '{param}': {why}`, the form of the CLI argument parser's
+/// refusals; `param` names the parameter as messages do (`` `queue` <QUEUE> ``).
+pub(crate) fn invalid_value(param: &str, value: impl std::fmt::Display, why: &str) -> ApiError {
+    ApiError::Input(format!("invalid value '{value}' for '{param}': {why}"))
+}
+
+/// `message` with every parameter it names (`` `name` ``: backquotes around a word without
+/// spaces) in a front's spelling, `spell(name)`; any other text, a lone backquote included,
+/// stays as it is.
+pub fn spell_parameters(message: &str, spell: impl Fn(&str) -> String) -> String {
+    let is_name = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
+    let mut out = String::with_capacity(message.len() + 8);
+    let mut rest = message;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        match after.find('`') {
+            Some(close) if is_name(&after[..close]) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&spell(&after[..close]));
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl ApiError {
@@ -158,6 +188,12 @@ impl ApiError {
         }
     }
 
+    /// The message, every parameter it names in a front's spelling ([`spell_parameters`]):
+    /// what a front prints or raises.
+    pub fn message_with(&self, spell: impl Fn(&str) -> String) -> String {
+        spell_parameters(&self.to_string(), spell)
+    }
+
     /// The rank and step of a failed collective.
     pub fn rank_failure(&self) -> Option<(usize, usize)> {
         match self {
@@ -185,5 +221,23 @@ mod tests {
         let e = ApiError::Collective(CollectiveError::RankFailed { rank: 1, step: 4, reason: "x".into() });
         assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 4))));
         assert_eq!(ApiError::Failed("checks".into()).exit_code(), 1);
+    }
+
+    #[test]
+    fn parameters_are_spelled_by_the_front() {
+        let dashes = |name: &str| format!("<{name}>");
+        assert_eq!(spell_parameters("`seed` is for `rounding` sr", dashes), "<seed> is for <rounding> sr");
+        assert_eq!(spell_parameters("'`queue` <QUEUE>': x", dashes), "'<queue> <QUEUE>': x");
+        assert_eq!(
+            spell_parameters("`ranks-per-node` below `fail_rank`", dashes),
+            "<ranks-per-node> below <fail_rank>"
+        );
+        // Not a name between the backquotes: left as it is.
+        for text in ["no names", "a ` b", "`a b` c", "``", "x `a", "`a` `b c`"] {
+            let want = if text == "`a` `b c`" { "<a> `b c`".to_string() } else { text.to_string() };
+            assert_eq!(spell_parameters(text, dashes), want);
+        }
+        let e = ApiError::Input("`threads` must be at least 1".into());
+        assert_eq!(e.message_with(|n| n.to_uppercase()), "THREADS must be at least 1");
     }
 }

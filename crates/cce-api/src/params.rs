@@ -16,6 +16,7 @@ use core::str::FromStr;
 use std::sync::Arc;
 
 use cce_format::descriptor::DEFAULT_FMA_SELECTORS;
+use cce_format::op::alternatives;
 use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, MinMaxConstant};
@@ -164,15 +165,18 @@ impl ReduceOp {
 impl FromStr for ReduceOp {
     type Err = String;
     fn from_str(s: &str) -> Result<ReduceOp, String> {
-        ReduceOp::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| format!("'{s}': expected {REDUCE_OPS}"))
+        ReduceOp::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| format!("'{s}': expected {}", alternatives(ReduceOp::ALL.map(ReduceOp::name))))
     }
 }
 
-/// The ops [`ReduceOp`] names, for messages.
-const REDUCE_OPS: &str = "add, fma, min or max";
-/// The ops the dispatcher receives, for messages ([`BuildOp`]'s gradient programs are not
-/// listed: they are not reduces).
-const DISPATCHER_OPS: &str = "add, fma, min, max, copy or transpose";
+/// The ops the dispatcher receives, in words (`add, fma, min, max, copy or transpose`):
+/// [`BuildOp`]'s ops but the gradient programs, which are not reduces.
+fn dispatcher_ops() -> String {
+    alternatives(BuildOp::ALL.into_iter().filter(|o| o.kbin().is_some()).map(BuildOp::name))
+}
 
 /// What `cce build` builds: a reduce op as the host's dispatcher receives it (`copy` and
 /// `transpose` reach it and are refused there, as the runtime refuses them), or a gradient
@@ -247,7 +251,7 @@ impl BuildOp {
     /// The dispatcher's refusal of a gradient program as a reduce request (what naming it
     /// to the dispatcher has always given).
     pub(crate) fn not_a_reduce(self) -> HostError {
-        HostError::OpName { name: self.name().to_string(), expected: DISPATCHER_OPS }
+        HostError::OpName { name: self.name().to_string(), expected: dispatcher_ops() }
     }
 }
 
@@ -265,7 +269,7 @@ impl From<ReduceOp> for BuildOp {
 impl FromStr for BuildOp {
     type Err = String;
     fn from_str(s: &str) -> Result<BuildOp, String> {
-        BuildOp::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| format!("'{s}': expected {DISPATCHER_OPS}"))
+        BuildOp::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| format!("'{s}': expected {}", dispatcher_ops()))
     }
 }
 
@@ -423,6 +427,6 @@ mod tests {
         assert_eq!(RoundingMode::Rne.seed(None).unwrap(), None);
         assert_eq!(RoundingMode::Sr.seed(None).unwrap(), Some(0));
         assert_eq!(RoundingMode::Sr.seed(Some(9)).unwrap(), Some(9));
-        assert_eq!(RoundingMode::Rne.seed(Some(9)).unwrap_err().to_string(), "--seed is for --rounding sr");
+        assert_eq!(RoundingMode::Rne.seed(Some(9)).unwrap_err().to_string(), "`seed` is for `rounding` sr");
     }
 }

@@ -44,7 +44,7 @@ impl ReduceParams {
 
     /// The job the flags describe, every option checked (the sources are not looked at).
     pub fn job(&self) -> Result<ReduceJob, ApiError> {
-        let arch = fit32("--arch <ARCH>", self.arch)?;
+        let arch = fit32("`arch` <ARCH>", self.arch)?;
         let op = self.op.kbin();
         let rounding = self.opts.rounding()?;
         self.opts.check(op)?;

@@ -85,14 +85,14 @@ pub fn raw_ring_arch(arch: Option<u64>) -> Result<u32, ApiError> {
     match arch {
         None => Ok(3),
         Some(v @ 1..=4) => Ok(v as u32),
-        Some(v) => Err(ApiError::Input(format!("--arch {v}: raw rings are from arch 1, 2, 3 or 4"))),
+        Some(v) => Err(ApiError::Input(format!("`arch` {v}: raw rings are from arch 1, 2, 3 or 4"))),
     }
 }
 
 /// A thread count, which must be at least 1.
 pub fn check_threads(n: u64) -> Result<usize, ApiError> {
     if n == 0 {
-        return Err(ApiError::Input("--threads must be at least 1".into()));
+        return Err(ApiError::Input("`threads` must be at least 1".into()));
     }
     Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }

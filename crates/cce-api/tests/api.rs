@@ -2,6 +2,7 @@
 //! text and JSON renderings of one listing against each other, and the error policy's fields.
 
 use cce_api::params::{Algo, RedOp};
+use cce_api::render::flag;
 use cce_api::{
     AlgoChoice, AllreduceParams, ApiError, BuildOp, BuildParams, Decoded, ErrorKind, LoadProblem, NumType, OpOptions,
     ReduceOp, ReduceParams, RingSide, RoundingMode, SampleKind, SdmaDtype, dtype,
@@ -96,9 +97,9 @@ fn bits_results_serialise_alike_directly_and_as_values() {
 #[test]
 fn encode_refuses_as_the_cli_does() {
     let e = cce_api::encode("fma-meta-ctrl", &[("sub", "8")]).unwrap_err();
-    assert_eq!(e.to_string(), "invalid value '8' for '--sub <N>': 8 does not fit 3 bits (0..=7)");
+    assert_eq!(e.message_with(flag), "invalid value '8' for '--sub <N>': 8 does not fit 3 bits (0..=7)");
     let e = cce_api::encode("fma-meta-ctrl", &[("bogus", "1")]).unwrap_err();
-    assert_eq!(e.to_string(), "unexpected argument '--bogus' found");
+    assert_eq!(e.message_with(flag), "unexpected argument '--bogus' found");
     assert!(cce_api::encode("no-such", &[]).unwrap_err().to_string().starts_with("unknown encoder 'no-such'"));
     assert_eq!(cce_api::encode_values("fma-meta-ctrl", &[("bogus", 1)]).unwrap_err().kind(), ErrorKind::BadInput);
     let e = cce_api::decode_words("fma-descriptor", &[1, 2]).unwrap_err();
@@ -182,7 +183,7 @@ fn a_listing_keeps_the_fault_and_the_descriptors_after_it() {
 
 #[test]
 fn build_checks_its_options_in_the_cli_words() {
-    let bad = |p: BuildParams| cce_api::build(&p).unwrap_err().to_string();
+    let bad = |p: BuildParams| cce_api::build(&p).unwrap_err().message_with(flag);
     let base = || add_build(64, vec![0x1000, 0x2000, 0x3000], vec![0x9000]);
     // An op is parsed by its type, its refusal after the flag the front names it by.
     assert_eq!(
@@ -240,7 +241,7 @@ fn reduce_broadcasts_scales_and_refuses_a_wrong_count() {
     assert_eq!(e.to_string(), "3 scales for 2 sources (give one, or one per source)");
     assert_eq!(e.exit_code(), 2);
     let e = cce_api::reduce(&ReduceParams { threads: 0, ..fma(vec![]) }, &[&a]).unwrap_err();
-    assert_eq!(e.to_string(), "--threads must be at least 1");
+    assert_eq!(e.message_with(flag), "--threads must be at least 1");
     let e = "copy".parse::<ReduceOp>().unwrap_err();
     assert_eq!(format!("--op {e}"), "--op 'copy': expected add, fma, min or max");
 }
@@ -336,7 +337,7 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     let e = cce_api::allreduce(&AllreduceParams { fail: Some((1, 0)), ..p.clone() }, &inputs).unwrap_err();
     assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 0))));
     let e = cce_api::allreduce(&AllreduceParams { cce_rate: Some(-1.0), ..p.clone() }, &inputs).unwrap_err();
-    assert_eq!(e.to_string(), "--cce-rate must be a positive number");
+    assert_eq!(e.message_with(flag), "--cce-rate must be a positive number");
     let e = "tree".parse::<AlgoChoice>().unwrap_err();
     assert_eq!(format!("--algo {e}"), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
     assert_eq!(v["algo"], "ring");

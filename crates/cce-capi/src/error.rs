@@ -80,7 +80,8 @@ impl From<ApiError> for Failure {
             None if e.exit_code() == 1 => cce_status::CCE_ERR_FAILED,
             None => cce_status::CCE_ERR_INVALID,
         };
-        Failure { status, message: e.to_string() }
+        // The message is the CLI's line: every parameter it names (`seed`) as the CLI's flag.
+        Failure { status, message: e.message_with(cce_api::render::flag) }
     }
 }
 

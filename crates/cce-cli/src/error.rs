@@ -14,8 +14,9 @@ pub(crate) enum CliError {
     /// Help text that a command produced instead of a result: stdout, exit 0.
     #[error("{0}")]
     Help(String),
-    /// What the library refused or a run that failed: its exit code ([`ApiError::exit_code`]).
-    #[error(transparent)]
+    /// What the library refused or a run that failed: its exit code ([`ApiError::exit_code`]),
+    /// its message as [`api_message`] spells it.
+    #[error("{}", api_message(.0))]
     Api(#[from] ApiError),
     /// A ring dump file that cannot be read, by its path: exit 2.
     #[error("{path}: {source}")]
@@ -75,6 +76,12 @@ impl CliError {
             CliError::Input(_) | CliError::Clap(_) | CliError::RingFileAt { .. } | CliError::Io { .. } => 2,
         }
     }
+}
+
+/// A library message as the CLI prints it: every parameter it names (`` `seed` ``) as the
+/// CLI's flag (`--seed`, [`cce_api::render::flag`]).
+pub(crate) fn api_message(e: &ApiError) -> String {
+    e.message_with(cce_api::render::flag)
 }
 
 /// Turns a clap error into the CLI's policy: help and version print as usual and exit 0;

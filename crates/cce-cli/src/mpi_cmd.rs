@@ -44,7 +44,7 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliErro
 /// report from process 0.
 pub(crate) fn bench_allreduce(ranks: usize, bytes_per_rank: usize, json: bool) -> Result<(), CliError> {
     mpi::with_mpi(|| {
-        let r = mpi::bench(ranks, bytes_per_rank, 2).unwrap_or_else(|e| mpi::abort_job(&e.to_string()));
+        let r = mpi::bench(ranks, bytes_per_rank, 2).unwrap_or_else(|e| mpi::abort_job(&crate::error::api_message(&e)));
         let Some(b) = r else { return };
         if json {
             crate::print_json(&b.to_json());

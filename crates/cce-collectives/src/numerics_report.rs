@@ -219,7 +219,7 @@ pub struct Report {
 pub fn check(params: &Params) -> Result<(), CollectiveError> {
     if !(1..=MAX_ELEMS).contains(&params.elems) {
         return Err(CollectiveError::Config(format!(
-            "--elems {}: the numerics report takes 1..={MAX_ELEMS} elements per rank",
+            "`elems` {}: the numerics report takes 1..={MAX_ELEMS} elements per rank",
             params.elems
         )));
     }

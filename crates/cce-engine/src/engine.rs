@@ -254,7 +254,9 @@ impl<M: Memory> Engine<M> {
         if id as usize >= MAX_QUEUES || self.queues.iter().any(|q| q.id == id) {
             return Err(EngineError::Queue(id));
         }
-        if !cce_format::ringfile::valid_ring_size(cfg.ring_size) || cfg.initial_phase > 3 {
+        if !cce_format::ringfile::valid_ring_size(cfg.ring_size)
+            || !cce_format::ring::valid_phase(cfg.initial_phase.into())
+        {
             return Err(EngineError::Ring { queue: id, size: cfg.ring_size });
         }
         let bytes = cfg.geometry().bytes();

@@ -57,10 +57,6 @@ pub(crate) struct GceWork {
     pub(crate) out: NumType,
 }
 
-fn is_codec_float(d: SdmaDtype) -> bool {
-    matches!(d, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32)
-}
-
 /// Checks a GCE packet's dtypes and shape for its mode; `None` for a packet without GCE.
 pub(crate) fn resolve(
     gce: &Gce,
@@ -76,8 +72,8 @@ pub(crate) fn resolve(
             if out_dt != SdmaDtype::Fp8E5 {
                 return Err(bad("compressing writes an fp8e5 payload: the destination dtype must be fp8e5"));
             }
-            if !is_codec_float(gce.mid_dt) {
-                return Err(bad("the values compressed must be bf16, fp16 or fp32"));
+            if !cce_format::gce::is_source_dtype(gce.mid_dt) {
+                return Err(bad(concat!("the values compressed must be ", cce_format::gce_source_dtypes!())));
             }
             Ok(GceWork { gce: *gce, mid: num(gce.mid_dt)?, out: num(out_dt)? })
         }
@@ -85,8 +81,8 @@ pub(crate) fn resolve(
             if in_dt != SdmaDtype::Fp8E5 || sources != 1 || dests != 1 {
                 return Err(bad("decompressing reads one fp8e5 payload and writes one destination"));
             }
-            if !is_codec_float(out_dt) {
-                return Err(bad("decompressed values are bf16, fp16 or fp32"));
+            if !cce_format::gce::is_source_dtype(out_dt) {
+                return Err(bad(concat!("decompressed values are ", cce_format::gce_source_dtypes!())));
             }
             Ok(GceWork { gce: *gce, mid: num(in_dt)?, out: num(out_dt)? })
         }

@@ -83,8 +83,31 @@ pub const MAGIC: [u8; 4] = *b"GCE1";
 pub const VERSION: u16 = 1;
 /// The payload dtype: fp8 e5m2, the only one accepted.
 pub const PAYLOAD_DT: SdmaDtype = SdmaDtype::Fp8E5;
-/// The source dtypes accepted, in SDMA value order.
+/// The source dtypes accepted, in SDMA value order: the dtypes GCE compresses and
+/// decompresses to (the rule, [`is_source_dtype`]; in words, [`gce_source_dtypes!`](crate::gce_source_dtypes)).
 pub const SOURCE_DTS: [SdmaDtype; 3] = [SdmaDtype::Bf16, SdmaDtype::Fp16, SdmaDtype::Fp32];
+
+/// Whether GCE takes values of dtype `d` (one of [`SOURCE_DTS`]): the one statement of the
+/// rule, which the host, the engine, the path and the collectives call.
+pub const fn is_source_dtype(d: SdmaDtype) -> bool {
+    let mut i = 0;
+    while i < SOURCE_DTS.len() {
+        if SOURCE_DTS[i] as u8 == d as u8 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// [`SOURCE_DTS`] in words, `"bf16, fp16 or fp32"`, a literal for `concat!` in messages (a
+/// test holds it to the table).
+#[macro_export]
+macro_rules! gce_source_dtypes {
+    () => {
+        "bf16, fp16 or fp32"
+    };
+}
 /// The block sizes accepted, in elements.
 pub const BLOCK_SIZES: [u32; 4] = [32, 64, 128, 256];
 /// The block size the engine compresses with (the MX shape; a header may name any of
@@ -160,7 +183,7 @@ impl GceHeader {
     /// A header, or the rule it breaks: a source dtype outside [`SOURCE_DTS`], zero elements, a
     /// block size outside [`BLOCK_SIZES`].
     pub fn new(source_dt: SdmaDtype, elems: u32, block: u32) -> Result<GceHeader, GceHeaderError> {
-        if !SOURCE_DTS.contains(&source_dt) {
+        if !is_source_dtype(source_dt) {
             return Err(GceHeaderError::SourceDtype(source_dt as u8));
         }
         if elems == 0 {
@@ -355,6 +378,18 @@ mod tests {
     use alloc::string::ToString;
     use alloc::vec::Vec;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_source_dtype_rule_and_its_words_are_the_table() {
+        let names: Vec<&str> = SOURCE_DTS.iter().map(|d| d.name()).collect();
+        assert_eq!(
+            gce_source_dtypes!(),
+            alloc::format!("{} or {}", names[..names.len() - 1].join(", "), names[names.len() - 1])
+        );
+        for d in SdmaDtype::ALL {
+            assert_eq!(is_source_dtype(d), SOURCE_DTS.contains(&d), "{d:?}");
+        }
+    }
 
     fn hex(s: &str) -> Vec<u8> {
         (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()

@@ -1,6 +1,26 @@
 //! The op enums and the kbin → SDMA op remap (study §1.1; GAPS.md §1).
+//!
+//! The runtime's two bit-level op codes live here: [`KbinOp`] (what the host asks for) and
+//! [`SdmaCceType`] (what the device executes). An op's name is written once, in
+//! [`KbinOp::name`]; an SDMA type with a kbin op is named by it (through the runtime's remap,
+//! [`SdmaCceType::kbin_op`]), so only the device-only `ext` and `gce` are named in
+//! [`SdmaCceType::name`]. Every op above (a packet's, a reduce's, an all-reduce's) names
+//! itself through these.
+
+use alloc::string::String;
 
 use crate::error::FormatError;
+
+/// Names as a message lists what it expects: `add, fma, min or max` (one name alone; none
+/// gives the empty text).
+pub fn alternatives<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: alloc::vec::Vec<&str> = names.into_iter().collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => String::from(*last),
+        Some((last, rest)) => alloc::format!("{} or {last}", rest.join(", ")),
+    }
+}
 
 /// `kbin_dma_desc_op`: the host's op enum (64-bit; INVALID is `u64::MAX`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,21 +116,38 @@ impl SdmaCceType {
         Self::ALL.get(usize::try_from(v).ok()?).copied()
     }
 
-    /// Name (`add`, `fma`, `max`, `min`, `ext`, `gce`).
+    /// Name (`add`, `fma`, `max`, `min`, `ext`, `gce`): its kbin op's ([`KbinOp::name`]), the
+    /// device-only EXT and GCE named here.
     pub const fn name(self) -> &'static str {
-        match self {
-            SdmaCceType::Add => "add",
-            SdmaCceType::Fma => "fma",
-            SdmaCceType::Max => "max",
-            SdmaCceType::Min => "min",
-            SdmaCceType::Ext => "ext",
-            SdmaCceType::Gce => "gce",
+        match self.kbin_op() {
+            Some(op) => op.name(),
+            None if matches!(self, SdmaCceType::Ext) => "ext",
+            None => "gce",
         }
+    }
+
+    /// The kbin op the runtime's remap ([`CSWTCH_21`]) turns into this type; `None` for the
+    /// device-only EXT and GCE.
+    pub const fn kbin_op(self) -> Option<KbinOp> {
+        let mut i = 0;
+        while i < CSWTCH_21.len() {
+            if CSWTCH_21[i] == self.value() {
+                let mut k = 0;
+                while k < KbinOp::ALL.len() {
+                    if KbinOp::ALL[k].value() == i as u64 + 1 {
+                        return Some(KbinOp::ALL[k]);
+                    }
+                    k += 1;
+                }
+            }
+            i += 1;
+        }
+        None
     }
 
     /// Whether a kbin op can produce it (false for EXT and GCE).
     pub const fn has_kbin_op(self) -> bool {
-        !matches!(self, SdmaCceType::Ext | SdmaCceType::Gce)
+        self.kbin_op().is_some()
     }
 }
 

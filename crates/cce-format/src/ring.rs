@@ -81,12 +81,22 @@ pub const fn slot_offset(slot: u64) -> u64 {
     ring_bytes(slot)
 }
 
+/// The largest ring-id phase: the phase is len_ctrl's 2-bit ring id (`[25:24]`), so it is one
+/// of `0..=MAX_PHASE` and advances mod `MAX_PHASE + 1` on every wrap. The one statement of the
+/// limit, which ring dumps and the engine check through [`valid_phase`].
+pub const MAX_PHASE: u8 = U2::MAX as u8;
+
+/// Whether `phase` is a ring id (at most [`MAX_PHASE`]).
+pub const fn valid_phase(phase: u64) -> bool {
+    phase <= MAX_PHASE as u64
+}
+
 /// The ring-id phase of slot `index` on a ring of `ring_size` descriptors whose first lap has
 /// phase `initial`: it advances by one (mod 4) on every wrap (public UDMA model).
 #[inline]
 pub const fn phase(index: u64, ring_size: u32, initial: u8) -> u8 {
     let size = if ring_size == 0 { 1 } else { ring_size as u64 };
-    ((initial as u64 + index / size) & 3) as u8
+    ((initial as u64 + index / size) & MAX_PHASE as u64) as u8
 }
 
 /// Sets the ring-id phase of a data descriptor (len_ctrl `[25:24]`); compute descriptors keep
@@ -123,7 +133,7 @@ impl Iterator for Slots {
         self.slot += 1;
         if self.slot == self.size {
             self.slot = 0;
-            self.phase = (self.phase + 1) & 3;
+            self.phase = (self.phase + 1) & MAX_PHASE;
         }
         Some(here)
     }

@@ -30,7 +30,7 @@
 
 use alloc::vec::Vec;
 
-use crate::ring::{DESC_BYTES, RingGeometry, descriptors_in, ring_bytes};
+use crate::ring::{DESC_BYTES, MAX_PHASE, RingGeometry, descriptors_in, ring_bytes, valid_phase};
 
 /// The file's first 8 bytes.
 pub const MAGIC: [u8; 8] = *b"CCERING\0";
@@ -116,8 +116,8 @@ pub enum RingFileError {
         /// Descriptors given.
         descriptors: u64,
     },
-    /// A ring-id phase above 3.
-    #[error("queue {queue}: phase {phase} is not a ring id (0..=3)")]
+    /// A ring-id phase above [`MAX_PHASE`].
+    #[error("queue {queue}: phase {phase} is not a ring id (0..={})", MAX_PHASE)]
     RawPhase {
         /// Queue id.
         queue: u32,
@@ -171,7 +171,7 @@ impl<'a> RawQueue<'a> {
             return Err(RingFileError::RingSize { queue, size });
         }
         let phase = self.phase.unwrap_or(DRIVER_FIRST_PHASE as u64);
-        if phase > 3 {
+        if !valid_phase(phase) {
             return Err(RingFileError::RawPhase { queue, phase });
         }
         let ring = |ring: &'static str, bytes: &'a [u8], tail: Option<u64>| {
@@ -379,7 +379,10 @@ impl<'a> RingFile<'a> {
             if !valid_ring_size(size) {
                 return Err(RingFileError::RingSize { queue: id, size: size as u64 });
             }
-            if bytes[e + 16] > 3 || bytes[e + 17..e + 20].iter().any(|&b| b != 0) || u32_at(bytes, e + 28) != 0 {
+            if !valid_phase(bytes[e + 16].into())
+                || bytes[e + 17..e + 20].iter().any(|&b| b != 0)
+                || u32_at(bytes, e + 28) != 0
+            {
                 return Err(RingFileError::Header("queue entry: phase above 3 or reserved bytes set"));
             }
             need += ring_bytes(u32_at(bytes, e + 8) as u64 + u32_at(bytes, e + 12) as u64);

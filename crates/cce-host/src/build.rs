@@ -327,8 +327,8 @@ fn packet_elems(req: &ReduceRequest, max_elems: u64) -> Result<u64, HostError> {
 /// bf16, fp16 or fp32 values compressed, each destination's header word checked.
 fn compress_gce(req: &ReduceRequest, per_packet: u64, packets: u64) -> Result<Option<Gce>, HostError> {
     let Some(header) = req.compress else { return Ok(None) };
-    if !matches!(req.out_dt, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
-        return Err(HostError::GceBuffer("the values compressed must be bf16, fp16 or fp32"));
+    if !cce_format::gce::is_source_dtype(req.out_dt) {
+        return Err(HostError::GceBuffer(concat!("the values compressed must be ", cce_format::gce_source_dtypes!())));
     }
     let stride = crate::gradient::header_stride(per_packet);
     let mut word = 0;

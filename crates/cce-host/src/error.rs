@@ -79,18 +79,18 @@ pub enum HostError {
     #[error("priority cap {0} bytes is below the 32-byte packet granule")]
     CapTooSmall(u32),
     /// An op name the front end does not take.
-    #[error("--op '{name}': expected {expected}")]
+    #[error("`op` '{name}': expected {expected}")]
     OpName {
         /// The name given.
         name: String,
-        /// The names it takes.
-        expected: &'static str,
+        /// The names it takes, in words (`add, fma, min or max`).
+        expected: String,
     },
     /// A stochastic-rounding seed given with round-to-nearest-even.
-    #[error("--seed is for --rounding sr")]
+    #[error("`seed` is for `rounding` sr")]
     SeedWithoutSr,
     /// FMA scales given for another op.
-    #[error("--scale is for --op fma only")]
+    #[error("`scale` is for `op` fma only")]
     ScalesNotFma,
     /// A scale count that is neither one nor one per source.
     #[error("{given} scales for {sources} sources (give one, or one per source)")]

@@ -50,10 +50,6 @@ pub struct GradientRequest {
     pub arch: u32,
 }
 
-fn codec_float(d: SdmaDtype) -> bool {
-    matches!(d, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32)
-}
-
 /// Checks that the headers of `packets` packets from `header` and the payload `[payload,
 /// payload + elems)` share one 4 GiB window, and returns the header's low 32 bits.
 pub(crate) fn header_word(header: u64, payload: u64, elems: u64, packets: u64, stride: u64) -> Result<u32, HostError> {
@@ -74,8 +70,8 @@ pub(crate) fn header_word(header: u64, payload: u64, elems: u64, packets: u64, s
 /// header [`header_stride`] after the previous one's.
 pub fn plan_gradient(req: &GradientRequest) -> Result<Program, HostError> {
     let bad = HostError::GceBuffer;
-    if !codec_float(req.dtype) {
-        return Err(bad("the values must be bf16, fp16 or fp32"));
+    if !cce_format::gce::is_source_dtype(req.dtype) {
+        return Err(bad(concat!("the values must be ", cce_format::gce_source_dtypes!())));
     }
     if req.elems == 0 {
         return Err(HostError::Empty("element"));

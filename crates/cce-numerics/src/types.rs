@@ -128,29 +128,17 @@ impl NumType {
         Self::from_sdma_role(d, "an input or output")
     }
 
+    /// The type [`NumType::to_sdma`] maps to `d` (its one map), or a refusal naming `role`.
     fn from_sdma_role(d: SdmaDtype, role: &'static str) -> Result<NumType, NumericsError> {
-        Ok(match d {
-            SdmaDtype::U64 => NumType::U64,
-            SdmaDtype::I8 => NumType::I8,
-            SdmaDtype::U8 => NumType::U8,
-            SdmaDtype::I16 => NumType::I16,
-            SdmaDtype::U16 => NumType::U16,
-            SdmaDtype::Bf16 => NumType::Bf16,
-            SdmaDtype::Fp16 => NumType::F16,
-            SdmaDtype::I32 => NumType::I32,
-            SdmaDtype::U32 => NumType::U32,
-            SdmaDtype::Fp32 => NumType::F32,
-            SdmaDtype::I64 => NumType::I64,
-            SdmaDtype::Fp8E3 => NumType::F8E3M4,
-            SdmaDtype::Fp8E4 => NumType::F8E4M3,
-            SdmaDtype::Fp8E5 => NumType::F8E5M2,
-            SdmaDtype::Invalid | SdmaDtype::Fp32r => {
-                return Err(NumericsError::UnsupportedDtype { dtype: d, value: d.value(), role });
-            }
+        NumType::ALL.into_iter().find(|t| t.to_sdma() == Some(d)).ok_or(NumericsError::UnsupportedDtype {
+            dtype: d,
+            value: d.value(),
+            role,
         })
     }
 
-    /// The SDMA dtype, `None` for e4m3fn.
+    /// The SDMA dtype, `None` for e4m3fn: the one map between the two enums
+    /// ([`NumType::from_sdma`] is its inverse).
     pub const fn to_sdma(self) -> Option<SdmaDtype> {
         Some(match self {
             NumType::U8 => SdmaDtype::U8,
@@ -171,14 +159,12 @@ impl NumType {
         })
     }
 
-    /// Element size in bytes.
+    /// Element size in bytes: its SDMA dtype's ([`SdmaDtype::bytes`], the one table of sizes);
+    /// e4m3fn, which has no SDMA code, is e4m3's byte.
     pub const fn size(self) -> usize {
-        match self {
-            NumType::U8 | NumType::I8 => 1,
-            NumType::F8E3M4 | NumType::F8E4M3 | NumType::F8E5M2 | NumType::F8E4M3Fn => 1,
-            NumType::U16 | NumType::I16 | NumType::F16 | NumType::Bf16 => 2,
-            NumType::U32 | NumType::I32 | NumType::F32 => 4,
-            NumType::U64 | NumType::I64 => 8,
+        match self.to_sdma() {
+            Some(d) => d.bytes() as usize,
+            None => SdmaDtype::Fp8E4.bytes() as usize,
         }
     }
 
@@ -201,19 +187,14 @@ impl NumType {
         self.float_format().is_some()
     }
 
-    /// For an integer type: (bits, signed).
+    /// For an integer type: (bits, signed); the bits are its [`NumType::size`]'s.
     pub const fn int_info(self) -> Option<(u32, bool)> {
-        match self {
-            NumType::U8 => Some((8, false)),
-            NumType::I8 => Some((8, true)),
-            NumType::U16 => Some((16, false)),
-            NumType::I16 => Some((16, true)),
-            NumType::U32 => Some((32, false)),
-            NumType::I32 => Some((32, true)),
-            NumType::U64 => Some((64, false)),
-            NumType::I64 => Some((64, true)),
-            _ => None,
-        }
+        let signed = match self {
+            NumType::U8 | NumType::U16 | NumType::U32 | NumType::U64 => false,
+            NumType::I8 | NumType::I16 | NumType::I32 | NumType::I64 => true,
+            _ => return None,
+        };
+        Some((self.size() as u32 * 8, signed))
     }
 
     /// The name used by the CLI: the SDMA name (`bf16`, `fp8e4`, …) or `fp8e4fn`.

@@ -37,8 +37,11 @@ pub struct Compressed {
 pub const MAX_ELEMS: u64 = 1 << 28;
 
 fn check(dtype: SdmaDtype, elems: u64) -> Result<(), PathError> {
-    if !matches!(dtype, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
-        return Err(PathError::Input(format!("gce: dtype {} is not bf16, fp16 or fp32", dtype.name())));
+    if !cce_format::gce::is_source_dtype(dtype) {
+        return Err(PathError::Input(format!(
+            concat!("gce: dtype {} is not ", cce_format::gce_source_dtypes!()),
+            dtype.name()
+        )));
     }
     if elems == 0 || elems > MAX_ELEMS {
         return Err(PathError::Input(format!("gce: {elems} elements; 1..={MAX_ELEMS}")));

@@ -20,10 +20,10 @@ fn raise<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str, args
 
 /// A library error as the CLI classifies it ([`cce_api::ApiError::kind`]): bad input →
 /// `CceError`, an engine fault → `EngineFault`, a failed rank → `RankFailed`, anything else a
-/// `RuntimeError`; the message is the CLI's line.
+/// `RuntimeError`; the message is the CLI's line ([`api_message`]).
 pub(crate) fn api_error(py: Python<'_>, e: cce_api::ApiError) -> PyErr {
     use cce_api::ErrorKind;
-    let message = e.to_string();
+    let message = api_message(&e);
     match e.kind() {
         ErrorKind::BadInput => cce_error(py, message),
         ErrorKind::EngineFault => match e.fault() {
@@ -36,6 +36,13 @@ pub(crate) fn api_error(py: Python<'_>, e: cce_api::ApiError) -> PyErr {
         }
         _ => PyRuntimeError::new_err(message),
     }
+}
+
+/// A library message as Python shows it: the CLI's line, every parameter it names
+/// (`` `seed` ``) spelled as the CLI's flag (`--seed`, [`cce_api::render::flag`]), so a
+/// message reads the same from either front.
+pub(crate) fn api_message(e: &cce_api::ApiError) -> String {
+    e.message_with(cce_api::render::flag)
 }
 
 /// A keyword's text as its type, by the type's one `FromStr`; a refusal is the type's words

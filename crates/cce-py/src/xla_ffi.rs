@@ -253,7 +253,7 @@ unsafe fn run(frame: &CallFrame) -> Result<(), Failure> {
     if unsafe { elements(out) }? != elems {
         return Err(bad("cce.jax: the result must have the shard's shape"));
     }
-    let size = cce_api::dtype(dtype).map_err(|e| bad(e.to_string()))?.bytes().max(1);
+    let size = cce_api::dtype(dtype).map_err(|e| bad(crate::errors::api_message(&e)))?.bytes().max(1);
     let nbytes = elems * usize::from(size);
     if nbytes == 0 {
         return Ok(()); // nothing to reduce (every device of the call sees the same shape)
@@ -384,7 +384,7 @@ impl Call {
             self.ranks_per_node,
             None,
         )
-        .map_err(|e| bad(e.to_string()))
+        .map_err(|e| bad(crate::errors::api_message(&e)))
     }
 }
 
@@ -435,7 +435,9 @@ fn meet(call: &Call, dtype: &str, device: usize, shard: Vec<u8>) -> Result<Vec<u
         let shards: Vec<Vec<u8>> = m.shards.iter_mut().map(|s| s.take().unwrap_or_default()).collect();
         drop(t);
         let result = call.params(dtype, step).and_then(|p| {
-            cce_api::allreduce_owned(&p, shards).map(|r| r.outcome.outputs).map_err(|e| bad(e.to_string()))
+            cce_api::allreduce_owned(&p, shards)
+                .map(|r| r.outcome.outputs)
+                .map_err(|e| bad(crate::errors::api_message(&e)))
         });
         t = lock.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(m) = t.meetings.get_mut(&key) {

@@ -8,6 +8,11 @@ use serde_json::{Value, json};
 
 use crate::collective::{AllreduceResult, DEMO_RANKS, Explanation, demo_failures};
 
+/// Why a candidate cannot run, as the CLI words it: the parameters it names as flags.
+fn refusal(why: &str) -> String {
+    crate::error::spell_parameters(why, super::flag)
+}
+
 impl Explanation {
     /// The `candidates` array of the JSON: per algorithm its model time and counts, or why it
     /// cannot run (`model_seconds` null).
@@ -21,7 +26,7 @@ impl Explanation {
                             "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
                             "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
                             "busiest_engine_bytes": m.busiest_engine_bytes}),
-                        Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": why}),
+                        Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": refusal(why)}),
                     };
                     if let (Algo::File, Some(u)) = (c.algo, &self.config.user) {
                         v["algorithm_name"] = json!(u.schedule.program.name);
@@ -41,7 +46,7 @@ impl Explanation {
             "bytes_per_rank": cfg.elems * cfg.dtype.bytes() as u64, "arch": cfg.arch,
             "instance": m.instance.name(),
             "candidates": self.candidates_json(),
-            "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": p.flag, "value": p.value,
+            "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": super::flag(&p.option()), "value": p.value,
                 "unit": p.unit, "tag": p.tag, "source": p.source})).collect::<Vec<_>>(),
         });
         if cfg.user.is_some() {
@@ -75,7 +80,7 @@ impl Explanation {
                 p.unit,
                 p.tag,
                 p.source,
-                p.flag
+                super::flag(&p.option())
             );
         }
         let _ = writeln!(
@@ -105,7 +110,7 @@ impl Explanation {
                     );
                 }
                 Err(why) => {
-                    let _ = writeln!(t, "{:<10} {:>12} refused: {why}", c.algo.name(), "-");
+                    let _ = writeln!(t, "{:<10} {:>12} refused: {}", c.algo.name(), "-", refusal(why));
                 }
             }
         }
@@ -231,7 +236,7 @@ pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
             "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
         })).collect::<Vec<_>>(),
         "allreduce": {
-            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": "add",
+            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": cce_collectives::allreduce::RedOp::Add.name(),
             "rows": rows.iter().map(|r| json!({
                 "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
                 "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,
@@ -258,7 +263,7 @@ impl AllreduceResult {
         let (cfg, o, m) = (&self.config, &self.outcome, &self.metrics);
         let (algbw, busbw) = self.bandwidths();
         let quality = if self.check == Check::None {
-            "not checked (--check none)".to_string()
+            format!("not checked ({} none)", super::flag("check"))
         } else if cfg.collective == Collective::AllReduce {
             format!(
                 "#wrong {} (elements outside the {} error bound), max ulp err {} (mean {}) of {}, max abs err {:.3e}, max rel err {:.3e} (of the largest exact magnitude)",

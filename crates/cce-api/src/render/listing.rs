@@ -3,7 +3,7 @@
 
 use crate::render;
 use cce_format::SdmaDtype;
-use cce_format::packet::{self, DescKind, PacketOp};
+use cce_format::packet::{self, DescKind};
 use serde_json::{Value, json};
 
 use crate::build::Built;
@@ -98,7 +98,7 @@ impl PacketListing {
     fn to_json(&self) -> Value {
         let p = &self.packet;
         json!({
-            "op": op_name(p.op),
+            "op": p.op.name(),
             "in": p.in_dt.name(), "accum": p.accum_dt.name(), "out": p.out_dt.name(),
             "elems": p.elems,
             "sources": p.sources.iter().map(|s| json!({
@@ -116,7 +116,7 @@ impl PacketListing {
         let p = &self.packet;
         format!(
             " packet {k}: {} in={} accum={} out={} elems={} sources={} dests={}{}{}{}\n",
-            op_name(p.op),
+            p.op.name(),
             p.in_dt.name(),
             p.accum_dt.name(),
             p.out_dt.name(),
@@ -196,14 +196,6 @@ impl Listing {
             out.push_str(&q.to_text());
         }
         out
-    }
-}
-
-/// A packet op's name (`copy`, `add`, `fma`, …).
-fn op_name(op: PacketOp) -> &'static str {
-    match op {
-        PacketOp::Copy => "copy",
-        PacketOp::Cce(o) => o.name(),
     }
 }
 

@@ -18,3 +18,11 @@ pub(crate) mod ser;
 pub mod trace;
 
 pub(crate) use fields::{fields_map, fields_text};
+
+/// An option as the CLI spells it, `--{option}`: how the texts made here name a parameter that
+/// the lower crates name by its option alone (the time model's parameters, `check`), and how
+/// the fronts spell the parameters an error message names ([`crate::ApiError::message_with`]).
+/// The one place below the fronts that writes a flag's dashes.
+pub fn flag(option: &str) -> String {
+    format!("--{option}")
+}

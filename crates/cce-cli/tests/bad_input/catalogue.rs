@@ -1,6 +1,7 @@
 //! The catalogue of error messages: every `#[error("…")]` template and every message literal
-//! that an error is built from, scanned from the workspace's non-test source, and the matcher
-//! that decides whether a line of stderr is an instance of a template.
+//! that an error is built from, scanned from the workspace's non-test source (each parameter it
+//! names spelled as the CLI's flag), and the matcher that decides whether a line of stderr is
+//! an instance of a template.
 
 use std::path::{Path, PathBuf};
 
@@ -99,6 +100,8 @@ pub(crate) fn templates() -> Vec<(String, String)> {
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
         let bytes = code.as_bytes();
         let mut add = |t: String| {
+            // A library message names its parameters (`seed`); the CLI prints them as flags.
+            let t = cce_api::error::spell_parameters(&t, cce_api::render::flag);
             if is_message(&t) && !out.iter().any(|(_, o)| *o == t) {
                 out.push((rel.clone(), t));
             }

@@ -235,7 +235,7 @@ fn algo_file_rows(f: &Files, files: &mut XmlFiles, all: &mut Vec<Row>) {
         "8192 bytes per rank: the file's algorithm is for minBytes 0 to maxBytes 1000 (the executor would not select it); --any-size lowers it all the same",
         2,
     ));
-    let none_fits = file(text.replacen("maxBytes=\"0\"", "maxBytes=\"1\"", 1));
+    let none_fits = files.write(text.replacen("maxBytes=\"0\"", "maxBytes=\"1\"", 1));
     all.push((
         sv(&["algo", &none_fits]),
         "no size fits the file's minBytes 0 to maxBytes 1 in multiples of nchunksperloop",

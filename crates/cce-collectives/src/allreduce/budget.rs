@@ -1,8 +1,6 @@
 //! What a configuration needs before anything runs: the shape rules, the memory (inputs,
 //! buffers, rings, outputs) against the budget, and the failure injection's bounds.
 
-use cce_format::SdmaDtype;
-
 use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, P_OFF};
 use super::lifetimes::{add_backpressure, lifetimes};
@@ -128,7 +126,7 @@ fn check_user(cfg: &Config) -> Result<(), CollectiveError> {
         ));
     }
     if cfg.compress != Compress::None {
-        return bad(format!("{}: --compress runs with cce's ring, not a user's schedule", u.file));
+        return bad(format!("{}: `compress` runs with cce's ring, not a user's schedule", u.file));
     }
     u.schedule
         .check_size(cfg.elems, cfg.dtype.bytes() as u64)
@@ -140,20 +138,21 @@ fn check_user(cfg: &Config) -> Result<(), CollectiveError> {
 fn check_gce(cfg: &Config) -> Result<(), CollectiveError> {
     let bad = |m: String| Err(CollectiveError::Config(m));
     if cfg.algo != Algo::Ring {
-        return bad(format!("--compress gce runs the ring all-reduce (--algo ring), not {}", cfg.algo.name()));
+        return bad(format!("`compress` gce runs the ring all-reduce (`algo` ring), not {}", cfg.algo.name()));
     }
     if cfg.collective != Collective::AllReduce {
-        return bad("--compress gce runs the whole all-reduce, not a reduce-scatter or all-gather alone".into());
+        return bad("`compress` gce runs the whole all-reduce, not a reduce-scatter or all-gather alone".into());
     }
-    if !matches!(cfg.dtype, SdmaDtype::Bf16 | SdmaDtype::Fp16 | SdmaDtype::Fp32) {
-        return bad(format!("--compress gce compresses bf16, fp16 or fp32 buffers, not {}", cfg.dtype.name()));
+    if !cce_format::gce::is_source_dtype(cfg.dtype) {
+        let dtypes = cce_format::gce_source_dtypes!();
+        return bad(format!("`compress` gce compresses {dtypes} buffers, not {}", cfg.dtype.name()));
     }
     if !cce_format::limits::replication_allowed(cfg.arch) {
-        return bad(format!("--compress gce needs the EXT combo packet: arch 3 or 4, not {}", cfg.arch));
+        return bad(format!("`compress` gce needs the EXT combo packet: arch 3 or 4, not {}", cfg.arch));
     }
     if cfg.nodes() < 2 {
         return bad(format!(
-            "--compress gce compresses the hops between nodes, and {} ranks of {} per node are one node: give --ranks-per-node below {}",
+            "`compress` gce compresses the hops between nodes, and {} ranks of {} per node are one node: give `ranks-per-node` below {}",
             cfg.ranks, cfg.model.ranks_per_node, cfg.ranks
         ));
     }
@@ -269,7 +268,7 @@ pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
         let nsteps = Lowered::new(cfg).nsteps();
         if k >= cfg.ranks || s >= nsteps {
             return Err(CollectiveError::Config(format!(
-                "--fail-rank {k} --fail-step {s}: ranks 0..{}, steps 0..{nsteps}",
+                "`fail-rank` {k} `fail-step` {s}: ranks 0..{}, steps 0..{nsteps}",
                 cfg.ranks
             )));
         }

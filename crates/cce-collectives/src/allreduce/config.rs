@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use cce_format::SdmaDtype;
+use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, Rounding};
 
 use super::budget::Bytes;
@@ -65,14 +65,17 @@ impl Algo {
                 Some("ring-2r2w writes two destinations per reduce: replication needs arch ≥ 3".into())
             }
             Algo::Rdh if !ranks.is_power_of_two() => Some(format!(
-                "rdh pairs ranks by recursive halving: it needs a power-of-two rank count, not {ranks} (use ring, kangaring or --algo auto)"
+                "rdh pairs ranks by recursive halving: it needs a power-of-two rank count, not {ranks} (use ring, kangaring or `algo` auto)"
             )),
             _ => None,
         }
     }
 }
 
-/// The reduction.
+/// The reduction of a collective: the user-level op of the all-reduce family. It is not
+/// `cce reduce`'s op (cce-api's `ReduceOp`): a collective takes no per-source scales, so it has
+/// no FMA of its own, and its `avg` is an FMA by 1/R. It names itself through the host's op
+/// ([`RedOp::kbin`], [`KbinOp::name`]); only `avg` is named here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedOp {
     /// Sum.
@@ -86,23 +89,32 @@ pub enum RedOp {
 }
 
 impl RedOp {
-    /// By CLI name.
-    pub fn from_name(s: &str) -> Option<RedOp> {
-        Some(match s {
-            "add" | "sum" => RedOp::Add,
-            "min" => RedOp::Min,
-            "max" => RedOp::Max,
-            "avg" => RedOp::Avg,
-            _ => return None,
-        })
-    }
-    /// CLI name.
-    pub fn name(self) -> &'static str {
+    /// Every reduction.
+    pub const ALL: [RedOp; 4] = [RedOp::Add, RedOp::Min, RedOp::Max, RedOp::Avg];
+
+    /// The host's op that computes it: `avg` is an FMA (by 1/R).
+    pub const fn kbin(self) -> KbinOp {
         match self {
-            RedOp::Add => "add",
-            RedOp::Min => "min",
-            RedOp::Max => "max",
+            RedOp::Add => KbinOp::Add,
+            RedOp::Min => KbinOp::Min,
+            RedOp::Max => KbinOp::Max,
+            RedOp::Avg => KbinOp::Fma,
+        }
+    }
+
+    /// By CLI name; `sum` (NCCL's word) is `add`.
+    pub fn from_name(s: &str) -> Option<RedOp> {
+        match s {
+            "sum" => Some(RedOp::Add),
+            _ => Self::ALL.into_iter().find(|op| op.name() == s),
+        }
+    }
+
+    /// CLI name: the host op's (`add`, `min`, `max`), or `avg`.
+    pub const fn name(self) -> &'static str {
+        match self {
             RedOp::Avg => "avg",
+            op => op.kbin().name(),
         }
     }
 }
@@ -118,7 +130,8 @@ impl FromStr for RedOp {
     /// By CLI name ([`RedOp::from_name`]); a refusal says what is expected, without the flag
     /// (the front names it).
     fn from_str(s: &str) -> Result<RedOp, String> {
-        RedOp::from_name(s).ok_or_else(|| format!("'{s}': expected add, min, max or avg"))
+        RedOp::from_name(s)
+            .ok_or_else(|| format!("'{s}': expected {}", cce_format::op::alternatives(RedOp::ALL.map(RedOp::name))))
     }
 }
 

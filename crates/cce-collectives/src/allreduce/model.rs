@@ -89,10 +89,8 @@ pub struct TimeModel {
 /// One parameter as `--explain` shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
-    /// Field name (also the JSON key).
+    /// Field name (also the JSON key); its option ([`Parameter::option`]) overrides it.
     pub name: &'static str,
-    /// The CLI flag that overrides it.
-    pub flag: &'static str,
     /// Its value in `unit`.
     pub value: f64,
     /// Unit of `value`.
@@ -101,6 +99,14 @@ pub struct Parameter {
     pub tag: &'static str,
     /// Where it comes from.
     pub source: &'static str,
+}
+
+impl Parameter {
+    /// The option that overrides it: its name with `-` for `_` (`dma-gbps`), as an option's
+    /// name is made from its field's (the CLI's flag is this name after two dashes).
+    pub fn option(&self) -> String {
+        self.name.replace('_', "-")
+    }
 }
 
 /// NeuronCores per chip and chips per instance (public instance specifications).
@@ -150,12 +156,11 @@ impl TimeModel {
     /// Every parameter with its value, tag and source.
     pub fn parameters(&self) -> Vec<Parameter> {
         let trn3 = self.instance == Instance::Trn3;
-        let p = |name, flag, value, unit, tag, source| Parameter { name, flag, value, unit, tag, source };
+        let p = |name, value, unit, tag, source| Parameter { name, value, unit, tag, source };
         vec![
-            p("engines", "--engines", self.engines as f64, "per rank", "MED", "16 DMA engines per NeuronCore (v2-v4)"),
+            p("engines", self.engines as f64, "per rank", "MED", "16 DMA engines per NeuronCore (v2-v4)"),
             p(
                 "dma_gbps",
-                "--dma-gbps",
                 self.engine_bytes_per_sec * self.engines as f64 / 1e9,
                 "GB/s per rank",
                 "MED",
@@ -163,23 +168,14 @@ impl TimeModel {
             ),
             p(
                 "cce_rate",
-                "--cce-rate",
                 self.cce_rate,
                 "x copy rate",
                 "MED",
                 "a CCE reduce at about 50 % of the DMA copy throughput before NeuronCore-v4, full rate on v4",
             ),
-            p(
-                "alpha_ns",
-                "--alpha-ns",
-                self.per_descriptor * 1e9,
-                "ns per descriptor",
-                "MODEL",
-                "the project's choice",
-            ),
+            p("alpha_ns", self.per_descriptor * 1e9, "ns per descriptor", "MODEL", "the project's choice"),
             p(
                 "hbm_gbps",
-                "--hbm-gbps",
                 self.hbm_bytes_per_sec / 1e9,
                 "GB/s per rank",
                 if trn3 { "MODEL" } else { "MED" },
@@ -191,7 +187,6 @@ impl TimeModel {
             ),
             p(
                 "cores_per_chip",
-                "--cores-per-chip",
                 self.cores_per_chip as f64,
                 "ranks",
                 if trn3 { "MODEL" } else { "MED" },
@@ -203,7 +198,6 @@ impl TimeModel {
             ),
             p(
                 "link_gbps",
-                "--link-gbps",
                 self.link_bytes_per_sec / 1e9,
                 "GB/s per chip link",
                 "MODEL",
@@ -215,7 +209,6 @@ impl TimeModel {
             ),
             p(
                 "inter_link_gbps",
-                "--inter-link-gbps",
                 self.inter_link_bytes_per_sec / 1e9,
                 "GB/s between nodes",
                 if self.instance == Instance::Trn2 { "MED" } else { "MODEL" },
@@ -226,7 +219,6 @@ impl TimeModel {
             ),
             p(
                 "latency_us",
-                "--latency-us",
                 self.step_latency * 1e6,
                 "us per step (hop inside a node)",
                 "MED",
@@ -234,7 +226,6 @@ impl TimeModel {
             ),
             p(
                 "inter_latency_us",
-                "--inter-latency-us",
                 self.inter_latency * 1e6,
                 "us per step (hop between nodes)",
                 "MED",
@@ -242,7 +233,6 @@ impl TimeModel {
             ),
             p(
                 "ranks_per_node",
-                "--ranks-per-node",
                 self.ranks_per_node as f64,
                 "ranks",
                 if trn3 { "MODEL" } else { "MED" },

@@ -8,19 +8,14 @@ use cce_host::{
     CopyRequest, GradientRequest, Program, ReduceDtypes, ReduceRequest, Rings, plan, plan_copy, plan_gradient,
 };
 
-use super::config::{CollectiveError, Config, RedOp};
+use super::config::{CollectiveError, Config};
 use super::layout::RING_SIZE;
 use super::schedule::{Step, Work};
 
 /// One work item's program (`None` for an empty one).
 pub(super) fn plan_work(cfg: &Config, rank: usize, step: usize, w: &Work) -> Result<Option<Program>, CollectiveError> {
     let host = |error| CollectiveError::Host { rank, step, error };
-    let kop = match cfg.op {
-        RedOp::Add => KbinOp::Add,
-        RedOp::Min => KbinOp::Min,
-        RedOp::Max => KbinOp::Max,
-        RedOp::Avg => KbinOp::Fma,
-    };
+    let kop = cfg.op.kbin();
     if w.is_empty() {
         return Ok(None);
     }

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use crate::bits::U3;
 use crate::descriptor::FmaOperand;
 use crate::dtype::SdmaDtype;
-use crate::op::SdmaCceType;
+use crate::op::{KbinOp, SdmaCceType};
 
 /// What a packet does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +14,16 @@ pub enum PacketOp {
     Copy,
     /// A CCE compute op (ADD, FMA, MIN, MAX).
     Cce(SdmaCceType),
+}
+
+impl PacketOp {
+    /// `copy` or the CCE op's name (`add`, `fma`, …): the host's names ([`KbinOp::name`]).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PacketOp::Copy => KbinOp::Copy.name(),
+            PacketOp::Cce(op) => op.name(),
+        }
+    }
 }
 
 /// The FMA operands of one source: selectors and its fp32 scale.
