@@ -91,7 +91,9 @@ pub fn check(which: &[Benchmark]) -> Result<(), ApiError> {
     for w in which {
         match w {
             Benchmark::Reduce => cce_bench::reduce::check_reduce(SOURCE_BYTES)?,
-            Benchmark::Allreduce => cce_bench::allreduce::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?,
+            Benchmark::Allreduce => {
+                cce_bench::allreduce::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?;
+            }
             Benchmark::Numerics | Benchmark::Encode => {}
         }
     }

@@ -19,8 +19,8 @@ use cce_engine::memory::{MemError, SharedMemory};
 use cce_engine::{Memory, RunReport};
 use cce_format::ring::ring_bytes;
 
-use super::budget::check;
-use super::config::{CollectiveError, Config, Outcome, RankCounts};
+use super::budget::Checked;
+use super::config::{CollectiveError, Outcome, RankCounts};
 use super::layout::Layout;
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
@@ -348,15 +348,15 @@ pub(super) struct BlocksRun<'m> {
     pub(super) report: Partitioned,
 }
 
-/// [`run_owned`](super::run_owned) with the ranks split into `groups` blocks of memory
-/// (1..=ranks; rank q in block q · groups / ranks): the same outputs bit for bit, and what
-/// crossed between blocks.
+/// [`run`](super::run) with the ranks split into `groups` blocks of memory (1..=ranks; rank q
+/// in block q · groups / ranks) over owned inputs: the same outputs bit for bit, the inputs
+/// handed back, and what crossed between blocks.
 pub fn run_partitioned(
-    cfg: &Config,
+    checked: &Checked,
     inputs: Vec<Vec<u8>>,
     groups: usize,
 ) -> Result<(Outcome, Vec<Vec<u8>>, Partitioned), CollectiveError> {
-    check(cfg)?;
+    let cfg = checked.config();
     if groups == 0 || groups > cfg.ranks {
         return Err(CollectiveError::Config(format!("{groups} blocks for {} ranks: 1..={}", cfg.ranks, cfg.ranks)));
     }
@@ -367,7 +367,7 @@ pub fn run_partitioned(
     let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
     let inputs = inputs.into_iter().map(|i| Some(Cow::Owned(i))).collect();
-    let r = run_blocks(cfg, groups, &|_| true, inputs, true, &Local, &boxes, &net)?;
+    let r = run_blocks(checked, groups, &|_| true, inputs, true, &Local, &boxes, &net)?;
     Ok((r.outcome, r.inputs.into_iter().map(Cow::into_owned).collect(), r.report))
 }
 
@@ -387,7 +387,7 @@ pub(super) fn block_of(q: usize, ranks: usize, groups: usize) -> usize {
 
 /// The messages block `g` receives from other blocks in a run of `cfg` over `groups` blocks.
 #[cfg(feature = "mpi")]
-pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
+pub(super) fn incoming(cfg: &super::Config, groups: usize, g: usize) -> usize {
     let low = Lowered::new(cfg);
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     plan(&low, &low.steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
@@ -396,12 +396,12 @@ pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
 /// Runs the blocks `local` says are this process's (their ranks' inputs given, the others
 /// `None`), messages to other processes going over `wire` and coming in through `boxes`;
 /// `net` holds the semaphores and the first failure (a receiver of other processes' failures
-/// records them there). `cfg` is checked. With `hand_back`, the run's `inputs` are the inputs
+/// records them there). With `hand_back`, the run's `inputs` are the inputs
 /// as given; without, an input the run copied is freed once copied (its entry comes back empty).
 #[allow(clippy::needless_range_loop, reason = "rank indices address several parallel tables")]
 #[allow(clippy::too_many_arguments, reason = "the three callers (one memory, partitioned, MPI) differ in each")]
 pub(super) fn run_blocks<'m>(
-    cfg: &Config,
+    checked: &Checked,
     groups: usize,
     local: &dyn Fn(usize) -> bool,
     inputs: Vec<Option<Cow<'m, [u8]>>>,
@@ -410,9 +410,10 @@ pub(super) fn run_blocks<'m>(
     boxes: &[Mailbox],
     net: &InProcess,
 ) -> Result<BlocksRun<'m>, CollectiveError> {
+    let cfg = checked.config();
     let size = cfg.dtype.bytes() as u64;
     let bytes = cfg.elems * size;
-    let prepared = prepare(cfg, groups)?;
+    let prepared = prepare(checked, groups)?;
     let Prepared { low, group, plan, programs, life, .. } = &*prepared;
     let steps = &low.steps;
     let nsteps = low.nsteps();
