@@ -9,6 +9,8 @@
 //!   before anything is allocated; [`Prepared::run`] runs it without checking again, and with
 //!   `auto` each candidate's model time is computed once, by the preparation, and its choice's
 //!   model is the run's (the cce-api tests count both).
+//! - Messages name parameters in backquotes (`` `ranks` ``, `` `compress` ``), never a front's
+//!   flag: each front spells them its own way.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -165,7 +167,7 @@ impl AllreduceParams {
             return Ok(Prepared { checked: allreduce::check(&cfg)?, check: self.check, explanation: None });
         }
         if cfg.compress == Compress::Gce {
-            return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
+            return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
         }
         let (chosen, candidates) = allreduce::choose(&cfg)?;
         let cfg = Config { algo: chosen, ..cfg };
@@ -203,12 +205,12 @@ impl AllreduceParams {
             AlgoChoice::Algo(a) => *a,
         };
         let op = self.op;
-        let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
+        let ranks = usize::try_from(self.ranks).map_err(|_| input("`ranks` out of range"))?;
         let mut cfg = match &self.algo {
             AlgoChoice::File(u) => {
                 if ranks != u.ranks() {
                     return Err(input(format!(
-                        "--ranks {ranks}: {} is an algorithm for {} ranks (ngpus)",
+                        "`ranks` {ranks}: {} is an algorithm for {} ranks (ngpus)",
                         u.file,
                         u.ranks()
                     )));
@@ -220,7 +222,7 @@ impl AllreduceParams {
         if let Some(acc) = self.accum {
             cfg.accum = acc;
         }
-        cfg.arch = crate::build::fit32("--arch <ARCH>", self.arch)?;
+        cfg.arch = crate::build::fit32("`arch` <ARCH>", self.arch)?;
         cfg.model = match self.instance {
             None => TimeModel::defaults(cfg.arch),
             Some(instance) => TimeModel::for_instance(instance),
@@ -232,7 +234,7 @@ impl AllreduceParams {
         match (&self.algo, self.collective) {
             (AlgoChoice::File(u), Some(c)) if c != cfg.collective => {
                 return Err(input(format!(
-                    "--collective {c}: {} is a {} schedule (its coll)",
+                    "`collective` {c}: {} is a {} schedule (its coll)",
                     u.file,
                     u.schedule.program.coll.name()
                 )));
@@ -248,14 +250,14 @@ impl AllreduceParams {
         cfg.timeout = Duration::from_secs(self.timeout_secs.max(1));
         let positive = |v: Option<f64>, name: &str| -> Result<Option<f64>, ApiError> {
             match v {
-                Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("--{name} must be a positive number"))),
+                Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("`{name}` must be a positive number"))),
                 v => Ok(v),
             }
         };
         let m = &mut cfg.model;
         let count = |v: Option<u64>, name: &str, max: u64| -> Result<Option<u64>, ApiError> {
             match v {
-                Some(x) if x == 0 || x > max => Err(input(format!("--{name} must be 1..={max}"))),
+                Some(x) if x == 0 || x > max => Err(input(format!("`{name}` must be 1..={max}"))),
                 v => Ok(v),
             }
         };
@@ -485,11 +487,11 @@ pub fn framework_seed(base: u64, position: u64, step: u64) -> u64 {
 /// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
 /// element counts as one element, and sizes that round to the same count run once.
 pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> {
-    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("--sweep '{sweep}': expected MIN:MAX bytes")))?;
+    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("`sweep` '{sweep}': expected MIN:MAX bytes")))?;
     let lo = values::parse_u64(lo).map_err(input)?;
     let hi = values::parse_u64(hi).map_err(input)?;
     if lo == 0 || lo > hi {
-        return Err(input("--sweep: MIN must be positive and at most MAX"));
+        return Err(input("`sweep`: MIN must be positive and at most MAX"));
     }
     let mut counts: Vec<u64> = Vec::new();
     let mut s = lo;
@@ -524,7 +526,7 @@ impl AllreduceParams {
         fit.dedup();
         if fit.is_empty() {
             return Err(input(format!(
-                "--sweep {sweep}: no size fits {} (multiples of nchunksperloop {n} elements, minBytes {}, maxBytes {})",
+                "`sweep` {sweep}: no size fits {} (multiples of nchunksperloop {n} elements, minBytes {}, maxBytes {})",
                 u.file, u.schedule.program.min_bytes, u.schedule.program.max_bytes
             )));
         }

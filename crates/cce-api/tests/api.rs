@@ -336,7 +336,7 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     let e = cce_api::allreduce(&AllreduceParams { fail: Some((1, 0)), ..p.clone() }, &inputs).unwrap_err();
     assert_eq!((e.kind(), e.exit_code(), e.rank_failure()), (ErrorKind::RankFailed, 1, Some((1, 0))));
     let e = cce_api::allreduce(&AllreduceParams { cce_rate: Some(-1.0), ..p.clone() }, &inputs).unwrap_err();
-    assert_eq!(e.to_string(), "--cce-rate must be a positive number");
+    assert_eq!(e.to_string(), "`cce-rate` must be a positive number", "a parameter, named for the fronts to spell");
     let e = "tree".parse::<AlgoChoice>().unwrap_err();
     assert_eq!(format!("--algo {e}"), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
     assert_eq!(v["algo"], "ring");
