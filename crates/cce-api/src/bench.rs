@@ -7,9 +7,13 @@ use core::str::FromStr;
 
 use serde::Serialize;
 
+/// The benchmarks' results, as [`BenchResult`] holds them.
 pub use cce_bench::allreduce::{AllreduceBench, AllreduceBenchResult};
+/// See [`AllreduceBench`].
 pub use cce_bench::encode::EncodeBench;
+/// See [`AllreduceBench`].
 pub use cce_bench::numerics::{NumericsBench, NumericsRow, ThreadsGbps};
+/// See [`AllreduceBench`].
 pub use cce_bench::reduce::{ReduceBench, ReduceBenchResult};
 
 use crate::error::ApiError;

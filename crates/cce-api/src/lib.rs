@@ -59,6 +59,7 @@ pub mod mpi;
 pub mod params;
 pub mod reduce;
 pub mod render;
+pub mod ringfile;
 pub use render::{plot, report, trace};
 pub mod run;
 pub mod runtime;
@@ -85,8 +86,8 @@ pub use cce_format::SdmaDtype;
 pub use cce_format::Tag;
 /// Most sources one reduce takes (the runtime's limit).
 pub use cce_format::limits::MAX_SOURCES;
-/// The ring dump file, and a descriptor's size in a ring.
-pub use cce_format::{ring::DESC_BYTES, ringfile};
+/// A descriptor's size in a ring, bytes.
+pub const DESC_BYTES: usize = cce_format::ring::DESC_BYTES;
 
 /// A dtype by SDMA name (`bf16`, `fp32`, …) or value (0..=15), as the CLI's dtype flags take it.
 pub fn dtype(name: &str) -> Result<SdmaDtype, ApiError> {
