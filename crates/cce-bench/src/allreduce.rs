@@ -126,7 +126,7 @@ pub fn allreduce_mpi(
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();
     // cce's own algorithms (the XML ring runs in one process only).
-    for (algo, checked) in Algo::ALL.into_iter().zip(&runs) {
+    for (algo, (_, checked)) in Algo::ALL.into_iter().zip(&runs) {
         let cfg = checked.config();
         let mut best: Option<Vec<Vec<u64>>> = None;
         for _ in 0..reps.max(1) {
