@@ -22,10 +22,12 @@
 //! - [`params`]: the values a user names (ops, rounding, algorithms, collectives, FMA
 //!   selectors, clamp constants, dtypes), each a type with the one `FromStr` the fronts parse
 //!   with — its refusal never names a flag, the front does;
-//! - [`collective`]: [`AllreduceParams`] → a checked configuration (`auto` resolved by the
-//!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
-//!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
-//!   with its chart;
+//! - [`collective`]: [`AllreduceParams`] → [`AllreduceParams::prepare`] → a
+//!   [`Prepared`](collective::Prepared) all-reduce (checked once, `auto` resolved by the time
+//!   model once) → its run; [`allreduce`] in one call; `--explain`
+//!   ([`Explanation`](collective::Explanation)), the demo ([`Demo`](collective::Demo)), the
+//!   numerics report, and a sweep over every algorithm with its chart;
+//! - [`ringfile`]: ring dump files as the fronts read them;
 //! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
 //! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;

@@ -1,5 +1,5 @@
 //! The memory budget is checked before anything is allocated: a configuration over it is refused
-//! by `allreduce::check` (and by `run`, before it looks at its inputs) with one line naming the
+//! by `allreduce::check` (a run takes only what the check accepted) with one line naming the
 //! ranks, elements and bytes, and the peak memory of this process stays small.
 //!
 //! One test in its own file, so this process's peak resident memory is its own.
