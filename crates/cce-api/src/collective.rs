@@ -355,7 +355,7 @@ pub use cce_collectives::allreduce::Timeline;
 
 /// An all-reduce checked and ready to run ([`AllreduceParams::prepare`]): the configuration,
 /// its memory need and lowered schedule, and with `auto` every candidate's model, each computed
-/// once. Only [`AllreduceParams::prepare`] makes one.
+/// once. Only cce-api makes one ([`AllreduceParams::prepare`], the sweeps).
 #[derive(Clone, Debug)]
 pub struct Prepared {
     checked: Checked,
