@@ -7,9 +7,13 @@ use core::str::FromStr;
 
 use serde::Serialize;
 
+/// The benchmarks' results, as [`BenchResult`] holds them.
 pub use cce_bench::allreduce::{AllreduceBench, AllreduceBenchResult};
+/// See [`AllreduceBench`].
 pub use cce_bench::encode::EncodeBench;
+/// See [`AllreduceBench`].
 pub use cce_bench::numerics::{NumericsBench, NumericsRow, ThreadsGbps};
+/// See [`AllreduceBench`].
 pub use cce_bench::reduce::{ReduceBench, ReduceBenchResult};
 
 use crate::error::ApiError;
@@ -91,7 +95,9 @@ pub fn check(which: &[Benchmark]) -> Result<(), ApiError> {
     for w in which {
         match w {
             Benchmark::Reduce => cce_bench::reduce::check_reduce(SOURCE_BYTES)?,
-            Benchmark::Allreduce => cce_bench::allreduce::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?,
+            Benchmark::Allreduce => {
+                cce_bench::allreduce::check_allreduce(ALLREDUCE_RANKS, SOURCE_BYTES)?;
+            }
             Benchmark::Numerics | Benchmark::Encode => {}
         }
     }

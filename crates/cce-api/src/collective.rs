@@ -1,39 +1,55 @@
-//! Collectives, as `cce allreduce` and `cce demo` run them: [`AllreduceParams`] (the flags, as
-//! typed fields) → a checked `cce-collectives` [`Config`]; a run's outcome and error
-//! metrics as the JSON objects the CLI prints (one run, a sweep row, the demo).
+//! Collectives, as `cce allreduce`, `cce demo` and `cce report numerics` run them:
+//! [`AllreduceParams`] (the flags, as typed fields) → a [`Prepared`] all-reduce (its
+//! configuration checked once, `auto` resolved by the time model once) → its run; the demo
+//! ([`Demo`]) and the numerics report ([`NumericsReport`]) checked, then run.
 //!
 //! ## Guarantees
-//! - [`AllreduceParams::config`] checks every time-model override and a user's schedule against
-//!   the ranks and collective;
-//!   [`cce_collectives::allreduce::check`] (called by [`allreduce()`] and by the CLI before it
-//!   makes or reads inputs) then checks the configuration and memory budget before anything is
-//!   allocated.
-//! - JSON keys are the CLI's contract, in its order.
+//! - [`AllreduceParams::prepare`] checks every time-model override and a user's schedule
+//!   against the ranks and collective, then the configuration and its memory budget — once,
+//!   before anything is allocated; [`Prepared::run`] runs it without checking again, and with
+//!   `auto` each candidate's model time is computed once, by the preparation, and its choice's
+//!   model is the run's (the cce-api tests count both).
+//! - Messages name parameters in backquotes (`` `ranks` ``, `` `compress` ``), never a front's
+//!   flag: each front spells them its own way.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{
-    self, Algo, Candidate, Collective, Compress, HopBytes, Instance, Outcome, RedOp, TimeModel,
-};
-use cce_collectives::demo::{Example, Row};
-use cce_collectives::metrics::Metrics;
-use cce_format::SdmaDtype;
+use cce_collectives::allreduce::{self, Checked, TimeModel};
+use cce_collectives::metrics::{self, Metrics};
+use cce_collectives::{demo, numerics_report};
 use cce_format::ringfile::RingFile;
 use cce_host::Rounding;
 
-pub use cce_collectives::allreduce::{Config, MemoryNeed, UserAlgo};
-pub use cce_collectives::metrics::Check;
-/// The collectives themselves (configurations, runs, the time model), for fronts that drive a
-/// run step by step; the demo's jobs; a result's measures.
-pub use cce_collectives::{allreduce as collectives, demo, metrics};
+/// The configuration a [`Prepared`] all-reduce runs, in its results and reports.
+pub use cce_collectives::allreduce::Config;
+/// The bytes over node boundaries, in [`AllreduceResult::hops`].
+pub use cce_collectives::allreduce::HopBytes;
+/// The memory a prepared all-reduce was checked for ([`Prepared::memory_need`]).
+pub use cce_collectives::allreduce::MemoryNeed;
+/// A run's outcome, in [`AllreduceResult`].
+pub use cce_collectives::allreduce::Outcome;
+/// The demo's worked examples and all-reduce rows ([`Demo`]).
+pub use cce_collectives::demo::{Example, Row};
+/// The numerics report's parameters, series and result ([`NumericsReport`]).
+pub use cce_collectives::numerics_report::{Params, Report, Series};
+
+use crate::params::{Algo, Check, Collective, Compress, Instance, RedOp, UserAlgo};
+use cce_format::SdmaDtype;
 
 use crate::error::ApiError;
 use crate::listing::Listing;
 use crate::params::{AlgoChoice, RoundingMode};
 use crate::values;
+
+/// Fewest ranks of an all-reduce.
+pub const MIN_RANKS: usize = allreduce::MIN_RANKS;
+/// Most ranks of an all-reduce.
+pub const MAX_RANKS: usize = allreduce::MAX_RANKS;
+/// Most ranks of the mesh algorithm (its R-source reduce packet).
+pub const MESH_MAX_RANKS: usize = allreduce::MESH_MAX_RANKS;
 
 fn input(m: impl Into<String>) -> ApiError {
     ApiError::Input(m.into())
@@ -91,8 +107,7 @@ pub struct AllreduceParams {
     pub ranks_per_node: Option<u64>,
     /// Time model: ranks per chip.
     pub cores_per_chip: Option<u64>,
-    /// Model memory budget in bytes; `None`: [`allreduce::default_budget`] (3/4 of the host's
-    /// memory).
+    /// Model memory budget in bytes; `None`: 3/4 of the host's memory.
     pub budget: Option<u64>,
     /// `--compress`: [`Compress::Gce`] compresses what crosses a node boundary (the ring
     /// all-reduce only; without `ranks_per_node`, the ranks form two nodes).
@@ -142,22 +157,23 @@ impl AllreduceParams {
         }
     }
 
-    /// The configuration for `elems` elements per rank, every override checked (the ranks,
-    /// sizes and budget are [`allreduce::check`]'s); `auto` resolved to the
-    /// algorithm of least model time ([`allreduce::choose`]).
-    pub fn config(&self, elems: u64) -> Result<Config, ApiError> {
+    /// The configuration for `elems` elements per rank, checked with its memory budget before
+    /// anything is allocated, every override checked; `auto` resolved to the algorithm of least
+    /// model time, each candidate modelled once (the choice's model is the run's): the
+    /// all-reduce [`Prepared::run`] runs next, without checking again.
+    pub fn prepare(&self, elems: u64) -> Result<Prepared, ApiError> {
         let cfg = self.config_for(elems)?;
-        if cfg.algo == Algo::File {
-            return Ok(cfg);
+        if !self.is_auto() || cfg.algo == Algo::File {
+            return Ok(Prepared { checked: allreduce::check(&cfg)?, check: self.check, explanation: None });
         }
-        if self.is_auto() && cfg.compress == Compress::Gce {
-            return Err(input("--compress gce runs the ring all-reduce: give --algo ring, not auto"));
+        if cfg.compress == Compress::Gce {
+            return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
         }
-        if self.is_auto() {
-            let (algo, _) = allreduce::choose(&cfg)?;
-            return Ok(Config { algo, ..cfg });
-        }
-        Ok(cfg)
+        let (chosen, candidates) = allreduce::choose(&cfg)?;
+        let cfg = Config { algo: chosen, ..cfg };
+        let checked = allreduce::check_chosen(&cfg, &candidates)?;
+        let explanation = Explanation { config: cfg, candidates, auto: chosen };
+        Ok(Prepared { checked, check: self.check, explanation: Some(explanation) })
     }
 
     /// Whether the algorithm is chosen by the model.
@@ -166,22 +182,22 @@ impl AllreduceParams {
     }
 
     /// Every algorithm's model for `elems` elements per rank, the choice, and the model's
-    /// parameters: what `cce allreduce --explain` prints. With a user's schedule, it runs,
-    /// and is listed after cce's own algorithms with the model time of its own packets.
+    /// parameters: what `cce allreduce --explain` prints (the model only: no memory budget, so
+    /// any size). With a user's schedule, it runs, and is listed after cce's own algorithms with
+    /// the model time of its own packets.
     pub fn explain(&self, elems: u64) -> Result<Explanation, ApiError> {
         let cfg = self.config_for(elems)?;
         if cfg.algo == Algo::File {
             let builtin = Config { algo: Algo::Ring, user: None, ..cfg.clone() };
             let (auto, mut candidates) = allreduce::choose(&builtin)?;
-            candidates
-                .push(Candidate { algo: Algo::File, model: allreduce::model(&cfg, false).map_err(|e| e.to_string()) });
+            candidates.push(Candidate::of(&cfg));
             return Ok(Explanation { config: cfg, candidates, auto });
         }
         let (chosen, candidates) = allreduce::choose(&cfg)?;
         Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates, auto: chosen })
     }
 
-    /// [`config`](Self::config) before `auto` is resolved (it stands for ring then).
+    /// The configuration before it is checked and `auto` resolved (it stands for ring then).
     fn config_for(&self, elems: u64) -> Result<Config, ApiError> {
         let algo = match &self.algo {
             AlgoChoice::File(_) => Algo::File,
@@ -189,12 +205,12 @@ impl AllreduceParams {
             AlgoChoice::Algo(a) => *a,
         };
         let op = self.op;
-        let ranks = usize::try_from(self.ranks).map_err(|_| input("--ranks out of range"))?;
+        let ranks = usize::try_from(self.ranks).map_err(|_| input("`ranks` out of range"))?;
         let mut cfg = match &self.algo {
             AlgoChoice::File(u) => {
                 if ranks != u.ranks() {
                     return Err(input(format!(
-                        "--ranks {ranks}: {} is an algorithm for {} ranks (ngpus)",
+                        "`ranks` {ranks}: {} is an algorithm for {} ranks (ngpus)",
                         u.file,
                         u.ranks()
                     )));
@@ -206,7 +222,7 @@ impl AllreduceParams {
         if let Some(acc) = self.accum {
             cfg.accum = acc;
         }
-        cfg.arch = crate::build::fit32("--arch <ARCH>", self.arch)?;
+        cfg.arch = crate::build::fit32("`arch` <ARCH>", self.arch)?;
         cfg.model = match self.instance {
             None => TimeModel::defaults(cfg.arch),
             Some(instance) => TimeModel::for_instance(instance),
@@ -218,7 +234,7 @@ impl AllreduceParams {
         match (&self.algo, self.collective) {
             (AlgoChoice::File(u), Some(c)) if c != cfg.collective => {
                 return Err(input(format!(
-                    "--collective {c}: {} is a {} schedule (its coll)",
+                    "`collective` {c}: {} is a {} schedule (its coll)",
                     u.file,
                     u.schedule.program.coll.name()
                 )));
@@ -234,14 +250,14 @@ impl AllreduceParams {
         cfg.timeout = Duration::from_secs(self.timeout_secs.max(1));
         let positive = |v: Option<f64>, name: &str| -> Result<Option<f64>, ApiError> {
             match v {
-                Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("--{name} must be a positive number"))),
+                Some(x) if !(x.is_finite() && x > 0.0) => Err(input(format!("`{name}` must be a positive number"))),
                 v => Ok(v),
             }
         };
         let m = &mut cfg.model;
         let count = |v: Option<u64>, name: &str, max: u64| -> Result<Option<u64>, ApiError> {
             match v {
-                Some(x) if x == 0 || x > max => Err(input(format!("--{name} must be 1..={max}"))),
+                Some(x) if x == 0 || x > max => Err(input(format!("`{name}` must be 1..={max}"))),
                 v => Ok(v),
             }
         };
@@ -331,43 +347,109 @@ impl AllreduceResult {
     }
 }
 
-/// Runs a checked configuration over `inputs` (one buffer per rank, moved into the model as
-/// its input buffers, not copied) and, with [`Check::Exact`], measures the outputs against them
-/// block by block on this host's threads (no per-element state is kept); `memory_bytes` is
-/// what [`allreduce::check`] returned for it.
-pub fn run_config(
-    cfg: &Config,
-    inputs: Vec<Vec<u8>>,
-    memory_bytes: u64,
+/// A candidate of the time model: an algorithm and its model timeline or refusal
+/// ([`Explanation::candidates`]).
+pub use cce_collectives::allreduce::Candidate;
+/// The model's timeline of a run ([`Prepared::timeline`], the trace's source).
+pub use cce_collectives::allreduce::Timeline;
+
+/// An all-reduce checked and ready to run ([`AllreduceParams::prepare`]): the configuration,
+/// its memory need and lowered schedule, and with `auto` every candidate's model, each computed
+/// once. Only cce-api makes one ([`AllreduceParams::prepare`], the sweeps).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    checked: Checked,
     check: Check,
-) -> Result<AllreduceResult, ApiError> {
-    run_inputs(cfg, inputs.into_iter().map(Cow::Owned).collect(), memory_bytes, check)
+    explanation: Option<Explanation>,
 }
 
-/// [`run_config`] over owned inputs (moved in) or borrowed ones (read in place).
-fn run_inputs(
-    cfg: &Config,
-    inputs: Vec<Cow<'_, [u8]>>,
-    memory_bytes: u64,
-    check: Check,
-) -> Result<AllreduceResult, ApiError> {
-    let (outcome, inputs) = allreduce::run_inputs(cfg, inputs)?;
-    let metrics = match check {
-        Check::Exact => metrics::measure(cfg, &inputs, &outcome.outputs),
-        Check::None => Metrics::default(),
-    };
-    drop(inputs);
-    let hops = match cfg.compress {
-        Compress::None => None,
-        Compress::Gce => Some(allreduce::hop_report(cfg, &outcome)?),
-    };
-    Ok(AllreduceResult { config: cfg.clone(), outcome, metrics, check, memory_bytes, candidates: None, hops })
+impl Prepared {
+    /// The configuration (with `auto`, the chosen algorithm's).
+    pub fn config(&self) -> &Config {
+        self.checked.config()
+    }
+
+    /// The memory it was checked for against the budget.
+    pub fn memory_need(&self) -> &MemoryNeed {
+        self.checked.need()
+    }
+
+    /// The outputs' check it measures under.
+    pub fn check(&self) -> Check {
+        self.check
+    }
+
+    /// The checked run, for the MPI job.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn checked(&self) -> &Checked {
+        &self.checked
+    }
+
+    /// With `auto`: every candidate's model and the choice (computed by the preparation).
+    pub fn explanation(&self) -> Option<&Explanation> {
+        self.explanation.as_ref()
+    }
+
+    /// The algorithm as reports name it ([`algo_label`]).
+    pub fn label(&self) -> String {
+        algo_label(self.config())
+    }
+
+    /// The model's timeline with every packet and work item (what a trace shows; refused when
+    /// it would hold too many packets). The run's own model is not detailed: this is one more
+    /// time model, made only when asked for.
+    pub fn timeline(&self) -> Result<Timeline, ApiError> {
+        Ok(allreduce::model(self.config(), true)?)
+    }
+
+    /// The inputs made from `seed`, one buffer per rank (what `cce allreduce` runs without
+    /// `--input-dir`).
+    pub fn generate_inputs(&self, seed: u64) -> Vec<Vec<u8>> {
+        metrics::generate(self.config(), seed)
+    }
+
+    /// One rank's input size in bytes: what every input must hold.
+    pub fn input_bytes(&self) -> u64 {
+        let cfg = self.config();
+        cfg.elems * cfg.dtype.bytes() as u64
+    }
+
+    /// Runs it over `inputs` (one buffer per rank of [`input_bytes`](Self::input_bytes); owned
+    /// ones moved into the model as its input buffers, borrowed ones read in place: nothing of
+    /// them copied), checking nothing again, and, with [`Check::Exact`], measures the outputs
+    /// against them block by block on this host's threads (no per-element state is kept). With
+    /// `auto`, the candidates come with the result.
+    pub fn run(&self, inputs: Vec<Cow<'_, [u8]>>) -> Result<AllreduceResult, ApiError> {
+        let bytes = self.input_bytes();
+        if inputs.len() != self.config().ranks || inputs.iter().any(|i| i.len() as u64 != bytes) {
+            return Err(input(format!("need {} inputs of {bytes} bytes each", self.config().ranks)));
+        }
+        let cfg = self.config();
+        let (outcome, inputs) = allreduce::run(&self.checked, inputs)?;
+        let metrics = match self.check {
+            Check::Exact => metrics::measure(cfg, &inputs, &outcome.outputs),
+            Check::None => Metrics::default(),
+        };
+        drop(inputs);
+        let hops = match cfg.compress {
+            Compress::None => None,
+            Compress::Gce => Some(allreduce::hop_report(cfg, &outcome)?),
+        };
+        Ok(AllreduceResult {
+            config: cfg.clone(),
+            outcome,
+            metrics,
+            check: self.check,
+            memory_bytes: self.memory_need().total(),
+            candidates: self.explanation.clone(),
+            hops,
+        })
+    }
 }
 
 /// All-reduces `inputs` (one raw little-endian buffer of `params.dtype` per rank; equal
-/// lengths): the configuration for their element count, checked with its memory budget, then
-/// [`run_config`]. `params.ranks` is the number of inputs. The inputs are read in place,
-/// never copied.
+/// lengths): [`AllreduceParams::prepare`] for their element count, then [`Prepared::run`].
+/// `params.ranks` is the number of inputs. The inputs are read in place, never copied.
 pub fn allreduce(params: &AllreduceParams, inputs: &[Vec<u8>]) -> Result<AllreduceResult, ApiError> {
     allreduce_slices(params, &inputs.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
@@ -390,33 +472,7 @@ fn allreduce_inputs(params: &AllreduceParams, inputs: Vec<Cow<'_, [u8]>>) -> Res
         return Err(ApiError::Ragged { len, dtype: params.dtype.name().to_string(), size: size as usize });
     }
     let params = AllreduceParams { ranks: inputs.len() as u64, ..params.clone() };
-    let (cfg, need) = params.checked(len / size)?;
-    params.run_checked(&cfg, &need, inputs)
-}
-
-impl AllreduceParams {
-    /// The configuration for `elems` elements per rank, checked with its memory budget before
-    /// anything is allocated: what [`run_checked`](Self::run_checked) runs next.
-    pub fn checked(&self, elems: u64) -> Result<(Config, MemoryNeed), ApiError> {
-        let cfg = self.config(elems)?;
-        let need = allreduce::check(&cfg)?;
-        Ok((cfg, need))
-    }
-
-    /// Runs a [`checked`](Self::checked) configuration over owned or borrowed inputs, measuring
-    /// the outputs under `self.check`; with `auto`, the model's candidates come with the result.
-    pub fn run_checked(
-        &self,
-        cfg: &Config,
-        need: &MemoryNeed,
-        inputs: Vec<Cow<'_, [u8]>>,
-    ) -> Result<AllreduceResult, ApiError> {
-        let mut r = run_inputs(cfg, inputs, need.total(), self.check)?;
-        if self.is_auto() {
-            r.candidates = Some(self.explain(cfg.elems)?);
-        }
-        Ok(r)
-    }
+    params.prepare(len / size)?.run(inputs)
 }
 
 /// The stochastic-rounding seed of a framework adapter's collective called without an explicit
@@ -431,11 +487,11 @@ pub fn framework_seed(base: u64, position: u64, step: u64) -> u64 {
 /// The distinct element counts of a `MIN:MAX` byte sweep, doubling from MIN: a size below one
 /// element counts as one element, and sizes that round to the same count run once.
 pub fn sweep_counts(sweep: &str, elem_bytes: u64) -> Result<Vec<u64>, ApiError> {
-    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("--sweep '{sweep}': expected MIN:MAX bytes")))?;
+    let (lo, hi) = sweep.split_once(':').ok_or_else(|| input(format!("`sweep` '{sweep}': expected MIN:MAX bytes")))?;
     let lo = values::parse_u64(lo).map_err(input)?;
     let hi = values::parse_u64(hi).map_err(input)?;
     if lo == 0 || lo > hi {
-        return Err(input("--sweep: MIN must be positive and at most MAX"));
+        return Err(input("`sweep`: MIN must be positive and at most MAX"));
     }
     let mut counts: Vec<u64> = Vec::new();
     let mut s = lo;
@@ -470,7 +526,7 @@ impl AllreduceParams {
         fit.dedup();
         if fit.is_empty() {
             return Err(input(format!(
-                "--sweep {sweep}: no size fits {} (multiples of nchunksperloop {n} elements, minBytes {}, maxBytes {})",
+                "`sweep` {sweep}: no size fits {} (multiples of nchunksperloop {n} elements, minBytes {}, maxBytes {})",
                 u.file, u.schedule.program.min_bytes, u.schedule.program.max_bytes
             )));
         }
@@ -493,44 +549,70 @@ pub struct SweepPoint {
     pub auto: bool,
 }
 
+impl AllreduceParams {
+    /// A `MIN:MAX` sweep's runs: the all-reduce [`prepare`](Self::prepare)d at every element
+    /// count of `counts` — every size checked, its budget included, before any of them runs.
+    pub fn prepare_sweep(&self, counts: &[u64]) -> Result<Vec<Prepared>, ApiError> {
+        counts.iter().map(|&count| self.prepare(count)).collect()
+    }
+
+    /// The runs of [`sweep_every_algorithm`] over `counts`, at most (cce's algorithms, and the
+    /// user's schedule), for a progress bar.
+    pub fn every_algorithm_runs(&self, counts: &[u64]) -> u64 {
+        let file = matches!(self.algo, AlgoChoice::File(_));
+        counts.len() as u64 * (Algo::ALL.len() as u64 + u64::from(file))
+    }
+
+    /// Every algorithm that can run `self.ranks` ranks (then the user's schedule) at `count`
+    /// elements per rank, prepared — each checked once, its model the candidate's of the
+    /// choice — with whether `auto` chooses it.
+    fn every_algorithm(&self, count: u64) -> Result<Vec<(Prepared, bool)>, ApiError> {
+        // cce's own algorithms run the collective a user's schedule runs.
+        let collective = match &self.algo {
+            AlgoChoice::File(u) => Some(u.collective()),
+            _ => self.collective,
+        };
+        let explained = self.explain(count)?;
+        let prepared = |cfg: &Config| -> Result<Prepared, ApiError> {
+            let checked = allreduce::check_chosen(cfg, &explained.candidates)?;
+            Ok(Prepared { checked, check: Check::Exact, explanation: None })
+        };
+        let mut jobs = Vec::new();
+        for algo in Algo::ALL {
+            let p = AllreduceParams { algo: AlgoChoice::Algo(algo), collective, ..self.clone() };
+            let cfg = p.config_for(count)?;
+            if algo.refusal(cfg.ranks, cfg.arch).is_some() {
+                continue;
+            }
+            jobs.push((prepared(&cfg)?, algo == explained.auto));
+        }
+        if matches!(self.algo, AlgoChoice::File(_)) {
+            jobs.push((prepared(&self.config_for(count)?)?, false));
+        }
+        Ok(jobs)
+    }
+}
+
 /// Runs every algorithm that can run `params.ranks` ranks at every element count of `counts`
-/// (each configuration and its budget checked before anything runs), calling `progress` after
-/// each run; each point marked with whether auto chooses it.
+/// (each configuration and its budget checked, once, before anything runs), calling
+/// `progress` after each run; each point marked with whether auto chooses it.
 pub fn sweep_every_algorithm(
     params: &AllreduceParams,
     counts: &[u64],
     mut progress: impl FnMut(),
 ) -> Result<Vec<SweepPoint>, ApiError> {
     let mut plan = Vec::new();
-    // cce's own algorithms run the collective a user's schedule runs.
-    let collective = match &params.algo {
-        AlgoChoice::File(u) => Some(u.collective()),
-        _ => params.collective,
-    };
     for &count in counts {
-        let chosen = params.explain(count)?.auto;
-        for algo in Algo::ALL {
-            let p = AllreduceParams { algo: AlgoChoice::Algo(algo), collective, ..params.clone() };
-            let cfg = p.config(count)?;
-            if algo.refusal(cfg.ranks, cfg.arch).is_some() {
-                continue;
-            }
-            allreduce::check(&cfg)?;
-            plan.push((cfg, algo == chosen));
-        }
-        if matches!(params.algo, AlgoChoice::File(_)) {
-            let cfg = params.config(count)?;
-            allreduce::check(&cfg)?;
-            plan.push((cfg, false));
-        }
+        plan.extend(params.every_algorithm(count)?);
     }
     let mut points = Vec::with_capacity(plan.len());
-    for (cfg, auto) in plan {
-        let inputs = metrics::generate(&cfg, params.seed);
-        let r = run_config(&cfg, inputs, 0, Check::Exact)?;
+    for (job, auto) in plan {
+        let inputs = job.generate_inputs(params.seed);
+        let r = job.run(inputs.into_iter().map(Cow::Owned).collect())?;
         progress();
+        let cfg = job.config();
         let (_, busbw) = r.bandwidths();
-        let (_, model_busbw) = metrics::bandwidths(&cfg, r.outcome.model_seconds);
+        let (_, model_busbw) = metrics::bandwidths(cfg, r.outcome.model_seconds);
         points.push(SweepPoint {
             algo: cfg.algo,
             bytes: cfg.elems * cfg.dtype.bytes() as u64,
@@ -586,6 +668,32 @@ pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate
 /// Ranks of the demo's all-reduce.
 pub const DEMO_RANKS: usize = 8;
 
+/// `cce demo`: the study's worked examples run, and the all-reduce of every algorithm checked
+/// (bad sizes, and a memory budget it would exceed, refused before any output).
+#[derive(Clone, Debug)]
+pub struct Demo {
+    /// The worked examples, each run through the engine and checked independently.
+    pub examples: Vec<Example>,
+    /// Elements per rank of the all-reduce.
+    pub elems: u64,
+    runs: Vec<Checked>,
+}
+
+impl Demo {
+    /// The all-reduce of [`DEMO_RANKS`] ranks of `elems` bf16 elements checked for every
+    /// algorithm (nothing allocated), then the worked examples run.
+    pub fn prepare(elems: u64) -> Result<Demo, ApiError> {
+        let runs = demo::check_allreduce(DEMO_RANKS, elems)?;
+        let examples = demo::examples()?;
+        Ok(Demo { examples, elems, runs })
+    }
+
+    /// The all-reduce with every algorithm over one set of inputs, `progress(algo)` before each.
+    pub fn allreduce_rows(&self, progress: impl FnMut(Algo)) -> Result<Vec<Row>, ApiError> {
+        Ok(demo::allreduce_rows(&self.runs, progress)?)
+    }
+}
+
 /// The demo's checks that failed: examples whose engine result differs from the independent
 /// computation, all-reduce rows whose ranks disagree or whose elements are out of bounds.
 pub fn demo_failures(examples: &[Example], rows: &[Row]) -> Vec<String> {
@@ -607,4 +715,27 @@ pub fn demo_check(failures: &[String]) -> Result<(), ApiError> {
 /// An example's rings as a listing (queue 0, arch 3).
 pub fn example_listing(ex: &Example) -> Listing {
     Listing::of(&RingFile { arch: 3, queues: vec![ex.rings.queue(0)] })
+}
+
+/// Elements per rank of `cce report numerics` unless given.
+pub const NUMERICS_DEFAULT_ELEMS: u64 = numerics_report::DEFAULT_ELEMS;
+
+/// `cce report numerics` (the all-reduce error against the rank count: bf16 RNE, bf16 SR,
+/// fp32), every all-reduce checked, the memory budget included, before any runs.
+#[derive(Clone, Debug)]
+pub struct NumericsReport {
+    checked: numerics_report::CheckedReport,
+}
+
+impl NumericsReport {
+    /// Checks `params` (the element count, every all-reduce's configuration and budget);
+    /// nothing is allocated.
+    pub fn prepare(params: &Params) -> Result<NumericsReport, ApiError> {
+        Ok(NumericsReport { checked: numerics_report::check(params)? })
+    }
+
+    /// Runs the report; `progress(R, series)` before each all-reduce.
+    pub fn run(&self, progress: &mut dyn FnMut(usize, Series)) -> Result<Report, ApiError> {
+        Ok(numerics_report::run(&self.checked, progress)?)
+    }
 }

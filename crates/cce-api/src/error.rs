@@ -10,12 +10,17 @@
 //! Python module and the C library all give [`crate::render::flag`], so every message reads as
 //! it always has: `--seed is for --rounding sr`).
 
+/// Why a collective was refused or failed ([`ApiError::Collective`]).
 pub use cce_collectives::allreduce::CollectiveError;
 use cce_engine::{EngineError, Fault, MemError};
+/// Why bits were refused ([`ApiError::Format`]).
 pub use cce_format::FormatError;
+/// Why a ring dump file was refused ([`ApiError::RingFile`]).
 pub use cce_format::ringfile::RingFileError;
+/// Why the host refused a request ([`ApiError::Host`]).
 pub use cce_host::HostError;
 use cce_numerics::NumericsError;
+/// Why the whole path (host rings, engine) failed ([`ApiError::Path`]).
 pub use cce_path::PathError;
 
 /// Everything the API refuses or a run fails with.

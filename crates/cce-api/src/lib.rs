@@ -22,10 +22,12 @@
 //! - [`params`]: the values a user names (ops, rounding, algorithms, collectives, FMA
 //!   selectors, clamp constants, dtypes), each a type with the one `FromStr` the fronts parse
 //!   with — its refusal never names a flag, the front does;
-//! - [`collective`]: [`AllreduceParams`] → a checked configuration (`auto` resolved by the
-//!   time model), [`allreduce`] and the JSON of a run, a sweep row, `--explain`
-//!   ([`Explanation`](collective::Explanation)), the demo, and a sweep over every algorithm
-//!   with its chart;
+//! - [`collective`]: [`AllreduceParams`] → [`AllreduceParams::prepare`] → a
+//!   [`Prepared`](collective::Prepared) all-reduce (checked once, `auto` resolved by the time
+//!   model once) → its run; [`allreduce`] in one call; `--explain`
+//!   ([`Explanation`](collective::Explanation)), the demo ([`Demo`](collective::Demo)), the
+//!   numerics report, and a sweep over every algorithm with its chart;
+//! - [`ringfile`]: ring dump files as the fronts read them;
 //! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
 //! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
@@ -59,6 +61,7 @@ pub mod mpi;
 pub mod params;
 pub mod reduce;
 pub mod render;
+pub mod ringfile;
 pub use render::{plot, report, trace};
 pub mod run;
 pub mod runtime;
@@ -85,8 +88,8 @@ pub use cce_format::SdmaDtype;
 pub use cce_format::Tag;
 /// Most sources one reduce takes (the runtime's limit).
 pub use cce_format::limits::MAX_SOURCES;
-/// The ring dump file, and a descriptor's size in a ring.
-pub use cce_format::{ring::DESC_BYTES, ringfile};
+/// A descriptor's size in a ring, bytes.
+pub const DESC_BYTES: usize = cce_format::ring::DESC_BYTES;
 
 /// A dtype by SDMA name (`bf16`, `fp32`, …) or value (0..=15), as the CLI's dtype flags take it.
 pub fn dtype(name: &str) -> Result<SdmaDtype, ApiError> {

@@ -7,13 +7,28 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use cce_collectives::allreduce::{self, Config, MpiReport, MpiRun};
-use cce_collectives::metrics::{self, Check};
+use cce_collectives::allreduce;
+use cce_collectives::metrics;
 
+/// One algorithm's row of [`MpiBench`].
 pub use cce_bench::allreduce::MpiAllreduceBenchResult;
-pub use cce_collectives::allreduce::{abort_job, with_mpi};
+/// What this process ran and process 0's report ([`MpiAllreduce`]).
+pub use cce_collectives::allreduce::{MpiReport, MpiRun};
 
+use crate::collective::Prepared;
 use crate::error::ApiError;
+
+/// Runs `f` between MPI's initialisation (with thread support for every rank thread) and its
+/// end. Refused when MPI cannot give that support or was initialised already.
+pub fn with_mpi<T>(f: impl FnOnce() -> T) -> Result<T, ApiError> {
+    Ok(allreduce::with_mpi(f)?)
+}
+
+/// Prints `cce: {message} (process k)` on stderr and ends the whole MPI job with exit code 1:
+/// a process that stops on its own would leave the others waiting for its messages.
+pub fn abort_job(message: &str) -> ! {
+    allreduce::abort_job(message)
+}
 
 /// Where this process's ranks' inputs come from.
 #[derive(Clone, Copy, Debug)]
@@ -36,21 +51,21 @@ pub struct MpiAllreduce {
     pub report: Option<MpiReport>,
 }
 
-/// Runs this process's ranks of `cfg` over `inputs`, then (collectively) measures every rank's
-/// output against the exact reduction under `check` and gathers the report on process 0.
-/// `write_outputs`, when given, receives each of this process's ranks' outputs before the
-/// measure takes them.
+/// Runs this process's ranks of a prepared all-reduce over `inputs` (checked by the
+/// preparation, not again), then (collectively) measures every rank's output against the exact
+/// reduction under the parameters' check and gathers the report on process 0. `write_outputs`,
+/// when given, receives each of this process's ranks' outputs before the measure takes them.
 pub fn allreduce(
-    cfg: &Config,
+    prepared: &Prepared,
     inputs: MpiInputs<'_>,
-    check: Check,
     write_outputs: Option<OutputWriter<'_>>,
 ) -> Result<MpiAllreduce, ApiError> {
+    let cfg = prepared.config();
     let reading = |q: usize| match inputs {
         MpiInputs::Files(d) => std::fs::read(d.join(format!("rank{q}.bin"))).unwrap_or_default(),
         MpiInputs::Seeded(seed) => metrics::generate_rank(cfg, seed, q),
     };
-    let mut run = allreduce::run_mpi(cfg, &reading)?;
+    let mut run = allreduce::run_mpi(prepared.checked(), &reading)?;
     if let Some(write) = write_outputs {
         for &q in &run.ranks {
             write(q, &run.outcome.outputs[q])?;
@@ -62,7 +77,7 @@ pub fn allreduce(
         }
         MpiInputs::Seeded(seed) => Box::new(metrics::Generated::new(cfg, seed)),
     };
-    let report = allreduce::mpi_report(cfg, &mut run, source.as_ref(), check);
+    let report = allreduce::mpi_report(cfg, &mut run, source.as_ref(), prepared.check());
     Ok(MpiAllreduce { run, report })
 }
 

@@ -21,11 +21,18 @@ use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{HostError, MinMaxConstant};
 
+/// The collectives' values a user names: algorithms, collectives, compression, instance types,
+/// reductions, and a user's MSCCL schedule ([`AllreduceParams`](crate::AllreduceParams)'s fields).
 pub use cce_collectives::allreduce::{Algo, Collective, Compress, Instance, RedOp, UserAlgo};
+/// Whether a run's outputs are checked against the exact reduction (`AllreduceParams::check`).
 pub use cce_collectives::metrics::Check;
+/// The numerics report's inputs (`collective::Params::inputs`).
 pub use cce_collectives::numerics_report::Inputs;
+/// An FMA selector's operand ([`FmaSelectors`]).
 pub use cce_format::descriptor::FmaOperand;
+/// A numeric type of `convert` and `generate`.
 pub use cce_numerics::NumType;
+/// How `generate` samples values.
 pub use cce_numerics::sample::SampleKind;
 
 use crate::error::ApiError;

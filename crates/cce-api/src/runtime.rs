@@ -15,12 +15,17 @@ use cce_format::limits::{self, PrioCaps};
 
 use crate::error::{ApiError, FormatError, HostError};
 
+/// The runtime's descriptor builders, its formulas with its arity (the C library's exports).
 pub use cce_format::descriptor::raw::{
     fma_descriptor, gradient_descriptor, min_max_descriptor, replication_descriptor, seed_init_descriptor,
 };
+/// A descriptor's words as the bytes a ring holds.
 pub use cce_format::descriptor::words_to_bytes;
+/// `kbin_get_dtype_size`, as the C library exports it.
 pub use cce_format::dtype::kbin_get_dtype_size;
+/// `has_valid_dma_cce_inout_dtype_nc_v1`, as the C library exports it.
 pub use cce_format::limits::dtype_gate_nc_v1;
+/// The runtime's meta-control builders, its formulas with its arity (the C library's exports).
 pub use cce_format::meta_ctrl::raw::{
     add_meta_ctrl, ext_meta_ctrl, fma_meta_ctrl, gradient_meta_ctrl, min_max_meta_ctrl, replication_meta_ctrl,
 };

@@ -2,7 +2,7 @@
 //! MSCCL XML ring), against the bytes each moves at a same-run memcpy's speed; and the same as
 //! one process of an MPI job. The configuration is checked before anything is allocated.
 
-use cce_collectives::allreduce::{self, Algo, CollectiveError, Config, RedOp, UserAlgo};
+use cce_collectives::allreduce::{self, Algo, Checked, CollectiveError, Config, RedOp, UserAlgo};
 use cce_collectives::metrics;
 use cce_format::SdmaDtype;
 use serde::Serialize;
@@ -55,31 +55,33 @@ fn xml_ring_config(ranks: usize, bytes_per_rank: usize) -> Result<Option<Config>
 }
 
 /// Checks [`allreduce()`]'s configuration for every algorithm ([`allreduce::check`], the
-/// memory budget included) without allocating anything.
-pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<(), CollectiveError> {
-    for algo in Algo::ALL {
-        allreduce::check(&allreduce_config(ranks, bytes_per_rank, algo))?;
-    }
+/// memory budget included) without allocating anything: each run's name and its checked
+/// configuration, cce's algorithms in [`Algo::ALL`] order, then the XML ring when it has the
+/// ranks.
+pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<Vec<(&'static str, Checked)>, CollectiveError> {
+    let mut runs = Algo::ALL
+        .into_iter()
+        .map(|algo| Ok((algo.name(), allreduce::check(&allreduce_config(ranks, bytes_per_rank, algo))?)))
+        .collect::<Result<Vec<_>, CollectiveError>>()?;
     if let Some(cfg) = xml_ring_config(ranks, bytes_per_rank)? {
-        allreduce::check(&cfg)?;
+        runs.push((XML_RING_NAME, allreduce::check(&cfg)?));
     }
-    Ok(())
+    Ok(runs)
 }
 
 /// Runs every algorithm once after a warm-up of the inputs, best of `reps`.
 pub fn allreduce(ranks: usize, bytes_per_rank: usize, reps: usize) -> Result<AllreduceBench, CollectiveError> {
     // Every algorithm's configuration and memory budget, before the inputs are generated.
-    check_allreduce(ranks, bytes_per_rank)?;
+    let runs = check_allreduce(ranks, bytes_per_rank)?;
     let base = allreduce_config(ranks, bytes_per_rank, Algo::Ring);
     let inputs = metrics::generate(&base, 7);
+    let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();
-    let xml = xml_ring_config(ranks, bytes_per_rank)?;
-    let runs = Algo::ALL.iter().map(|&algo| (algo.name(), Config { algo, ..base.clone() }));
-    for (name, cfg) in runs.chain(xml.map(|c| (XML_RING_NAME, c))) {
+    for (name, checked) in &runs {
         let mut best: Option<(f64, u64)> = None;
         for _ in 0..reps.max(1) {
-            let o = allreduce::run(&cfg, &inputs)?;
+            let (o, _) = allreduce::run(checked, allreduce::borrowed(&slices))?;
             if best.is_none_or(|b| o.seconds < b.0) {
                 best = Some((o.seconds, o.bytes_moved()));
             }
@@ -120,14 +122,15 @@ pub fn allreduce_mpi(
     reps: usize,
 ) -> Result<Option<(f64, Vec<MpiAllreduceBenchResult>)>, CollectiveError> {
     use allreduce::{gather_u64, run_mpi};
-    check_allreduce(ranks, bytes_per_rank)?;
+    let runs = check_allreduce(ranks, bytes_per_rank)?;
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();
-    for algo in Algo::ALL {
-        let cfg = allreduce_config(ranks, bytes_per_rank, algo);
+    // cce's own algorithms (the XML ring runs in one process only).
+    for (algo, (_, checked)) in Algo::ALL.into_iter().zip(&runs) {
+        let cfg = checked.config();
         let mut best: Option<Vec<Vec<u64>>> = None;
         for _ in 0..reps.max(1) {
-            let run = run_mpi(&cfg, &|q| metrics::generate_rank(&cfg, 7, q))?;
+            let run = run_mpi(checked, &|q| metrics::generate_rank(cfg, 7, q))?;
             let o = &run.outcome;
             let moved: u64 = run.ranks.iter().map(|&q| o.ranks[q].bytes_read + o.ranks[q].bytes_written).sum();
             let stats = [(o.seconds * 1e9) as u64, run.bytes_sent, run.peak_bytes, moved];

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cce_api::collective::UserAlgo;
+use cce_api::params::UserAlgo;
 
 use crate::args::AlgoArgs;
 use crate::error::CliError;

@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use cce_api::collective::collectives::{self as allreduce, Config};
-use cce_api::collective::metrics;
-use cce_api::collective::{self as api, AllreduceParams};
+use cce_api::collective::{self as api, AllreduceParams, Config, Demo, Prepared};
 use cce_api::params::{AlgoChoice, Compress};
 
 use crate::args::{AllreduceArgs, DemoArgs, named};
@@ -138,23 +136,23 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         return Ok(());
     }
     // The whole configuration, the memory budget included, before any input is generated or read.
-    let (cfg, need) = p.checked(elems)?;
+    let job = p.prepare(elems)?;
     #[cfg(feature = "mpi")]
     if under_mpi() {
-        return crate::mpi_cmd::allreduce(a, &cfg, &need);
+        return crate::mpi_cmd::allreduce(a, &job);
     }
     // The trace's timeline (refused when it would hold too many packets) before anything runs.
-    let timeline = a.trace.as_ref().map(|_| allreduce::model(&cfg, true)).transpose()?;
+    let timeline = a.trace.as_ref().map(|_| job.timeline()).transpose()?;
     let inputs = match &a.input_dir {
-        Some(d) => read_inputs(&cfg, d)?,
-        None => metrics::generate(&cfg, a.seed),
+        Some(d) => read_inputs(job.config(), d)?,
+        None => job.generate_inputs(a.seed),
     };
-    let pb = spinner(format!("{} over {} ranks", api::algo_label(&cfg), cfg.ranks));
-    let result = p.run_checked(&cfg, &need, inputs.into_iter().map(Cow::Owned).collect());
+    let pb = spinner(format!("{} over {} ranks", job.label(), job.config().ranks));
+    let result = job.run(inputs.into_iter().map(Cow::Owned).collect());
     pb.finish_and_clear();
     let r = result?;
     if let (Some(path), Some(t)) = (&a.trace, &timeline) {
-        let trace = cce_api::trace::chrome_trace(&cfg, t, &r.outcome.step_walls);
+        let trace = cce_api::trace::chrome_trace(job.config(), t, &r.outcome.step_walls);
         write_atomic(path, serde_json::to_string(&trace).unwrap_or_default().as_bytes())?;
     }
     let o = &r.outcome;
@@ -175,22 +173,15 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
 fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(), CliError> {
     let counts = p.sweep_counts(sweep)?;
     // Every size's configuration and memory budget, before any size runs.
-    let cfgs = counts
-        .iter()
-        .map(|&count| {
-            let cfg = p.config(count)?;
-            allreduce::check(&cfg)?;
-            Ok(cfg)
-        })
-        .collect::<Result<Vec<_>, CliError>>()?;
-    let pb = indicatif::ProgressBar::with_draw_target(Some(cfgs.len() as u64), indicatif::ProgressDrawTarget::stderr());
+    let jobs: Vec<Prepared> = p.prepare_sweep(&counts)?;
+    let pb = indicatif::ProgressBar::with_draw_target(Some(jobs.len() as u64), indicatif::ProgressDrawTarget::stderr());
     let mut rows = Vec::new();
     if !a.json {
         crate::output::out!("{}", cce_api::AllreduceResult::sweep_header());
     }
-    for cfg in cfgs {
-        let inputs = metrics::generate(&cfg, a.seed);
-        let r = api::run_config(&cfg, inputs, 0, a.check)?;
+    for job in jobs {
+        let inputs = job.generate_inputs(a.seed);
+        let r = job.run(inputs.into_iter().map(Cow::Owned).collect())?;
         pb.inc(1);
         if a.json {
             rows.push(r.sweep_row());
@@ -203,8 +194,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
         crate::print_json(&cce_api::render::collective::sweep_json(rows));
     }
     if let Some(path) = &a.plot {
-        let file = matches!(p.algo, AlgoChoice::File(_));
-        let runs = counts.len() as u64 * (allreduce::Algo::ALL.len() as u64 + u64::from(file));
+        let runs = p.every_algorithm_runs(&counts);
         let pb = indicatif::ProgressBar::with_draw_target(Some(runs), indicatif::ProgressDrawTarget::stderr());
         let points = api::sweep_every_algorithm(p, &counts, || pb.inc(1));
         pb.finish_and_clear();
@@ -215,25 +205,22 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
 }
 
 pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
-    let ranks = api::DEMO_RANKS;
     // Bad sizes (and a memory budget the all-reduce would exceed) are refused before any output.
-    cce_api::collective::demo::check_allreduce(ranks, a.elems)?;
-    let examples = cce_api::collective::demo::examples()?;
+    let demo = Demo::prepare(a.elems)?;
+    let examples = &demo.examples;
     if !a.json {
-        for ex in &examples {
+        for ex in examples {
             crate::output::out!("{}", cce_api::render::collective::example_text(ex));
         }
         crate::output::out!("{}", cce_api::render::collective::demo_allreduce_heading(a.elems));
     }
     let pb = spinner(String::new());
-    let rows = cce_api::collective::demo::allreduce_rows(ranks, a.elems, |algo| {
-        pb.set_message(format!("{} ...", algo.name()))
-    });
+    let rows = demo.allreduce_rows(|algo| pb.set_message(format!("{} ...", algo.name())));
     pb.finish_and_clear();
     let rows = rows?;
-    let failures = api::demo_failures(&examples, &rows);
+    let failures = api::demo_failures(examples, &rows);
     if a.json {
-        crate::print_json(&cce_api::render::collective::demo_json(&examples, &rows, a.elems));
+        crate::print_json(&cce_api::render::collective::demo_json(examples, &rows, a.elems));
     } else {
         crate::output::out!("{}", cce_api::render::collective::demo_rows_text(&rows, failures.is_empty()));
     }

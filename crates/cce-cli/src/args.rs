@@ -206,8 +206,8 @@ pub(crate) struct AllreduceArgs {
     /// exact: compare every rank's output with the exact reduction of the inputs, streaming
     /// over blocks in constant memory on this host's threads; none: skip it (the error keys
     /// are null).
-    #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_api::collective::Check>())]
-    pub(crate) check: cce_api::collective::Check,
+    #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_api::params::Check>())]
+    pub(crate) check: cce_api::params::Check,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
     #[arg(long)]
     pub(crate) json: bool,

@@ -2,22 +2,23 @@
 //! from the seed (or read from `--input-dir`), their outputs written to `--output-dir` — and, on
 //! process 0, one report for the job.
 
-use cce_api::collective::{Config, MemoryNeed};
+use cce_api::collective::Prepared;
 use cce_api::mpi::{self, MpiInputs};
 
 use crate::args::AllreduceArgs;
 use crate::error::CliError;
 use crate::files::write_atomic;
 
-pub(crate) fn allreduce(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliError> {
+pub(crate) fn allreduce(a: &AllreduceArgs, prepared: &Prepared) -> Result<(), CliError> {
     mpi::with_mpi(|| {
         // Any error here ends the whole job: the other processes wait for this one.
-        job(a, cfg, need).unwrap_or_else(|e| mpi::abort_job(&e.to_string()))
+        job(a, prepared).unwrap_or_else(|e| mpi::abort_job(&e.to_string()))
     })?;
     Ok(())
 }
 
-fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliError> {
+fn job(a: &AllreduceArgs, prepared: &Prepared) -> Result<(), CliError> {
+    let (cfg, need) = (prepared.config(), prepared.memory_need());
     let inputs = match &a.input_dir {
         Some(d) => MpiInputs::Files(d),
         None => MpiInputs::Seeded(a.seed),
@@ -29,7 +30,7 @@ fn job(a: &AllreduceArgs, cfg: &Config, need: &MemoryNeed) -> Result<(), CliErro
         let Some(dir) = &a.output_dir else { return Ok(()) };
         write_atomic(&dir.join(format!("rank{q}.bin")), bytes).map_err(|e| cce_api::ApiError::Input(e.to_string()))
     };
-    let done = mpi::allreduce(cfg, inputs, a.check, Some(&mut write))?;
+    let done = mpi::allreduce(prepared, inputs, Some(&mut write))?;
     let Some(r) = &done.report else { return Ok(()) };
     let run = &done.run;
     if a.json {

@@ -1,6 +1,6 @@
 //! `cce report`: reports computed by the library, printed (and plotted) here.
 //!
-//! `cce report numerics` runs [`cce_api::report::nr`] (the all-reduce error
+//! `cce report numerics` runs [`cce_api::collective::NumericsReport`] (the all-reduce error
 //! against the rank count, bf16 RNE vs SR vs fp32) and prints it: a table, or with `--json`
 //! [`cce_api::report::numerics_json`]; with `--plot FILE.svg` also
 //! [`cce_api::report::numerics_chart`], written atomically (after the run: a refused size
@@ -9,8 +9,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cce_api::collective::{NUMERICS_DEFAULT_ELEMS, NumericsReport, Params};
+use cce_api::params::Inputs;
 use cce_api::plot;
-use cce_api::report::{Inputs, Params, nr};
 
 use crate::error::CliError;
 use crate::files::write_atomic;
@@ -25,7 +26,7 @@ pub(crate) struct ReportArgs {
     /// with round-to-nearest-even, bf16 with stochastic rounding, fp32).
     pub(crate) report: String,
     /// Elements per rank of each of the 18 all-reduces.
-    #[arg(long, default_value_t = nr::DEFAULT_ELEMS, value_parser = cce_api::values::parse_u64)]
+    #[arg(long, default_value_t = NUMERICS_DEFAULT_ELEMS, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// Seed of the inputs and of stochastic rounding.
     #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
@@ -54,14 +55,14 @@ fn numerics(a: &ReportArgs) -> Result<(), CliError> {
     let inputs: Inputs = crate::args::named("--inputs", &a.inputs)?;
     let params = Params { elems: a.elems, seed: a.seed, inputs };
     // Bad sizes are refused before anything runs.
-    nr::check(&params)?;
+    let job = NumericsReport::prepare(&params)?;
     let pb = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
     pb.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
     );
     pb.enable_steady_tick(Duration::from_millis(100));
-    let report = nr::run(&params, &mut |r, s| pb.set_message(format!("R = {r}, {} ...", s.label())));
+    let report = job.run(&mut |r, s| pb.set_message(format!("R = {r}, {} ...", s.label())));
     pb.finish_and_clear();
     let report = report?;
     if let Some(path) = &a.plot {

@@ -331,11 +331,8 @@ fn help_states_the_limits_and_every_benchmark() {
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let h = help(&["allreduce", "--help"]);
-    let (lo, hi, mesh) = (
-        cce_api::collective::collectives::MIN_RANKS,
-        cce_api::collective::collectives::MAX_RANKS,
-        cce_api::collective::collectives::MESH_MAX_RANKS,
-    );
+    let (lo, hi, mesh) =
+        (cce_api::collective::MIN_RANKS, cce_api::collective::MAX_RANKS, cce_api::collective::MESH_MAX_RANKS);
     assert!(h.contains(&format!("{lo}..={hi} ranks")), "{h}");
     assert!(h.contains(&format!("mesh runs at most {mesh} ranks")), "{h}");
     assert!(!h.contains("(default"), "a default shown twice: {h}");

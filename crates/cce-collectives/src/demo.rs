@@ -6,7 +6,7 @@
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{ReduceDtypes, ReduceRequest, Rings, plan};
 
-use crate::allreduce::{self, Algo, Config, RedOp};
+use crate::allreduce::{self, Algo, Checked, Config, RedOp};
 use crate::metrics;
 use cce_path::{PathError, ReduceJob, run_reduce};
 
@@ -141,32 +141,29 @@ fn config(ranks: usize, elems: u64, algo: Algo) -> Config {
 
 /// Checks the demo all-reduce's configuration for every algorithm ([`allreduce::check`], the
 /// memory budget included) without allocating anything, so a caller can refuse bad sizes
-/// before printing anything.
-pub fn check_allreduce(ranks: usize, elems: u64) -> Result<(), allreduce::CollectiveError> {
-    for algo in Algo::ALL {
-        allreduce::check(&config(ranks, elems, algo))?;
-    }
-    Ok(())
+/// before printing anything: the checked runs, in [`Algo::ALL`] order, that
+/// [`allreduce_rows`] runs.
+pub fn check_allreduce(ranks: usize, elems: u64) -> Result<Vec<Checked>, allreduce::CollectiveError> {
+    Algo::ALL.into_iter().map(|algo| allreduce::check(&config(ranks, elems, algo))).collect()
 }
 
-/// An all-reduce over `ranks` ranks of `elems` bf16 elements each with every algorithm.
+/// The demo's all-reduce ([`check_allreduce`]'s runs: `ranks` ranks of `elems` bf16 elements
+/// each) with every algorithm, over one set of inputs.
 pub fn allreduce_rows(
-    ranks: usize,
-    elems: u64,
+    runs: &[Checked],
     mut progress: impl FnMut(Algo),
 ) -> Result<Vec<Row>, allreduce::CollectiveError> {
-    let base = config(ranks, elems, Algo::Ring);
-    // Refused sizes are refused before the inputs are generated.
-    check_allreduce(ranks, elems)?;
-    let inputs = metrics::generate(&base, 2026);
+    let Some(first) = runs.first() else { return Ok(Vec::new()) };
+    let inputs = metrics::generate(first.config(), 2026);
     let mut rows = Vec::new();
-    for algo in Algo::ALL {
-        progress(algo);
-        let cfg = Config { algo, ..base.clone() };
-        let o = allreduce::run(&cfg, &inputs)?;
-        let m = metrics::measure(&cfg, &inputs, &o.outputs);
+    for checked in runs {
+        let cfg = checked.config();
+        progress(cfg.algo);
+        let (o, _) =
+            allreduce::run(checked, allreduce::borrowed(&inputs.iter().map(Vec::as_slice).collect::<Vec<_>>()))?;
+        let m = metrics::measure(cfg, &inputs, &o.outputs);
         rows.push(Row {
-            algo,
+            algo: cfg.algo,
             seconds: o.seconds,
             model_seconds: o.model_seconds,
             descriptors: o.descriptors(),

@@ -7,7 +7,8 @@
 //!   its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH); its time model
 //!   ([`allreduce::model`]) times the rings' own packets, and [`allreduce::choose`] picks the
 //!   fastest; [`allreduce::check`] refuses a configuration (memory budget included) before
-//!   anything is allocated;
+//!   anything is allocated, and what it accepts, an [`allreduce::Checked`], is the only thing
+//!   [`allreduce::run`] runs;
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce

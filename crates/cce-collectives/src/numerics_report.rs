@@ -2,7 +2,7 @@
 //! round-to-nearest-even against stochastic rounding, and an fp32 baseline.
 //!
 //! For each R in [`RANKS`] and each [`Series`] — bf16 RNE, bf16 SR, fp32 — one ring all-reduce
-//! (op add, fp32 accumulate, arch 3) runs through the engine ([`allreduce::run_owned`]), and
+//! (op add, fp32 accumulate, arch 3) runs through the engine ([`allreduce::run`]), and
 //! its output is measured against the exact sum of its inputs. 18 all-reduces in all.
 //!
 //! ## The inputs
@@ -50,7 +50,7 @@ use cce_host::Rounding;
 use cce_numerics::sample::{SampleKind, sample};
 use cce_numerics::{NumType, NumericsError};
 
-use crate::allreduce::{self, Algo, CollectiveError, Config, RedOp};
+use crate::allreduce::{self, Algo, Checked, CollectiveError, Config, RedOp};
 use crate::metrics;
 
 /// The rank counts of the report.
@@ -214,21 +214,32 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
+/// The report's all-reduces, every one checked: what [`run`] runs (see [`check`]).
+#[derive(Clone, Debug)]
+pub struct CheckedReport {
+    params: Params,
+    /// Per R of [`RANKS`]: one checked run per [`Series`], in [`Series::ALL`] order.
+    runs: Vec<(usize, Vec<Checked>)>,
+}
+
 /// Refuses parameters the report cannot run: elements outside 1..=[`MAX_ELEMS`], or a
-/// configuration [`allreduce::check`] refuses (the memory budget). Nothing is allocated.
-pub fn check(params: &Params) -> Result<(), CollectiveError> {
+/// configuration [`allreduce::check`] refuses (the memory budget). Nothing is allocated;
+/// accepted, the checked runs [`run`] runs.
+pub fn check(params: &Params) -> Result<CheckedReport, CollectiveError> {
     if !(1..=MAX_ELEMS).contains(&params.elems) {
         return Err(CollectiveError::Config(format!(
             "`elems` {}: the numerics report takes 1..={MAX_ELEMS} elements per rank",
             params.elems
         )));
     }
-    for r in RANKS {
-        for s in Series::ALL {
-            allreduce::check(&s.config(r, params.elems, params.seed))?;
-        }
-    }
-    Ok(())
+    let runs = RANKS
+        .into_iter()
+        .map(|r| {
+            let series = Series::ALL.into_iter().map(|s| allreduce::check(&s.config(r, params.elems, params.seed)));
+            Ok((r, series.collect::<Result<Vec<_>, _>>()?))
+        })
+        .collect::<Result<Vec<_>, CollectiveError>>()?;
+    Ok(CheckedReport { params: *params, runs })
 }
 
 /// f32 values → raw bytes of `dtype` (RNE for bf16).
@@ -301,22 +312,23 @@ fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Measured {
     }
 }
 
-/// Runs the report: [`check`], then for each R of [`RANKS`] and each [`Series`], its inputs,
-/// the all-reduce on the engine and the measurement. `progress(R, series)` is called before
-/// each all-reduce.
-pub fn run(params: &Params, progress: &mut dyn FnMut(usize, Series)) -> Result<Report, CollectiveError> {
-    check(params)?;
-    let mut rows = Vec::with_capacity(RANKS.len());
-    for ranks in RANKS {
+/// Runs the report [`check`] accepted: for each R of [`RANKS`] and each [`Series`], its
+/// inputs, the all-reduce on the engine and the measurement. `progress(R, series)` is called
+/// before each all-reduce.
+pub fn run(checked: &CheckedReport, progress: &mut dyn FnMut(usize, Series)) -> Result<Report, CollectiveError> {
+    let params = &checked.params;
+    let mut rows = Vec::with_capacity(checked.runs.len());
+    for (ranks, runs) in &checked.runs {
         let mut measured = [Measured::default(); 3];
-        for (slot, s) in measured.iter_mut().zip(Series::ALL) {
-            progress(ranks, s);
-            let cfg = s.config(ranks, params.elems, params.seed);
-            let ins = inputs(&cfg, params).map_err(|e| CollectiveError::Config(e.to_string()))?;
-            let (outcome, ins) = allreduce::run_owned(&cfg, ins)?;
-            *slot = measure(&cfg, &ins, &outcome.outputs);
+        for ((slot, s), run) in measured.iter_mut().zip(Series::ALL).zip(runs) {
+            progress(*ranks, s);
+            let cfg = run.config();
+            let ins = inputs(cfg, params).map_err(|e| CollectiveError::Config(e.to_string()))?;
+            let (outcome, ins) = allreduce::run(run, allreduce::owned(ins))?;
+            let ins: Vec<Vec<u8>> = ins.into_iter().map(std::borrow::Cow::into_owned).collect();
+            *slot = measure(cfg, &ins, &outcome.outputs);
         }
-        rows.push(Row { ranks, measured });
+        rows.push(Row { ranks: *ranks, measured });
     }
     Ok(Report { params: *params, rows })
 }

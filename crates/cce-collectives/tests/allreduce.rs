@@ -1,6 +1,8 @@
 //! All-reduce over many ranks: int32 equals the exact (wrapping) sum on every rank for every
 //! algorithm; reduce-scatter / all-gather alone; failures end every rank, quickly, by name.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use cce_collectives::allreduce::{self, Algo, Collective, CollectiveError, Config, RedOp};
@@ -44,8 +46,8 @@ fn int32_allreduce_is_the_exact_sum_on_every_rank() {
             for elems in [1usize, 7, 5000] {
                 let inputs = i32_inputs(ranks, elems, 3 * ranks as u64 + elems as u64);
                 let cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, elems as u64);
-                let o = allreduce::run(&cfg, &inputs)
-                    .unwrap_or_else(|e| panic!("{} R={ranks} n={elems}: {e}", algo.name()));
+                let o =
+                    common::run(&cfg, &inputs).unwrap_or_else(|e| panic!("{} R={ranks} n={elems}: {e}", algo.name()));
                 let want = exact_sum(&inputs);
                 for (r, out) in o.outputs.iter().enumerate() {
                     assert_eq!(out, &want, "{} R={ranks} n={elems} rank {r}", algo.name());
@@ -62,7 +64,7 @@ fn min_max_and_arch_2() {
     for (op, f) in [(RedOp::Min, i32::min as fn(i32, i32) -> i32), (RedOp::Max, i32::max)] {
         for (algo, arch) in [(Algo::Ring, 2), (Algo::KangaRing, 2), (Algo::Mesh, 4), (Algo::Ring2r2w, 3)] {
             let cfg = Config { arch, ..Config::new(5, algo, op, SdmaDtype::I32, 999) };
-            let o = allreduce::run(&cfg, &inputs).unwrap();
+            let o = common::run(&cfg, &inputs).unwrap();
             let want: Vec<u8> = (0..999)
                 .flat_map(|i| {
                     inputs
@@ -82,7 +84,7 @@ fn min_max_and_arch_2() {
 fn reduce_scatter_and_all_gather_alone() {
     let inputs = i32_inputs(4, 100, 5);
     let sum = exact_sum(&inputs);
-    let rs = allreduce::run(
+    let rs = common::run(
         &Config {
             collective: Collective::ReduceScatter,
             ..Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::I32, 100)
@@ -95,7 +97,7 @@ fn reduce_scatter_and_all_gather_alone() {
         let c = (r + 1) % 4;
         assert_eq!(out[..], sum[c * 25 * 4..(c + 1) * 25 * 4]);
     }
-    let ag = allreduce::run(
+    let ag = common::run(
         &Config { collective: Collective::AllGather, ..Config::new(4, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 100) },
         &inputs,
     )
@@ -116,7 +118,7 @@ fn a_failed_rank_ends_every_rank_with_its_name_and_step() {
         };
         let cfg = if algo == Algo::Mesh { Config { fail: Some((3, 1)), ..cfg } } else { cfg };
         let t = Instant::now();
-        let err = allreduce::run(&cfg, &inputs).unwrap_err();
+        let err = common::run(&cfg, &inputs).unwrap_err();
         let step = cfg.fail.unwrap().1;
         assert_eq!(
             err,
@@ -136,7 +138,7 @@ fn rdh_is_the_exact_sum_at_every_power_of_two_and_refuses_the_rest() {
             let elems = 3 * ranks + 5; // ragged chunks
             let inputs = i32_inputs(ranks, elems, ranks as u64);
             let cfg = Config { collective, ..Config::new(ranks, Algo::Rdh, RedOp::Add, SdmaDtype::I32, elems as u64) };
-            let o = allreduce::run(&cfg, &inputs).unwrap_or_else(|e| panic!("R={ranks}: {e}"));
+            let o = common::run(&cfg, &inputs).unwrap_or_else(|e| panic!("R={ranks}: {e}"));
             let want = exact_sum(&inputs);
             assert_eq!(
                 o.steps,
@@ -154,10 +156,9 @@ fn rdh_is_the_exact_sum_at_every_power_of_two_and_refuses_the_rest() {
         }
     }
     for ranks in [3usize, 6, 12, 48] {
-        let e =
-            allreduce::run(&Config::new(ranks, Algo::Rdh, RedOp::Add, SdmaDtype::I32, 64), &i32_inputs(ranks, 64, 0))
-                .unwrap_err()
-                .to_string();
+        let e = common::run(&Config::new(ranks, Algo::Rdh, RedOp::Add, SdmaDtype::I32, 64), &i32_inputs(ranks, 64, 0))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("power-of-two") && e.contains(&ranks.to_string()), "{e}");
     }
 }
@@ -165,7 +166,7 @@ fn rdh_is_the_exact_sum_at_every_power_of_two_and_refuses_the_rest() {
 #[test]
 fn refusals() {
     let one = i32_inputs(2, 4, 0);
-    let e = |cfg: Config| allreduce::run(&cfg, &one).unwrap_err().to_string();
+    let e = |cfg: Config| common::run(&cfg, &one).unwrap_err().to_string();
     assert!(e(Config::new(1, Algo::Ring, RedOp::Add, SdmaDtype::I32, 4)).contains("ranks"));
     assert!(e(Config { arch: 2, ..Config::new(2, Algo::Ring2r2w, RedOp::Add, SdmaDtype::I32, 4) }).contains("arch"));
     assert!(e(Config::new(2, Algo::Ring, RedOp::Avg, SdmaDtype::I32, 4)).contains("float"));
@@ -174,7 +175,7 @@ fn refusals() {
     );
     assert!(e(Config { budget: 10, ..Config::new(2, Algo::Ring, RedOp::Add, SdmaDtype::I32, 4) }).contains("budget"));
     assert!(
-        allreduce::run(&Config::new(40, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 4), &i32_inputs(40, 4, 0))
+        common::run(&Config::new(40, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 4), &i32_inputs(40, 4, 0))
             .unwrap_err()
             .to_string()
             .contains("32")
@@ -202,13 +203,13 @@ fn memory_need_counts_every_buffer() {
     assert!(rings >= 4 * 2 * 32 * 16, "{rings}");
     // check accepts a budget of exactly the need and refuses one byte less.
     let cfg = Config::new(4, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 1000);
-    let total = allreduce::check(&cfg).unwrap().total();
+    let total = allreduce::check(&cfg).unwrap().need().total();
     assert!(allreduce::check(&Config { budget: total, ..cfg.clone() }).is_ok());
     let e = allreduce::check(&Config { budget: total - 1, ..cfg.clone() }).unwrap_err();
     assert!(matches!(e, CollectiveError::Budget { .. }), "{e}");
     // And run, under exactly that budget, completes.
     let inputs = i32_inputs(4, 1000, 9);
-    let o = allreduce::run(&Config { budget: total, ..cfg }, &inputs).unwrap();
+    let o = common::run(&Config { budget: total, ..cfg }, &inputs).unwrap();
     assert_eq!(o.outputs[0], exact_sum(&inputs));
 }
 
@@ -216,7 +217,7 @@ fn memory_need_counts_every_buffer() {
 fn mesh_runs_32_ranks_and_refuses_33() {
     assert_eq!(allreduce::MESH_MAX_RANKS, 32);
     let inputs = i32_inputs(32, 64, 2);
-    let o = allreduce::run(&Config::new(32, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64), &inputs).unwrap();
+    let o = common::run(&Config::new(32, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64), &inputs).unwrap();
     assert!(o.outputs.iter().all(|x| *x == exact_sum(&inputs)));
     let e = allreduce::check(&Config::new(33, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64)).unwrap_err();
     assert!(e.to_string().contains("at most 32"), "{e}");
@@ -239,7 +240,7 @@ fn the_model_memory_stays_within_its_need() {
                 let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, 3000) };
                 let need = allreduce::memory_need(&cfg).unwrap();
                 let inputs = i32_inputs(ranks, 3000, 5);
-                let (o, back) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+                let (o, back) = common::run_owned(&cfg, inputs.clone()).unwrap();
                 assert_eq!(back, inputs, "the inputs come back unchanged");
                 let model = need.inputs + need.buffers + need.rings.unwrap();
                 let name = format!("{} R={ranks} {collective:?}", algo.name());
@@ -256,7 +257,7 @@ fn the_model_memory_stays_within_its_need() {
                 // Read in place, the inputs give the same outputs within the same need (the
                 // engines never write an input; a borrowed one counts as a moved one).
                 let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-                let b = allreduce::run_borrowed(&cfg, &slices).unwrap();
+                let b = common::run_borrowed(&cfg, &slices).unwrap();
                 assert!(b.outputs == o.outputs, "{name}: borrowed");
                 assert!(b.model_peak_bytes <= model, "{name}: borrowed, peak {} > need {model}", b.model_peak_bytes);
             }

@@ -1,5 +1,5 @@
 //! The memory budget is checked before anything is allocated: a configuration over it is refused
-//! by `allreduce::check` (and by `run`, before it looks at its inputs) with one line naming the
+//! by `allreduce::check` (a run takes only what the check accepted) with one line naming the
 //! ranks, elements and bytes, and the peak memory of this process stays small.
 //!
 //! One test in its own file, so this process's peak resident memory is its own.
@@ -39,8 +39,9 @@ fn over_the_budget_is_refused_before_allocating() {
     assert!(msg.starts_with("16 ranks x 268435456 bf16 elements need "), "{msg}");
     assert!(msg.contains("over the budget of 17179869184 bytes (16.0 GiB)"), "{msg}");
     assert_eq!(msg.lines().count(), 1);
-    // run refuses it before looking at its (here absent) inputs.
-    assert_eq!(allreduce::run(&cfg, &[]).unwrap_err(), err);
+    // A run takes a checked configuration only: the check refuses it, with this error, before
+    // any input is looked at (and a second check refuses it alike).
+    assert_eq!(allreduce::check(&cfg).unwrap_err(), err);
     // Every algorithm, ring-2r2w with a sixth buffer set (RECV).
     for algo in Algo::ALL {
         let e = allreduce::check(&Config { algo, ..cfg.clone() }).unwrap_err();

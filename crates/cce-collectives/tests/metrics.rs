@@ -3,7 +3,9 @@
 //! relative error of the largest magnitude is small, and the ulp error is what the documented
 //! reduction order gives).
 
-use cce_collectives::allreduce::{self, Algo, Config, RedOp};
+mod common;
+
+use cce_collectives::allreduce::{Algo, Config, RedOp};
 use cce_collectives::metrics::{self, ulp};
 use cce_format::SdmaDtype;
 
@@ -102,7 +104,7 @@ fn a_cancelling_sum_measured_by_hand() {
 fn the_engine_gives_the_hand_computed_cancelling_sum() {
     let cfg = Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 8);
     let inputs = cancelling_inputs();
-    let o = allreduce::run(&cfg, &inputs).unwrap();
+    let o = common::run(&cfg, &inputs).unwrap();
     let want = bf16s(&[1.0, 1024.0, 1.0, 1024.0, 1.0, 1024.0, 1.0, 1024.0]);
     for (r, out) in o.outputs.iter().enumerate() {
         assert_eq!(out, &want, "rank {r}");

@@ -4,7 +4,9 @@
 //! exercise — float and integer dtypes, every op, RNE and SR, GCE, ranks that differ, and
 //! inputs held, regenerated or read from files.
 
-use cce_collectives::allreduce::{self, Algo, Compress, Config, RedOp};
+mod common;
+
+use cce_collectives::allreduce::{Algo, Compress, Config, RedOp};
 use cce_collectives::metrics::{self, Generated, Held, InputSource, Metrics, RankFiles, measure_parts};
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;
@@ -157,7 +159,7 @@ fn float_runs_measure_as_the_element_by_element_oracle() {
             for (algo, ranks) in [(Algo::Ring, 5), (Algo::Mesh, 3)] {
                 let cfg = Config::new(ranks, algo, op, dtype, SIZES[ranks % 2]);
                 let inputs = metrics::generate(&cfg, 11);
-                let o = allreduce::run(&cfg, &inputs).unwrap();
+                let o = common::run(&cfg, &inputs).unwrap();
                 check_run(&cfg, 11, &o.outputs, &format!("{dtype:?} {op:?} {algo:?}"));
             }
         }
@@ -177,7 +179,7 @@ fn stochastic_rounding_gce_and_integers_measure_as_the_oracle() {
     let max_int = Config::new(3, Algo::Mesh, RedOp::Max, SdmaDtype::U16, 999);
     for cfg in [sr, gce, int, max_int] {
         let inputs = metrics::generate(&cfg, 5);
-        let o = allreduce::run(&cfg, &inputs).unwrap();
+        let o = common::run(&cfg, &inputs).unwrap();
         check_run(&cfg, 5, &o.outputs, &format!("{:?} {:?} {:?}", cfg.dtype, cfg.rounding, cfg.compress));
     }
 }
@@ -186,7 +188,7 @@ fn stochastic_rounding_gce_and_integers_measure_as_the_oracle() {
 fn ranks_that_differ_are_each_measured_as_the_oracle_does() {
     let cfg = Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, SIZES[0]);
     let inputs = metrics::generate(&cfg, 3);
-    let mut outs = allreduce::run(&cfg, &inputs).unwrap().outputs;
+    let mut outs = common::run(&cfg, &inputs).unwrap().outputs;
     // Rank 2 wrong in one element of the second block, rank 3 NaN in the tail.
     let at = (metrics::CHECK_BLOCK + 5) * 2;
     outs[2][at + 1] ^= 0x40;
@@ -207,7 +209,7 @@ fn inputs_read_from_files_block_by_block_measure_the_same() {
     for (r, b) in inputs.iter().enumerate() {
         std::fs::write(dir.join(format!("rank{r}.bin")), b).unwrap();
     }
-    let o = allreduce::run(&cfg, &inputs).unwrap();
+    let o = common::run(&cfg, &inputs).unwrap();
     let outs: Vec<&[u8]> = o.outputs.iter().map(Vec::as_slice).collect();
     let files = RankFiles::open(&cfg, &dir).unwrap();
     let got = measure_parts(&cfg, &files, &outs, 2).unwrap();

@@ -2,6 +2,8 @@
 //! bit, as one memory: every algorithm, five op / dtype / rounding configurations, several
 //! rank counts and sizes; and an injected failure in one block stops every block, naming it.
 
+mod common;
+
 use cce_collectives::allreduce::{self, Algo, Collective, Config, RedOp};
 use cce_collectives::metrics;
 use cce_format::SdmaDtype;
@@ -27,9 +29,9 @@ fn every_split_gives_the_single_memory_bits() {
             }
             for (name, cfg) in configs(ranks, algo, elems) {
                 let inputs = metrics::generate(&cfg, 11);
-                let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+                let (one, _) = common::run_owned(&cfg, inputs.clone()).unwrap();
                 for groups in 1..=4 {
-                    let (o, back, p) = allreduce::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
+                    let (o, back, p) = common::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
                     let what = format!("{} R={ranks} {name} in {groups} blocks", algo.name());
                     assert_eq!(back, inputs, "{what}: inputs handed back unchanged");
                     assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
@@ -61,9 +63,9 @@ fn reduce_scatter_and_all_gather_split_too() {
             let ranks = if algo.refusal(6, 3).is_some() { 8 } else { 6 };
             let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 999) };
             let inputs = metrics::generate(&cfg, 3);
-            let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+            let (one, _) = common::run_owned(&cfg, inputs.clone()).unwrap();
             for groups in [2, 3, 6] {
-                let (o, _, _) = allreduce::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
+                let (o, _, _) = common::run_partitioned(&cfg, inputs.clone(), groups).unwrap();
                 assert!(o.outputs == one.outputs, "{} {collective:?} in {groups} blocks", algo.name());
             }
         }
@@ -76,8 +78,8 @@ fn reduce_scatter_and_all_gather_split_too() {
 fn a_block_holds_about_its_share() {
     let cfg = Config::new(8, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 1 << 16);
     let inputs = metrics::generate(&cfg, 5);
-    let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
-    let (_, _, p) = allreduce::run_partitioned(&cfg, inputs, 4).unwrap();
+    let (one, _) = common::run_owned(&cfg, inputs.clone()).unwrap();
+    let (_, _, p) = common::run_partitioned(&cfg, inputs, 4).unwrap();
     let worst = p.peak_bytes.iter().copied().max().unwrap();
     assert!(worst * 2 < one.model_peak_bytes, "block peak {worst} vs one memory {}", one.model_peak_bytes);
 }
@@ -86,9 +88,9 @@ fn a_block_holds_about_its_share() {
 fn a_failure_in_one_block_stops_them_all_with_its_name() {
     let cfg = Config { fail: Some((5, 2)), ..Config::new(8, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 4096) };
     let inputs = metrics::generate(&cfg, 1);
-    let e = allreduce::run_partitioned(&cfg, inputs, 4).unwrap_err().to_string();
+    let e = common::run_partitioned(&cfg, inputs, 4).unwrap_err().to_string();
     assert!(e.starts_with("rank 5 failed at step 2"), "{e}");
-    let err = allreduce::run_partitioned(&Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64), vec![], 5);
+    let err = common::run_partitioned(&Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64), vec![], 5);
     assert!(err.unwrap_err().to_string().contains("5 blocks for 4 ranks"));
 }
 
@@ -103,9 +105,9 @@ fn the_gce_ring_split_by_node_moves_the_hop_bytes() {
             cfg.compress = compress;
             cfg.model.ranks_per_node = per_node;
             let inputs = metrics::generate(&cfg, 3);
-            let (one, _) = allreduce::run_owned(&cfg, inputs.clone()).unwrap();
+            let (one, _) = common::run_owned(&cfg, inputs.clone()).unwrap();
             let nodes = ranks / per_node;
-            let (o, _, p) = allreduce::run_partitioned(&cfg, inputs, nodes).unwrap();
+            let (o, _, p) = common::run_partitioned(&cfg, inputs, nodes).unwrap();
             let what = format!("R={ranks} per node {per_node} {}", compress.name());
             assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
             let hops = allreduce::hop_bytes(&cfg, &o.links);
@@ -115,7 +117,7 @@ fn the_gce_ring_split_by_node_moves_the_hop_bytes() {
                 assert_eq!(report.compressed, hops);
                 let mut plain = cfg.clone();
                 plain.compress = allreduce::Compress::None;
-                let (po, _, pp) = allreduce::run_partitioned(&plain, metrics::generate(&plain, 3), nodes).unwrap();
+                let (po, _, pp) = common::run_partitioned(&plain, metrics::generate(&plain, 3), nodes).unwrap();
                 assert_eq!(report.uncompressed, pp.bytes_between, "{what}: the uncompressed count is its run's");
                 assert_eq!(report.uncompressed, allreduce::hop_bytes(&plain, &po.links));
                 // 48 header bytes per 166-element chunk at the smallest size: 0.64.

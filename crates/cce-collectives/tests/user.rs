@@ -3,10 +3,12 @@
 //! sums and gathers computed here), and runs split over 2 and 4 memories give the same bytes.
 //! The schedules are the project's generator's (`scripts/msccl_gen.py`).
 
+mod common;
+
 use std::process::Command;
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{self, Collective, Config, RedOp, UserAlgo};
+use cce_collectives::allreduce::{Collective, Config, RedOp, UserAlgo};
 use cce_format::SdmaDtype;
 
 fn generate(args: &[&str]) -> Arc<UserAlgo> {
@@ -56,7 +58,7 @@ fn check(algo: &[&str], op: RedOp, chunks_per_elems: u64) {
     let elems = user.schedule.program.nchunks * chunks_per_elems;
     let cfg = Config::from_user(user.clone(), op, SdmaDtype::I32, elems);
     let ins = inputs(r, elems);
-    let (o, back) = allreduce::run_owned(&cfg, ins.clone()).unwrap_or_else(|e| panic!("{algo:?}: {e}"));
+    let (o, back) = common::run_owned(&cfg, ins.clone()).unwrap_or_else(|e| panic!("{algo:?}: {e}"));
     assert_eq!(back, ins, "{algo:?}: the inputs come back unchanged");
     for (q, out) in o.outputs.iter().enumerate() {
         let got: Vec<i32> = (0..out.len() / 4).map(|i| val(out, i)).collect();
@@ -64,10 +66,10 @@ fn check(algo: &[&str], op: RedOp, chunks_per_elems: u64) {
     }
     // Read in place, the inputs give the same outputs (the engines never write an input).
     let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
-    let b = allreduce::run_borrowed(&cfg, &slices).unwrap_or_else(|e| panic!("{algo:?} borrowed: {e}"));
+    let b = common::run_borrowed(&cfg, &slices).unwrap_or_else(|e| panic!("{algo:?} borrowed: {e}"));
     assert_eq!(b.outputs, o.outputs, "{algo:?}: borrowed inputs");
     for groups in [2, 4].into_iter().filter(|&g| g <= r) {
-        let (p, _, report) = allreduce::run_partitioned(&cfg, ins.clone(), groups).expect("partitioned");
+        let (p, _, report) = common::run_partitioned(&cfg, ins.clone(), groups).expect("partitioned");
         assert_eq!(p.outputs, o.outputs, "{algo:?} over {groups} memories");
         assert!(report.bytes_between > 0, "{algo:?}: data crossed between memories");
     }
@@ -123,7 +125,7 @@ fn a_rewritten_send_reads_its_snapshot() {
     let cfg = Config::from_user(user, RedOp::Add, SdmaDtype::I32, 4096);
     let ins = inputs(2, 4096);
     for _ in 0..20 {
-        let o = allreduce::run(&cfg, &ins).expect("runs");
+        let o = common::run(&cfg, &ins).expect("runs");
         for q in 0..2 {
             let got: Vec<i32> = (0..4096).map(|i| val(&o.outputs[q], i)).collect();
             assert_eq!(got, expected(Collective::AllReduce, RedOp::Add, &ins, q), "rank {q}");

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cce_api::collective::UserAlgo;
+use cce_api::params::UserAlgo;
 use cce_api::{AlgoChoice, AllreduceParams};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;

@@ -1,12 +1,14 @@
-//! Reports as the CLI prints them: `cce report numerics`'s JSON object and chart, from
-//! [`cce_collectives::numerics_report`]'s [`Report`].
+//! Reports as the CLI prints them: `cce report numerics`'s JSON object and chart, from the
+//! [`Report`] [`NumericsReport::run`](crate::collective::NumericsReport::run) returns.
 //!
 //! The JSON: `report`, `elems`, `seed`, `inputs`, `algo`, `op`, `accum`, `measure` (what the
 //! numbers are, [`MEASURE`]) and `rows`, one per R: `ranks`, then `bf16_rne`, `bf16_sr`, `fp32`
 //! (the mean error), `bias` and `max` (each an object with the same three keys: the signed mean
 //! and the largest error).
 
-pub use cce_collectives::numerics_report::{self as nr, Inputs, MEASURE, Params, Report, Series};
+use cce_collectives::numerics_report::{self as nr, MEASURE};
+
+use crate::collective::{Report, Series};
 use serde_json::{Value, json};
 
 use crate::plot::{self, Chart, Scale};

@@ -1,6 +1,9 @@
 //! What a configuration needs before anything runs: the shape rules, the memory (inputs,
 //! buffers, rings, outputs) against the budget, and the failure injection's bounds.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::layout::{CHUNK_STRIDE, P_OFF};
 use super::lifetimes::{add_backpressure, lifetimes};
@@ -8,6 +11,48 @@ use super::lowered::Lowered;
 use super::program::{plan_work, ring_size};
 use super::schedule::Step;
 use super::user::Geometry;
+
+/// A configuration [`check`] accepted, ready for [`run`](super::run): the configuration, the
+/// memory it was checked for and its schedule lowered (with back pressure). Only [`check`]
+/// (and [`check_chosen`]) make one, so a run never checks again: holding a `Checked` is the
+/// proof its configuration passed.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    cfg: Config,
+    need: MemoryNeed,
+    lowered: Arc<Lowered>,
+    model: Option<Arc<ModelTime>>,
+}
+
+/// The model's result a run reports: bytes per link and seconds (docs/MODEL.md C6).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct ModelTime {
+    pub(super) links: BTreeMap<(usize, usize), u64>,
+    pub(super) seconds: f64,
+}
+
+impl Checked {
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// What it needs of the memory budget ([`memory_need`]).
+    pub fn need(&self) -> &MemoryNeed {
+        &self.need
+    }
+
+    /// The schedule lowered for one memory, with back pressure.
+    pub(super) fn lowered(&self) -> &Arc<Lowered> {
+        &self.lowered
+    }
+
+    /// The model's time, when a [`Candidate`](super::Candidate) of this very configuration
+    /// brought it (else the run models it).
+    pub(super) fn model(&self) -> Option<&Arc<ModelTime>> {
+        self.model.as_ref()
+    }
+}
 
 /// A run's steps with their back pressure, and the scratch bytes that can be mapped at once.
 pub(super) struct Scheduled {
@@ -47,7 +92,7 @@ impl std::fmt::Display for Bytes {
 /// The memory a run of a [`Config`] needs, in bytes, by what holds it (see [`memory_need`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryNeed {
-    /// The inputs: R × elems × size. [`run_owned`](super::run_owned) maps them as the ranks'
+    /// The inputs: R × elems × size. [`run`](super::run) maps owned ones as the ranks'
     /// `IN` buffers as they are (no copy) and hands them back.
     pub inputs: u64,
     /// The model memory's other buffers: every rank's `W(r, c)` (an empty chunk still takes a
@@ -225,22 +270,30 @@ fn data_need(cfg: &Config) -> MemoryNeed {
 /// fails as [`run`](super::run) would) and is left out when the sizes do not fit the model's slots.
 pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     check_shape(cfg)?;
+    need_scheduled(cfg).map(|(need, _)| need)
+}
+
+/// [`memory_need`] of a configuration that passed the shape rules, with the schedule it
+/// counted (`None` when the sizes do not fit the model's slots).
+fn need_scheduled(cfg: &Config) -> Result<(MemoryNeed, Option<Scheduled>), CollectiveError> {
     let mut need = data_need(cfg);
-    if fits_slots(cfg) {
-        let s = scheduled(cfg);
-        need.buffers = need.buffers.saturating_add(s.scratch);
-        need.rings = Some(ring_need(cfg, &s.lowered.steps)?);
+    if !fits_slots(cfg) {
+        return Ok((need, None));
     }
-    Ok(need)
+    let s = scheduled(cfg);
+    need.buffers = need.buffers.saturating_add(s.scratch);
+    need.rings = Some(ring_need(cfg, &s.lowered.steps)?);
+    Ok((need, Some(s)))
 }
 
 /// Refuses a configuration [`run`](super::run) cannot execute — ranks, algorithm limits, dtypes, sizes, the
 /// failure injection's rank and step, every step's packets, and the memory budget
-/// ([`memory_need`] against [`Config::budget`]) — before anything is allocated, and returns the
-/// need. [`run`](super::run) calls it first; callers that prepare inputs themselves call it before
-/// generating or reading them.
-pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
-    let bad = |m: String| Err(CollectiveError::Config(m));
+/// ([`memory_need`] against [`Config::budget`]) — before anything is allocated; accepted, the
+/// [`Checked`] run: the configuration with its need and its lowered schedule, which
+/// [`run`](super::run) executes without checking again. Callers that prepare inputs
+/// themselves check before generating or reading them.
+pub fn check(cfg: &Config) -> Result<Checked, CollectiveError> {
+    super::count_check();
     check_shape(cfg)?;
     let budget_error = |need: &MemoryNeed| CollectiveError::Budget {
         ranks: cfg.ranks,
@@ -249,7 +302,7 @@ pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
         need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
         budget: Bytes { bytes: cfg.budget, at_least: false },
     };
-    let need = match memory_need(cfg) {
+    let (need, scheduled) = match need_scheduled(cfg) {
         Ok(n) => n,
         // A step that cannot be planned: still, buffers over the budget are the first reason.
         Err(e) => {
@@ -260,12 +313,13 @@ pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     if need.total() > cfg.budget {
         return Err(budget_error(&need));
     }
-    if !fits_slots(cfg) {
+    let Some(scheduled) = scheduled else {
         let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
-        return bad(format!("{bytes} bytes per rank exceed the model's buffer slots"));
-    }
+        return Err(CollectiveError::Config(format!("{bytes} bytes per rank exceed the model's buffer slots")));
+    };
     if let Some((k, s)) = cfg.fail {
-        let nsteps = Lowered::new(cfg).nsteps();
+        // Back pressure adds waits, not steps.
+        let nsteps = scheduled.lowered.nsteps();
         if k >= cfg.ranks || s >= nsteps {
             return Err(CollectiveError::Config(format!(
                 "`fail-rank` {k} `fail-step` {s}: ranks 0..{}, steps 0..{nsteps}",
@@ -273,5 +327,17 @@ pub fn check(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
             )));
         }
     }
-    Ok(need)
+    Ok(Checked { cfg: cfg.clone(), need, lowered: Arc::new(scheduled.lowered), model: None })
+}
+
+/// [`check`] of `cfg`, keeping the model's time of the candidate among `candidates` that was
+/// modelled for exactly this configuration (what [`choose`](super::choose) returned), so the
+/// run does not model it again.
+pub fn check_chosen(cfg: &Config, candidates: &[super::Candidate]) -> Result<Checked, CollectiveError> {
+    let mut checked = check(cfg)?;
+    checked.model = candidates
+        .iter()
+        .find_map(|c| c.model_of(cfg))
+        .map(|t| Arc::new(ModelTime { links: t.links.clone(), seconds: t.seconds }));
+    Ok(checked)
 }

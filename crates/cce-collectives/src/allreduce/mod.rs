@@ -58,7 +58,8 @@
 //! - `lifetimes`: when each scratch buffer is mapped and unmapped, and the back pressure that
 //!   keeps two steps of them per rank;
 //! - `program`: each rank's steps planned by `cce-host` and laid out on its rings;
-//! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs;
+//! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs,
+//!   and what a check returns: a [`Checked`] run, the one thing [`run`] executes;
 //! - `model`: the time model's parameters, calibrated per instance type ([`TimeModel`]);
 //! - `timeline`: the rings' packets timed with them ([`model`], [`Timeline`]);
 //! - `choose`: every algorithm's model time and the fastest (`--algo auto`, [`choose`]);
@@ -89,7 +90,7 @@ mod timeline;
 mod transport;
 mod user;
 
-pub use budget::{Bytes, MemoryNeed, check, memory_need};
+pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, memory_need};
 pub use choose::{Candidate, choose};
 pub use config::{
     Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS,
@@ -103,8 +104,54 @@ pub use partition::{Partitioned, run_partitioned};
 pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use transport::InProcess;
+
+/// How many checks and time models ran on this thread (see [`calls`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Calls {
+    /// [`check`] calls.
+    pub checks: u64,
+    /// Time models of a configuration (timelines: [`model`], a run's own, [`hop_report`]'s).
+    pub models: u64,
+}
+
+thread_local! {
+    static CALLS: Cell<Calls> = const { Cell::new(Calls { checks: 0, models: 0 }) };
+}
+
+/// The checks and time models this thread has run so far: what tests count to prove a run is
+/// checked once and `auto` models each candidate once. Both run on the caller's thread.
+#[doc(hidden)]
+pub fn calls() -> Calls {
+    CALLS.with(Cell::get)
+}
+
+fn count(f: impl FnOnce(&mut Calls)) {
+    CALLS.with(|c| {
+        let mut n = c.get();
+        f(&mut n);
+        c.set(n);
+    });
+}
+
+/// Counts one [`check`].
+fn count_check() {
+    count(|c| c.checks += 1);
+}
+
+/// The time model of `cfg` over `steps` (every timeline is made here, and counted).
+fn time_model(
+    cfg: &Config,
+    l: &layout::Layout,
+    steps: &[Vec<schedule::Step>],
+    detail: bool,
+) -> Result<Timeline, CollectiveError> {
+    count(|c| c.models += 1);
+    timeline::timeline(cfg, l, steps, detail)
+}
 
 /// The model's timeline of `cfg` without running it: every rank's schedule planned into its
 /// packets and timed (docs/MODEL.md C6), each packet and work item listed when `detail`
@@ -113,7 +160,7 @@ use transport::InProcess;
 pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
     budget::check_model(cfg)?;
     let low = lowered::Lowered::new(cfg);
-    timeline::timeline(cfg, &low.l, &low.steps, detail)
+    time_model(cfg, &low.l, &low.steps, detail)
 }
 
 /// Every rank's rings for `cfg`, as one queue each would hold them (what `cce algo --lower`
@@ -125,53 +172,22 @@ pub fn rings(cfg: &Config) -> Result<Vec<cce_host::Rings>, CollectiveError> {
     low.steps.iter().enumerate().map(|(q, st)| program::build(cfg, q, st).map(|p| p.rings)).collect()
 }
 
-/// Runs a collective over `inputs` (one buffer per rank, `elems · dtype` bytes each; for an
-/// all-gather alone, each rank's own chunk is taken from its buffer). The inputs are copied into
-/// the model; [`run_owned`] takes them instead.
-pub fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError> {
-    check(cfg)?;
-    run_checked(cfg, inputs.to_vec()).map(|(outcome, _)| outcome)
-}
-
-/// [`run`] without copying the inputs: each becomes its rank's `IN` buffer as it is, and they
-/// are handed back, unchanged, with the outcome. The model then holds, per rank, its input, its
-/// output buffer and at most two steps' scratch buffers (docs/MODEL.md C12), and the outputs
-/// take the place of the output buffers chunk by chunk.
-pub fn run_owned(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
-    check(cfg)?;
-    run_checked(cfg, inputs)
-}
-
-/// [`run`] reading the inputs where they are: each is its rank's `IN` buffer, read in place
-/// (the engines never write `IN`), so nothing of them is copied. The model's memory counts them
-/// as [`run_owned`]'s would.
-pub fn run_borrowed(cfg: &Config, inputs: &[&[u8]]) -> Result<Outcome, CollectiveError> {
-    run_inputs(cfg, inputs.iter().map(|&i| Cow::Borrowed(i)).collect()).map(|(outcome, _)| outcome)
-}
-
 /// A rank's input: owned (moved into the model) or borrowed (read in place).
 pub type Input<'m> = Cow<'m, [u8]>;
 
-/// [`run_owned`] and [`run_borrowed`] in one: each input moved in when owned, read in place
-/// when borrowed, and handed back as it came.
-pub fn run_inputs<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Input<'m>>), CollectiveError> {
-    check(cfg)?;
-    run_any(cfg, inputs)
-}
-
-/// One memory: the partitioned run with a single block (no messages).
-fn run_checked(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
-    let (outcome, inputs) = run_any(cfg, inputs.into_iter().map(Cow::Owned).collect())?;
-    Ok((outcome, inputs.into_iter().map(Cow::into_owned).collect()))
-}
-
-/// [`run_checked`] over owned or borrowed inputs, handed back as they came.
-fn run_any<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Input<'m>>), CollectiveError> {
+/// Runs a [`Checked`] collective over `inputs` (one buffer per rank, `elems · dtype` bytes
+/// each; for an all-gather alone, each rank's own chunk is taken from its buffer), checking
+/// nothing again. An owned input is moved in as its rank's `IN` buffer (not copied), a
+/// borrowed one read in place (the engines never write `IN`); both are handed back, unchanged,
+/// with the outcome. The model then holds, per rank, its input, its output buffer and at most
+/// two steps' scratch buffers (docs/MODEL.md C12), and the outputs take the place of the
+/// output buffers chunk by chunk.
+pub fn run<'m>(checked: &Checked, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Input<'m>>), CollectiveError> {
     let boxes = [partition::Mailbox::default()];
-    let net = InProcess::new(cfg.ranks);
+    let net = InProcess::new(checked.config().ranks);
     let inputs = inputs.into_iter().map(Some).collect();
     let job = partition::BlocksJob {
-        cfg,
+        checked,
         groups: 1,
         local: &|_| true,
         inputs,
@@ -182,4 +198,14 @@ fn run_any<'m>(cfg: &Config, inputs: Vec<Input<'m>>) -> Result<(Outcome, Vec<Inp
     };
     let r = partition::run_blocks(job)?;
     Ok((r.outcome, r.inputs))
+}
+
+/// Owned inputs, to [`run`] without a copy: `inputs.into_iter().map(Cow::Owned)`.
+pub fn owned(inputs: Vec<Vec<u8>>) -> Vec<Input<'static>> {
+    inputs.into_iter().map(Cow::Owned).collect()
+}
+
+/// Borrowed inputs, to [`run`] reading them in place.
+pub fn borrowed<'m>(inputs: &[&'m [u8]]) -> Vec<Input<'m>> {
+    inputs.iter().map(|&i| Cow::Borrowed(i)).collect()
 }

@@ -18,7 +18,7 @@ use std::time::Duration;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::budget::check;
+use super::budget::Checked;
 use super::config::{CollectiveError, Config, Outcome};
 use super::partition::{
     BlocksJob, BlocksRun, Key, Mailbox, Partitioned, Payload, Wire, block_of, incoming, run_blocks,
@@ -208,11 +208,11 @@ fn watch_for_stop() -> Result<(), CollectiveError> {
     Ok(())
 }
 
-/// Runs `cfg` as this process's block of an MPI job of `world().size()` processes (at most one
-/// per rank), making its ranks' inputs with `input(rank)`. Call it once per process, between
-/// MPI's initialisation and its end.
-pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun, CollectiveError> {
-    check(cfg)?;
+/// Runs a checked configuration as this process's block of an MPI job of `world().size()`
+/// processes (at most one per rank), making its ranks' inputs with `input(rank)`. Call it once
+/// per process, between MPI's initialisation and its end.
+pub fn run_mpi(checked: &Checked, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun, CollectiveError> {
+    let cfg = checked.config();
     let w = world();
     let (processes, me) = (w.size() as usize, w.rank() as usize);
     if processes > cfg.ranks {
@@ -256,7 +256,7 @@ pub fn run_mpi(cfg: &Config, input: &dyn Fn(usize) -> Vec<u8>) -> Result<MpiRun,
         let inputs = inputs.into_iter().map(|i| i.map(std::borrow::Cow::Owned)).collect();
         let local = |g| g == me;
         run_blocks(BlocksJob {
-            cfg,
+            checked,
             groups: processes,
             local: &local,
             inputs,

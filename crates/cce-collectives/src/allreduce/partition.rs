@@ -19,7 +19,7 @@ use cce_engine::memory::{MemError, SharedMemory};
 use cce_engine::{Memory, RunReport};
 use cce_format::ring::ring_bytes;
 
-use super::budget::check;
+use super::budget::Checked;
 use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::layout::Layout;
 use super::lifetimes::{Lifetimes, lifetimes};
@@ -348,15 +348,15 @@ pub(super) struct BlocksRun<'m> {
     pub(super) report: Partitioned,
 }
 
-/// [`run_owned`](super::run_owned) with the ranks split into `groups` blocks of memory
-/// (1..=ranks; rank q in block q · groups / ranks): the same outputs bit for bit, and what
-/// crossed between blocks.
+/// [`run`](super::run) with the ranks split into `groups` blocks of memory (1..=ranks; rank q
+/// in block q · groups / ranks) over owned inputs: the same outputs bit for bit, the inputs
+/// handed back, and what crossed between blocks.
 pub fn run_partitioned(
-    cfg: &Config,
+    checked: &Checked,
     inputs: Vec<Vec<u8>>,
     groups: usize,
 ) -> Result<(Outcome, Vec<Vec<u8>>, Partitioned), CollectiveError> {
-    check(cfg)?;
+    let cfg = checked.config();
     if groups == 0 || groups > cfg.ranks {
         return Err(CollectiveError::Config(format!("{groups} blocks for {} ranks: 1..={}", cfg.ranks, cfg.ranks)));
     }
@@ -367,8 +367,16 @@ pub fn run_partitioned(
     let boxes: Vec<Mailbox> = (0..groups).map(|_| Mailbox::default()).collect();
     let net = InProcess::new(cfg.ranks);
     let inputs = inputs.into_iter().map(|i| Some(Cow::Owned(i))).collect();
-    let job =
-        BlocksJob { cfg, groups, local: &|_| true, inputs, hand_back: true, wire: &Local, boxes: &boxes, net: &net };
+    let job = BlocksJob {
+        checked,
+        groups,
+        local: &|_| true,
+        inputs,
+        hand_back: true,
+        wire: &Local,
+        boxes: &boxes,
+        net: &net,
+    };
     let r = run_blocks(job)?;
     Ok((r.outcome, r.inputs.into_iter().map(Cow::into_owned).collect(), r.report))
 }
@@ -389,7 +397,7 @@ pub(super) fn block_of(q: usize, ranks: usize, groups: usize) -> usize {
 
 /// The messages block `g` receives from other blocks in a run of `cfg` over `groups` blocks.
 #[cfg(feature = "mpi")]
-pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
+pub(super) fn incoming(cfg: &super::Config, groups: usize, g: usize) -> usize {
     let low = Lowered::new(cfg);
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     plan(&low, &low.steps, &group).expect.iter().filter(|((to, _), _)| *to == g).map(|(_, n)| n).sum()
@@ -400,8 +408,8 @@ pub(super) fn incoming(cfg: &Config, groups: usize, g: usize) -> usize {
 /// through `boxes`; `net` holds the semaphores and the first failure (a receiver of other
 /// processes' failures records them there).
 pub(super) struct BlocksJob<'a, 'm> {
-    /// The run (checked).
-    pub(super) cfg: &'a Config,
+    /// The run, checked.
+    pub(super) checked: &'a Checked,
     /// Blocks of ranks (processes).
     pub(super) groups: usize,
     /// Whether block `g` is this process's.
@@ -423,8 +431,9 @@ pub(super) struct BlocksJob<'a, 'm> {
 /// other blocks read, runs each rank on a thread, writes the outputs other blocks wrote for
 /// them, then gathers each rank's output and hands its input back.
 pub(super) fn run_blocks<'m>(job: BlocksJob<'_, 'm>) -> Result<BlocksRun<'m>, CollectiveError> {
-    let BlocksJob { cfg, groups, local, inputs, hand_back, wire, boxes, net } = job;
-    let prepared = prepare(cfg, groups)?;
+    let BlocksJob { checked, groups, local, inputs, hand_back, wire, boxes, net } = job;
+    let cfg = checked.config();
+    let prepared = prepare(checked, groups)?;
     let Prepared { low, group, plan, life, .. } = &*prepared;
     let nsteps = low.nsteps();
     let is_here: Vec<bool> = (0..cfg.ranks).map(|q| local(group[q])).collect();

@@ -11,13 +11,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::budget::scheduled;
+use super::budget::Checked;
 use super::config::{CollectiveError, Config};
 use super::lifetimes::Lifetimes;
 use super::lowered::Lowered;
 use super::partition::{Plan, block_lifetimes, block_of, plan};
 use super::program::{RankProgram, build};
-use super::timeline::timeline;
 
 /// Most configurations kept.
 pub(super) const KEPT: usize = 4;
@@ -27,8 +26,8 @@ pub(super) const KEPT_RING_BYTES: u64 = 16 << 20;
 
 /// A run's work from its configuration alone, for `groups` blocks of memory.
 pub(super) struct Prepared {
-    /// The schedule lowered (with back pressure in one memory).
-    pub(super) low: Lowered,
+    /// The schedule lowered (with back pressure in one memory: the check's own).
+    pub(super) low: Arc<Lowered>,
     /// Each rank's block.
     pub(super) group: Vec<usize>,
     /// The messages between blocks.
@@ -47,9 +46,10 @@ type Kept = Vec<(Config, usize, Arc<Prepared>)>;
 
 static KEPT_RUNS: Mutex<Kept> = Mutex::new(Vec::new());
 
-/// The prepared work of `cfg` (checked) over `groups` blocks: kept from an earlier run of an
+/// The prepared work of a checked run over `groups` blocks: kept from an earlier run of an
 /// equal configuration, or made now (and kept, the oldest giving way).
-pub(super) fn prepare(cfg: &Config, groups: usize) -> Result<Arc<Prepared>, CollectiveError> {
+pub(super) fn prepare(checked: &Checked, groups: usize) -> Result<Arc<Prepared>, CollectiveError> {
+    let cfg = checked.config();
     let found = {
         let kept = KEPT_RUNS.lock().unwrap_or_else(PoisonError::into_inner);
         kept.iter().find(|(c, g, _)| *g == groups && c == cfg).map(|(_, _, p)| p.clone())
@@ -57,7 +57,7 @@ pub(super) fn prepare(cfg: &Config, groups: usize) -> Result<Arc<Prepared>, Coll
     if let Some(p) = found {
         return Ok(p);
     }
-    let p = Arc::new(make(cfg, groups)?);
+    let p = Arc::new(make(checked, groups)?);
     let ring_bytes: u64 = p.programs.iter().map(|r| 2 * cce_format::ring::ring_bytes(r.rings.ring_size as u64)).sum();
     if ring_bytes <= KEPT_RING_BYTES {
         let mut kept = KEPT_RUNS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -69,16 +69,24 @@ pub(super) fn prepare(cfg: &Config, groups: usize) -> Result<Arc<Prepared>, Coll
     Ok(p)
 }
 
-fn make(cfg: &Config, groups: usize) -> Result<Prepared, CollectiveError> {
-    // One memory: back pressure keeps two steps of scratch per rank (what memory_need
-    // counts); several: the blocks' own memories bound it.
-    let low = if groups == 1 { scheduled(cfg).lowered } else { Lowered::new(cfg) };
+fn make(checked: &Checked, groups: usize) -> Result<Prepared, CollectiveError> {
+    let cfg = checked.config();
+    // One memory: the check's schedule, whose back pressure keeps two steps of scratch per rank
+    // (what memory_need counts); several: the blocks' own memories bound it.
+    let low = if groups == 1 { checked.lowered().clone() } else { Arc::new(Lowered::new(cfg)) };
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     let plan = plan(&low, &low.steps, &group);
     // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = low.steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
     let life = block_lifetimes(&low, &low.steps, &group);
-    // The model times the algorithm's own schedule (without the run's back pressure).
-    let model = timeline(cfg, &low.l, &Lowered::new(cfg).steps, false)?;
-    Ok(Prepared { low, group, plan, programs, life, links: model.links, model_seconds: model.seconds })
+    // The model times the algorithm's own schedule (without the run's back pressure), unless
+    // the check brought the chosen candidate's model of this configuration.
+    let (links, model_seconds) = match checked.model() {
+        Some(m) => (m.links.clone(), m.seconds),
+        None => {
+            let model = super::time_model(cfg, &low.l, &Lowered::new(cfg).steps, false)?;
+            (model.links, model.seconds)
+        }
+    };
+    Ok(Prepared { low, group, plan, programs, life, links, model_seconds })
 }
