@@ -355,6 +355,26 @@ fn reduce_rows(p: &Paths) -> Vec<Row> {
         // demo refuses a bad size before printing anything.
         (sv(&["demo", "--elems", "0"]), "elements per rank must be positive", 2),
         (sv(&["demo", "--elems", "0x100000000000"]), "budget", 2),
+        // A budget large enough to let a size through that the model's address slots cannot hold.
+        (
+            sv(&[
+                "allreduce",
+                "--ranks",
+                "2",
+                "--algo",
+                "ring",
+                "--op",
+                "add",
+                "--dtype",
+                "fp32",
+                "--elems",
+                "1099511627776",
+                "--budget",
+                "4611686018427387904",
+            ]),
+            "4398046511104 bytes per rank exceed the model's buffer slots",
+            2,
+        ),
     ]
 }
 
