@@ -21,7 +21,7 @@ pub use cce_format::ringfile::RingFileError;
 pub use cce_host::HostError;
 use cce_numerics::NumericsError;
 /// Why the whole path (host rings, engine) failed ([`ApiError::Path`]).
-pub use cce_path::PathError;
+pub use cce_job::PathError;
 
 /// Everything the API refuses or a run fails with.
 #[derive(Debug, thiserror::Error)]

@@ -1,11 +1,11 @@
 //! GCE compression of a raw buffer, as `cce.gce_compress` / `cce.gce_decompress` run it:
-//! [`cce_path::gradient`] (gradient packets on the engine) on raw buffers.
+//! [`cce_job::gradient`] (gradient packets on the engine) on raw buffers.
 //!
 //! The codec is the project's MODEL (docs/MODEL.md "GCE"): block-scaled fp8 e5m2, one E8M0
 //! scale per 32 elements, one header per packet of 2048 elements.
 
 use cce_format::SdmaDtype;
-use cce_path::gradient::{self, Compressed};
+use cce_job::gradient::{self, Compressed};
 
 use crate::error::ApiError;
 

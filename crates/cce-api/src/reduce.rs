@@ -8,7 +8,7 @@
 //! - The bits are those of `cce reduce` on the same inputs: both go through [`reduce_job`].
 
 use cce_format::SdmaDtype;
-use cce_path::{ReduceJob, ReduceOutcome, run_reduce};
+use cce_job::{ReduceJob, ReduceOutcome, run_reduce};
 
 use crate::build::{OpOptions, fit32};
 use crate::error::ApiError;
@@ -65,9 +65,9 @@ impl ReduceParams {
 
 /// Checks sources of `lens` bytes for `job` (equal lengths, whole elements, the memory
 /// budget) and returns the element count; a length mismatch is
-/// [`cce_path::PathError::SourceLengths`], naming the source by index.
+/// [`cce_job::PathError::SourceLengths`], naming the source by index.
 pub fn check_sources(job: &ReduceJob, lens: &[u64]) -> Result<u64, ApiError> {
-    Ok(cce_path::reduce::check_inputs(job, lens)?)
+    Ok(cce_job::reduce::check_inputs(job, lens)?)
 }
 
 /// What a reduce produced.
@@ -96,5 +96,5 @@ pub fn reduce_into(
     sources: &[&[u8]],
     outputs: &mut [&mut [u8]],
 ) -> Result<ReduceResult, ApiError> {
-    Ok(ReduceResult { outcome: cce_path::run_reduce_into(&params.job()?, sources, outputs)? })
+    Ok(ReduceResult { outcome: cce_job::run_reduce_into(&params.job()?, sources, outputs)? })
 }

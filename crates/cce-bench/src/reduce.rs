@@ -17,7 +17,7 @@ use std::time::Instant;
 use cce_format::SdmaDtype;
 use cce_host::Rounding;
 
-use cce_path::{PathError, ReduceJob, run_reduce};
+use cce_job::{PathError, ReduceJob, run_reduce};
 use serde::Serialize;
 
 use crate::memcpy::Memcpy;
@@ -89,7 +89,7 @@ fn reduce_size(bytes_per_source: usize) -> usize {
 /// [`ReduceJob::budget`]) without allocating anything.
 pub fn check_reduce(bytes_per_source: usize) -> Result<(), PathError> {
     let job = ReduceJob::add(SdmaDtype::Bf16, SdmaDtype::Fp32, SdmaDtype::Bf16);
-    cce_path::reduce::check_inputs(&job, &[reduce_size(bytes_per_source) as u64; 4]).map(drop)
+    cce_job::reduce::check_inputs(&job, &[reduce_size(bytes_per_source) as u64; 4]).map(drop)
 }
 
 /// The numerics spec the engine resolves for [`reduce`]'s bf16 → fp32 → bf16 ADD with

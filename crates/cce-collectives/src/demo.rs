@@ -8,7 +8,7 @@ use cce_host::{ReduceDtypes, ReduceRequest, Rings, plan};
 
 use crate::allreduce::{self, Algo, Checked, Config, RedOp};
 use crate::metrics;
-use cce_path::{PathError, ReduceJob, run_reduce};
+use cce_job::{PathError, ReduceJob, run_reduce};
 
 /// One worked example.
 #[derive(Clone, Debug)]

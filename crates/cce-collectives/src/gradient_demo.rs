@@ -13,7 +13,7 @@ use cce_format::packet::GceMode;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{GradientRequest, ReduceDtypes, ReduceRequest, Rings, Rounding, plan, plan_gradient};
 
-use cce_path::PathError;
+use cce_job::PathError;
 
 const SRC: u64 = 0x1000_0000;
 const PAYLOAD: u64 = 0x5000_0000;

@@ -42,7 +42,7 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ("gce output has {got} values", "the engine sizes the output from the packet's elements"),
     (
         "gce: ",
-        "cce_path::gradient is called by the Python package only (cce.gce_compress / gce_decompress); \
+        "cce_job::gradient is called by the Python package only (cce.gce_compress / gce_decompress); \
          tests/python/test_gce.py checks a refusal",
     ),
 ];

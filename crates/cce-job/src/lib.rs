@@ -1,4 +1,4 @@
-//! # cce-path — one reduce through the whole path
+//! # cce-job — one job through the whole path
 //!
 //! What the host runtime and the DMA engine do together, for one job at a time: a request is
 //! lowered to ring bytes by `cce-host` and those bytes are executed by `cce-engine` over

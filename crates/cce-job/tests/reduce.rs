@@ -4,7 +4,7 @@
 use SdmaDtype::*;
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::Rounding;
-use cce_path::{PathError, ReduceJob, run_reduce};
+use cce_job::{PathError, ReduceJob, run_reduce};
 
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
