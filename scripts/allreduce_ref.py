@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent sequential reference for a bf16 (or fp16 / fp32) ADD all-reduce.
 
-Follows the reduction order documented in crates/cce-collectives/src/allreduce/mod.rs, with numpy
+Follows the reduction order documented in crates/cce-collectives/src/collective/mod.rs, with numpy
 + ml_dtypes: every step accumulates its sources in order in fp32 and rounds once to the buffer
 dtype. Indices mod R; chunk c = elements [c*N/R, (c+1)*N/R).
   ring, ring-2r2w: acc = IN_c; then for k = 1..R-1: acc = round(f32(acc) + f32(IN_{c+k}))

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{self, Config, RedOp, UserAlgo};
+use cce_collectives::collective::{self, Config, RedOp, UserAlgo};
 use cce_format::SdmaDtype;
 use libfuzzer_sys::fuzz_target;
 
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let cfg = Config::from_user(Arc::new(user), RedOp::Add, SdmaDtype::Bf16, elems);
-    if allreduce::rings(&cfg).is_ok() {
-        let _ = allreduce::model(&cfg, false);
+    if collective::rings(&cfg).is_ok() {
+        let _ = collective::model(&cfg, false);
     }
 });

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{self, Config, RedOp, UserAlgo};
+use cce_collectives::collective::{self, Config, RedOp, UserAlgo};
 use cce_format::SdmaDtype;
 use cce_format::ringfile::RingFile;
 use cce_msccl::Summary;
@@ -133,7 +133,7 @@ pub fn job(
     };
     let mut cfg = Config::from_user(lowered, RedOp::Add, dtype, elems);
     cfg.arch = crate::build::fit32("`arch` <ARCH>", arch)?;
-    cfg.model = allreduce::TimeModel::defaults(cfg.arch);
+    cfg.model = collective::TimeModel::defaults(cfg.arch);
     if !dtype.is_float() {
         cfg.accum = dtype;
     }
@@ -144,7 +144,7 @@ pub fn job(
 pub fn report(job: &AlgoJob) -> Result<AlgoReport, ApiError> {
     let cfg = &job.config;
     let user = cfg.user.as_ref().ok_or_else(|| ApiError::Input("cce algo needs a file".into()))?;
-    let timeline = allreduce::model(cfg, false)?;
+    let timeline = collective::model(cfg, false)?;
     let works = user.schedule.plan.steps.iter().flatten().flat_map(|s| &s.works);
     let reduces = works.clone().filter(|w| w.op == cce_msccl::Op::Reduce).count() as u64;
     let copies = works.count() as u64 - reduces;
@@ -164,6 +164,6 @@ pub fn report(job: &AlgoJob) -> Result<AlgoReport, ApiError> {
 /// the job's schedule lowered for its configuration.
 pub fn lower(job: &AlgoJob) -> Result<Vec<Vec<u8>>, ApiError> {
     let cfg = &job.config;
-    let rings = allreduce::rings(cfg)?;
+    let rings = collective::rings(cfg)?;
     Ok(rings.iter().map(|r| RingFile { arch: cfg.arch, queues: vec![r.queue(0)] }.to_bytes()).collect())
 }

@@ -17,20 +17,20 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{self, Checked, TimeModel};
+use cce_collectives::collective::{self, Checked, TimeModel};
 use cce_collectives::metrics::{self, Metrics};
 use cce_collectives::{demo, numerics_report};
 use cce_format::ringfile::RingFile;
 use cce_host::Rounding;
 
 /// The configuration a [`Prepared`] all-reduce runs, in its results and reports.
-pub use cce_collectives::allreduce::Config;
+pub use cce_collectives::collective::Config;
 /// The bytes over node boundaries, in [`AllreduceResult::hops`].
-pub use cce_collectives::allreduce::HopBytes;
+pub use cce_collectives::collective::HopBytes;
 /// The memory a prepared all-reduce was checked for ([`Prepared::memory_need`]).
-pub use cce_collectives::allreduce::MemoryNeed;
+pub use cce_collectives::collective::MemoryNeed;
 /// A run's outcome, in [`AllreduceResult`].
-pub use cce_collectives::allreduce::Outcome;
+pub use cce_collectives::collective::Outcome;
 /// The demo's worked examples and all-reduce rows ([`Demo`]).
 pub use cce_collectives::demo::{Example, Row};
 /// The numerics report's parameters, series and result ([`NumericsReport`]).
@@ -45,11 +45,11 @@ use crate::params::{AlgoChoice, RoundingMode};
 use crate::values;
 
 /// Fewest ranks of an all-reduce.
-pub const MIN_RANKS: usize = allreduce::MIN_RANKS;
+pub const MIN_RANKS: usize = collective::MIN_RANKS;
 /// Most ranks of an all-reduce.
-pub const MAX_RANKS: usize = allreduce::MAX_RANKS;
+pub const MAX_RANKS: usize = collective::MAX_RANKS;
 /// Most ranks of the mesh algorithm (its R-source reduce packet).
-pub const MESH_MAX_RANKS: usize = allreduce::MESH_MAX_RANKS;
+pub const MESH_MAX_RANKS: usize = collective::MESH_MAX_RANKS;
 
 fn input(m: impl Into<String>) -> ApiError {
     ApiError::Input(m.into())
@@ -164,14 +164,14 @@ impl AllreduceParams {
     pub fn prepare(&self, elems: u64) -> Result<Prepared, ApiError> {
         let cfg = self.config_for(elems)?;
         if !self.is_auto() || cfg.algo == Algo::File {
-            return Ok(Prepared { checked: allreduce::check(&cfg)?, check: self.check, explanation: None });
+            return Ok(Prepared { checked: collective::check(&cfg)?, check: self.check, explanation: None });
         }
         if cfg.compress == Compress::Gce {
             return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
         }
-        let (chosen, candidates) = allreduce::choose(&cfg)?;
+        let (chosen, candidates) = collective::choose(&cfg)?;
         let cfg = Config { algo: chosen, ..cfg };
-        let checked = allreduce::check_chosen(&cfg, &candidates)?;
+        let checked = collective::check_chosen(&cfg, &candidates)?;
         let explanation = Explanation { config: cfg, candidates, auto: chosen };
         Ok(Prepared { checked, check: self.check, explanation: Some(explanation) })
     }
@@ -189,11 +189,11 @@ impl AllreduceParams {
         let cfg = self.config_for(elems)?;
         if cfg.algo == Algo::File {
             let builtin = Config { algo: Algo::Ring, user: None, ..cfg.clone() };
-            let (auto, mut candidates) = allreduce::choose(&builtin)?;
+            let (auto, mut candidates) = collective::choose(&builtin)?;
             candidates.push(Candidate::of(&cfg));
             return Ok(Explanation { config: cfg, candidates, auto });
         }
-        let (chosen, candidates) = allreduce::choose(&cfg)?;
+        let (chosen, candidates) = collective::choose(&cfg)?;
         Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates, auto: chosen })
     }
 
@@ -332,7 +332,7 @@ pub struct AllreduceResult {
     pub metrics: Metrics,
     /// Whether `metrics` were measured.
     pub check: Check,
-    /// What [`allreduce::check`] counted against the budget.
+    /// What [`collective::check`] counted against the budget.
     pub memory_bytes: u64,
     /// The model's candidates when the algorithm was chosen by it (`auto`), else empty.
     pub candidates: Option<Explanation>,
@@ -349,9 +349,9 @@ impl AllreduceResult {
 
 /// A candidate of the time model: an algorithm and its model timeline or refusal
 /// ([`Explanation::candidates`]).
-pub use cce_collectives::allreduce::Candidate;
+pub use cce_collectives::collective::Candidate;
 /// The model's timeline of a run ([`Prepared::timeline`], the trace's source).
-pub use cce_collectives::allreduce::Timeline;
+pub use cce_collectives::collective::Timeline;
 
 /// An all-reduce checked and ready to run ([`AllreduceParams::prepare`]): the configuration,
 /// its memory need and lowered schedule, and with `auto` every candidate's model, each computed
@@ -399,7 +399,7 @@ impl Prepared {
     /// it would hold too many packets). The run's own model is not detailed: this is one more
     /// time model, made only when asked for.
     pub fn timeline(&self) -> Result<Timeline, ApiError> {
-        Ok(allreduce::model(self.config(), true)?)
+        Ok(collective::model(self.config(), true)?)
     }
 
     /// The inputs made from `seed`, one buffer per rank (what `cce allreduce` runs without
@@ -425,7 +425,7 @@ impl Prepared {
             return Err(input(format!("need {} inputs of {bytes} bytes each", self.config().ranks)));
         }
         let cfg = self.config();
-        let (outcome, inputs) = allreduce::run(&self.checked, inputs)?;
+        let (outcome, inputs) = collective::run(&self.checked, inputs)?;
         let metrics = match self.check {
             Check::Exact => metrics::measure(cfg, &inputs, &outcome.outputs),
             Check::None => Metrics::default(),
@@ -433,7 +433,7 @@ impl Prepared {
         drop(inputs);
         let hops = match cfg.compress {
             Compress::None => None,
-            Compress::Gce => Some(allreduce::hop_report(cfg, &outcome)?),
+            Compress::Gce => Some(collective::hop_report(cfg, &outcome)?),
         };
         Ok(AllreduceResult {
             config: cfg.clone(),
@@ -574,7 +574,7 @@ impl AllreduceParams {
         };
         let explained = self.explain(count)?;
         let prepared = |cfg: &Config| -> Result<Prepared, ApiError> {
-            let checked = allreduce::check_chosen(cfg, &explained.candidates)?;
+            let checked = collective::check_chosen(cfg, &explained.candidates)?;
             Ok(Prepared { checked, check: Check::Exact, explanation: None })
         };
         let mut jobs = Vec::new();

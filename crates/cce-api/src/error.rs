@@ -11,7 +11,7 @@
 //! it always has: `--seed is for --rounding sr`).
 
 /// Why a collective was refused or failed ([`ApiError::Collective`]).
-pub use cce_collectives::allreduce::CollectiveError;
+pub use cce_collectives::collective::CollectiveError;
 use cce_engine::{EngineError, Fault, MemError};
 /// Why bits were refused ([`ApiError::Format`]).
 pub use cce_format::FormatError;

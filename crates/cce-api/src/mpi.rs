@@ -7,13 +7,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use cce_collectives::allreduce;
+use cce_collectives::collective;
 use cce_collectives::metrics;
 
 /// One algorithm's row of [`MpiBench`].
 pub use cce_bench::allreduce::MpiAllreduceBenchResult;
 /// What this process ran and process 0's report ([`MpiAllreduce`]).
-pub use cce_collectives::allreduce::{MpiReport, MpiRun};
+pub use cce_collectives::collective::{MpiReport, MpiRun};
 
 use crate::collective::Prepared;
 use crate::error::ApiError;
@@ -21,13 +21,13 @@ use crate::error::ApiError;
 /// Runs `f` between MPI's initialisation (with thread support for every rank thread) and its
 /// end. Refused when MPI cannot give that support or was initialised already.
 pub fn with_mpi<T>(f: impl FnOnce() -> T) -> Result<T, ApiError> {
-    Ok(allreduce::with_mpi(f)?)
+    Ok(collective::with_mpi(f)?)
 }
 
 /// Prints `cce: {message} (process k)` on stderr and ends the whole MPI job with exit code 1:
 /// a process that stops on its own would leave the others waiting for its messages.
 pub fn abort_job(message: &str) -> ! {
-    allreduce::abort_job(message)
+    collective::abort_job(message)
 }
 
 /// Where this process's ranks' inputs come from.
@@ -65,7 +65,7 @@ pub fn allreduce(
         MpiInputs::Files(d) => std::fs::read(d.join(format!("rank{q}.bin"))).unwrap_or_default(),
         MpiInputs::Seeded(seed) => metrics::generate_rank(cfg, seed, q),
     };
-    let mut run = allreduce::run_mpi(prepared.checked(), &reading)?;
+    let mut run = collective::run_mpi(prepared.checked(), &reading)?;
     if let Some(write) = write_outputs {
         for &q in &run.ranks {
             write(q, &run.outcome.outputs[q])?;
@@ -77,7 +77,7 @@ pub fn allreduce(
         }
         MpiInputs::Seeded(seed) => Box::new(metrics::Generated::new(cfg, seed)),
     };
-    let report = allreduce::mpi_report(cfg, &mut run, source.as_ref(), prepared.check());
+    let report = collective::mpi_report(cfg, &mut run, source.as_ref(), prepared.check());
     Ok(MpiAllreduce { run, report })
 }
 

@@ -23,7 +23,7 @@ use cce_host::{HostError, MinMaxConstant};
 
 /// The collectives' values a user names: algorithms, collectives, compression, instance types,
 /// reductions, and a user's MSCCL schedule ([`AllreduceParams`](crate::AllreduceParams)'s fields).
-pub use cce_collectives::allreduce::{Algo, Collective, Compress, Instance, RedOp, UserAlgo};
+pub use cce_collectives::collective::{Algo, Collective, Compress, Instance, RedOp, UserAlgo};
 /// Whether a run's outputs are checked against the exact reduction (`AllreduceParams::check`).
 pub use cce_collectives::metrics::Check;
 /// The numerics report's inputs (`collective::Params::inputs`).
@@ -53,7 +53,7 @@ macro_rules! display_name {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AlgoChoice {
     /// `auto`: the algorithm of least model time among cce's own
-    /// ([`cce_collectives::allreduce::choose`]).
+    /// ([`cce_collectives::collective::choose`]).
     Auto,
     /// One of cce's own ([`Algo::ALL`]).
     Algo(Algo),

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use cce_api::SdmaDtype;
 use cce_api::collective::{AllreduceParams, sweep_every_algorithm};
 use cce_api::params::{Algo, AlgoChoice, RedOp};
-use cce_collectives::allreduce::{Calls, calls};
+use cce_collectives::collective::{Calls, calls};
 
 /// What `f` added to this thread's counts.
 fn counted<T>(f: impl FnOnce() -> T) -> (T, Calls) {

@@ -190,18 +190,18 @@ fn the_reexport_scanner_finds_planted_modules_and_missing_reasons() {
     let root = workspace();
     let scan = |text: &str| reexport_findings(&root, "planted.rs", text);
     // What cce-api held before the door was shut: three modules, one renamed.
-    let modules = scan("/// The collectives.\npub use cce_collectives::{allreduce as collectives, demo, metrics};\n");
+    let modules = scan("/// The collectives.\npub use cce_collectives::{collective as collectives, demo, metrics};\n");
     assert_eq!(modules.len(), 3, "{modules:?}");
-    assert!(modules[0].contains("module cce_collectives::allreduce"), "{modules:?}");
+    assert!(modules[0].contains("module cce_collectives::collective"), "{modules:?}");
     assert_eq!(scan("/// Rings.\npub use cce_format::{ring::DESC_BYTES, ringfile};\n").len(), 1);
     assert_eq!(scan("/// Self.\npub use cce_collectives::numerics_report::{self as nr, Params};\n").len(), 1);
     // A module declared inline or by file, below the crate root.
-    assert_eq!(scan("/// Threads.\npub use cce_collectives::allreduce::threads;\n").len(), 1);
+    assert_eq!(scan("/// Threads.\npub use cce_collectives::collective::threads;\n").len(), 1);
     // A type without a reason; with one (an attribute may sit between), nothing.
-    let bare = scan("use x;\npub use cce_collectives::allreduce::Config;\n");
+    let bare = scan("use x;\npub use cce_collectives::collective::Config;\n");
     assert_eq!(bare.len(), 1);
     assert!(bare[0].contains("no `///` line"), "{bare:?}");
-    assert!(scan("/// Why.\n#[cfg(feature = \"mpi\")]\npub use cce_collectives::allreduce::{\n    Config,\n    MemoryNeed,\n};\n").is_empty());
+    assert!(scan("/// Why.\n#[cfg(feature = \"mpi\")]\npub use cce_collectives::collective::{\n    Config,\n    MemoryNeed,\n};\n").is_empty());
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn the_front_scanner_finds_planted_collectives_paths() {
     assert_eq!(scan("    let i = cce_api::collective::metrics::generate(&cfg, 1);").len(), 1);
     assert_eq!(scan("cce_api::collective::demo::check_allreduce(8, 64)?;").len(), 1);
     assert_eq!(scan("use cce_api::collective::{\n    self as api,\n    demo,\n};").len(), 1);
-    assert_eq!(scan("use cce_collectives::allreduce::run;").len(), 1);
+    assert_eq!(scan("use cce_collectives::collective::run;").len(), 1);
     // The fronts' own names, and cce-api's functions that merely contain the words, pass.
     assert!(scan("mod collectives;\nuse crate::collectives::params;\nlet f = api::demo_failures(&e, &r);").is_empty());
     assert!(scan("let d = cce_api::collective::Demo::prepare(64)?; // not cce_api::collective::demo::x").is_empty());

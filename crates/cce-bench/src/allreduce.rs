@@ -2,7 +2,7 @@
 //! MSCCL XML ring), against the bytes each moves at a same-run memcpy's speed; and the same as
 //! one process of an MPI job. The configuration is checked before anything is allocated.
 
-use cce_collectives::allreduce::{self, Algo, Checked, CollectiveError, Config, RedOp, UserAlgo};
+use cce_collectives::collective::{self, Algo, Checked, CollectiveError, Config, RedOp, UserAlgo};
 use cce_collectives::metrics;
 use cce_format::SdmaDtype;
 use serde::Serialize;
@@ -54,17 +54,17 @@ fn xml_ring_config(ranks: usize, bytes_per_rank: usize) -> Result<Option<Config>
     Ok(Some(Config::from_user(std::sync::Arc::new(user), RedOp::Add, SdmaDtype::Bf16, (bytes_per_rank / 2) as u64)))
 }
 
-/// Checks [`allreduce()`]'s configuration for every algorithm ([`allreduce::check`], the
+/// Checks [`allreduce()`]'s configuration for every algorithm ([`collective::check`], the
 /// memory budget included) without allocating anything: each run's name and its checked
 /// configuration, cce's algorithms in [`Algo::ALL`] order, then the XML ring when it has the
 /// ranks.
 pub fn check_allreduce(ranks: usize, bytes_per_rank: usize) -> Result<Vec<(&'static str, Checked)>, CollectiveError> {
     let mut runs = Algo::ALL
         .into_iter()
-        .map(|algo| Ok((algo.name(), allreduce::check(&allreduce_config(ranks, bytes_per_rank, algo))?)))
+        .map(|algo| Ok((algo.name(), collective::check(&allreduce_config(ranks, bytes_per_rank, algo))?)))
         .collect::<Result<Vec<_>, CollectiveError>>()?;
     if let Some(cfg) = xml_ring_config(ranks, bytes_per_rank)? {
-        runs.push((XML_RING_NAME, allreduce::check(&cfg)?));
+        runs.push((XML_RING_NAME, collective::check(&cfg)?));
     }
     Ok(runs)
 }
@@ -81,7 +81,7 @@ pub fn allreduce(ranks: usize, bytes_per_rank: usize, reps: usize) -> Result<All
     for (name, checked) in &runs {
         let mut best: Option<(f64, u64)> = None;
         for _ in 0..reps.max(1) {
-            let (o, _) = allreduce::run(checked, allreduce::borrowed(&slices))?;
+            let (o, _) = collective::run(checked, collective::borrowed(&slices))?;
             if best.is_none_or(|b| o.seconds < b.0) {
                 best = Some((o.seconds, o.bytes_moved()));
             }
@@ -112,7 +112,7 @@ pub struct MpiAllreduceBenchResult {
     pub process_peak_bytes: Vec<u64>,
 }
 
-/// [`allreduce()`] as one process of an MPI job (between [`allreduce::with_mpi`]'s
+/// [`allreduce()`] as one process of an MPI job (between [`collective::with_mpi`]'s
 /// initialisation and its end): every algorithm over `ranks` ranks spread over the job's
 /// processes, best of `reps`; the results on process 0 (`None` elsewhere).
 #[cfg(feature = "mpi")]
@@ -121,7 +121,7 @@ pub fn allreduce_mpi(
     bytes_per_rank: usize,
     reps: usize,
 ) -> Result<Option<(f64, Vec<MpiAllreduceBenchResult>)>, CollectiveError> {
-    use allreduce::{gather_u64, run_mpi};
+    use collective::{gather_u64, run_mpi};
     let runs = check_allreduce(ranks, bytes_per_rank)?;
     let memcpy = memcpy_gbps(bytes_per_rank * 4, reps.max(2));
     let mut results = Vec::new();

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use cce_bench::{allreduce, reduce};
-use cce_collectives::allreduce::CollectiveError;
+use cce_collectives::collective::CollectiveError;
 
 /// Peak resident memory of this process, in bytes (Linux; `None` elsewhere).
 fn peak_rss() -> Option<u64> {

@@ -6,7 +6,7 @@
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{ReduceDtypes, ReduceRequest, Rings, plan};
 
-use crate::allreduce::{self, Algo, Checked, Config, RedOp};
+use crate::collective::{self, Algo, Checked, Config, RedOp};
 use crate::metrics;
 use cce_job::{PathError, ReduceJob, run_reduce};
 
@@ -139,12 +139,12 @@ fn config(ranks: usize, elems: u64, algo: Algo) -> Config {
     Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, elems)
 }
 
-/// Checks the demo all-reduce's configuration for every algorithm ([`allreduce::check`], the
+/// Checks the demo all-reduce's configuration for every algorithm ([`collective::check`], the
 /// memory budget included) without allocating anything, so a caller can refuse bad sizes
 /// before printing anything: the checked runs, in [`Algo::ALL`] order, that
 /// [`allreduce_rows`] runs.
-pub fn check_allreduce(ranks: usize, elems: u64) -> Result<Vec<Checked>, allreduce::CollectiveError> {
-    Algo::ALL.into_iter().map(|algo| allreduce::check(&config(ranks, elems, algo))).collect()
+pub fn check_allreduce(ranks: usize, elems: u64) -> Result<Vec<Checked>, collective::CollectiveError> {
+    Algo::ALL.into_iter().map(|algo| collective::check(&config(ranks, elems, algo))).collect()
 }
 
 /// The demo's all-reduce ([`check_allreduce`]'s runs: `ranks` ranks of `elems` bf16 elements
@@ -152,7 +152,7 @@ pub fn check_allreduce(ranks: usize, elems: u64) -> Result<Vec<Checked>, allredu
 pub fn allreduce_rows(
     runs: &[Checked],
     mut progress: impl FnMut(Algo),
-) -> Result<Vec<Row>, allreduce::CollectiveError> {
+) -> Result<Vec<Row>, collective::CollectiveError> {
     let Some(first) = runs.first() else { return Ok(Vec::new()) };
     let inputs = metrics::generate(first.config(), 2026);
     let mut rows = Vec::new();
@@ -160,7 +160,7 @@ pub fn allreduce_rows(
         let cfg = checked.config();
         progress(cfg.algo);
         let (o, _) =
-            allreduce::run(checked, allreduce::borrowed(&inputs.iter().map(Vec::as_slice).collect::<Vec<_>>()))?;
+            collective::run(checked, collective::borrowed(&inputs.iter().map(Vec::as_slice).collect::<Vec<_>>()))?;
         let m = metrics::measure(cfg, &inputs, &o.outputs);
         rows.push(Row {
             algo: cfg.algo,

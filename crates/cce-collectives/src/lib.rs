@@ -3,19 +3,19 @@
 //! Everything here is lowered to CCE packets by `cce-host` and executed, as ring bytes, by
 //! `cce-engine`: nothing computes a result any other way.
 //!
-//! - [`allreduce`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
+//! - [`collective`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
 //!   its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH); its time model
-//!   ([`allreduce::model`]) times the rings' own packets, and [`allreduce::choose`] picks the
-//!   fastest; [`allreduce::check`] refuses a configuration (memory budget included) before
-//!   anything is allocated, and what it accepts, an [`allreduce::Checked`], is the only thing
-//!   [`allreduce::run`] runs;
+//!   ([`collective::model`]) times the rings' own packets, and [`collective::choose`] picks the
+//!   fastest; [`collective::check`] refuses a configuration (memory budget included) before
+//!   anything is allocated, and what it accepts, an [`collective::Checked`], is the only thing
+//!   [`collective::run`] runs;
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
 //!   with every algorithm;
 #![forbid(unsafe_code)]
 
-pub mod allreduce;
+pub mod collective;
 pub mod demo;
 pub mod gradient_demo;
 pub mod metrics;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use cce_numerics::check::{BlockErrors, Combine, ErrorBound, ExactBlock, OutputScratch, measure_block};
 use cce_numerics::sample::{SampleKind, sample_into, sample_par};
 
-use crate::allreduce::{Collective, Compress, Config, RedOp};
+use crate::collective::{Collective, Compress, Config, RedOp};
 
 /// Decodes element `i` of a raw little-endian array of `t` as f64 (integers exactly up to 2^53).
 fn value_at(t: NumType, bytes: &[u8], i: usize) -> f64 {
@@ -46,12 +46,12 @@ pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
 ///
 /// The keys of `cce allreduce --json` (a contract: extended, never renamed). From here, one per
 /// field below: `ranks_identical`, `max_abs_err`, `max_rel_err`, `max_ulp_err`, `mean_ulp_err`,
-/// `wrong`. From the run ([`crate::allreduce::Outcome`]): `packets` and `descriptors` (tx + rx)
+/// `wrong`. From the run ([`crate::collective::Outcome`]): `packets` and `descriptors` (tx + rx)
 /// executed over all ranks; `bytes_moved`, bytes read + written over all ranks; `seconds`, wall
 /// time of the run (loading excluded); `model_seconds`, the time model's estimate; `algbw_gbps` =
 /// elems · size / seconds / 10⁹ and `busbw_gbps` = algbw · 2(R−1)/R (all-reduce) or · (R−1)/R
 /// ([`bandwidths`]); `steps`, steps per rank; `memory_bytes`, what
-/// [`crate::allreduce::check`] counted against the budget; `per_rank`, each rank's `packets`,
+/// [`crate::collective::check`] counted against the budget; `per_rank`, each rank's `packets`,
 /// `descriptors`, `bytes_read`, `bytes_written`; `per_link`, `{from, to, bytes}` for every
 /// pair of ranks that exchanged bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

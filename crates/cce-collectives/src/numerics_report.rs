@@ -2,7 +2,7 @@
 //! round-to-nearest-even against stochastic rounding, and an fp32 baseline.
 //!
 //! For each R in [`RANKS`] and each [`Series`] — bf16 RNE, bf16 SR, fp32 — one ring all-reduce
-//! (op add, fp32 accumulate, arch 3) runs through the engine ([`allreduce::run`]), and
+//! (op add, fp32 accumulate, arch 3) runs through the engine ([`collective::run`]), and
 //! its output is measured against the exact sum of its inputs. 18 all-reduces in all.
 //!
 //! ## The inputs
@@ -50,7 +50,7 @@ use cce_host::Rounding;
 use cce_numerics::sample::{SampleKind, sample};
 use cce_numerics::{NumType, NumericsError};
 
-use crate::allreduce::{self, Algo, Checked, CollectiveError, Config, RedOp};
+use crate::collective::{self, Algo, Checked, CollectiveError, Config, RedOp};
 use crate::metrics;
 
 /// The rank counts of the report.
@@ -223,7 +223,7 @@ pub struct CheckedReport {
 }
 
 /// Refuses parameters the report cannot run: elements outside 1..=[`MAX_ELEMS`], or a
-/// configuration [`allreduce::check`] refuses (the memory budget). Nothing is allocated;
+/// configuration [`collective::check`] refuses (the memory budget). Nothing is allocated;
 /// accepted, the checked runs [`run`] runs.
 pub fn check(params: &Params) -> Result<CheckedReport, CollectiveError> {
     if !(1..=MAX_ELEMS).contains(&params.elems) {
@@ -235,7 +235,7 @@ pub fn check(params: &Params) -> Result<CheckedReport, CollectiveError> {
     let runs = RANKS
         .into_iter()
         .map(|r| {
-            let series = Series::ALL.into_iter().map(|s| allreduce::check(&s.config(r, params.elems, params.seed)));
+            let series = Series::ALL.into_iter().map(|s| collective::check(&s.config(r, params.elems, params.seed)));
             Ok((r, series.collect::<Result<Vec<_>, _>>()?))
         })
         .collect::<Result<Vec<_>, CollectiveError>>()?;
@@ -324,7 +324,7 @@ pub fn run(checked: &CheckedReport, progress: &mut dyn FnMut(usize, Series)) -> 
             progress(*ranks, s);
             let cfg = run.config();
             let ins = inputs(cfg, params).map_err(|e| CollectiveError::Config(e.to_string()))?;
-            let (outcome, ins) = allreduce::run(run, allreduce::owned(ins))?;
+            let (outcome, ins) = collective::run(run, collective::owned(ins))?;
             let ins: Vec<Vec<u8>> = ins.into_iter().map(std::borrow::Cow::into_owned).collect();
             *slot = measure(cfg, &ins, &outcome.outputs);
         }

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use cce_collectives::allreduce::{self, Algo, Collective, CollectiveError, Config, RedOp};
+use cce_collectives::collective::{self, Algo, Collective, CollectiveError, Config, RedOp};
 use cce_format::SdmaDtype;
 
 fn i32_inputs(ranks: usize, elems: usize, seed: u64) -> Vec<Vec<u8>> {
@@ -189,7 +189,7 @@ fn memory_need_counts_every_buffer() {
     // at most two steps' scratch buffers per rank — the ring writes one P chunk per step, chunks
     // q−1 and q−2 first, so two consecutive chunks (ring-2r2w: P and RECV, twice that); the
     // outputs add one rank's buffer.
-    let need = |algo, elems| allreduce::memory_need(&Config::new(4, algo, RedOp::Add, SdmaDtype::I32, elems)).unwrap();
+    let need = |algo, elems| collective::memory_need(&Config::new(4, algo, RedOp::Add, SdmaDtype::I32, elems)).unwrap();
     // 10 elements over 4 ranks: chunks of 2, 3, 2, 3 elements (8, 12, 8, 12 bytes).
     let n = need(Algo::Ring, 10);
     assert_eq!((n.inputs, n.buffers, n.outputs), (160, 4 * 40 + 4 * (8 + 12), 40));
@@ -203,9 +203,9 @@ fn memory_need_counts_every_buffer() {
     assert!(rings >= 4 * 2 * 32 * 16, "{rings}");
     // check accepts a budget of exactly the need and refuses one byte less.
     let cfg = Config::new(4, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 1000);
-    let total = allreduce::check(&cfg).unwrap().need().total();
-    assert!(allreduce::check(&Config { budget: total, ..cfg.clone() }).is_ok());
-    let e = allreduce::check(&Config { budget: total - 1, ..cfg.clone() }).unwrap_err();
+    let total = collective::check(&cfg).unwrap().need().total();
+    assert!(collective::check(&Config { budget: total, ..cfg.clone() }).is_ok());
+    let e = collective::check(&Config { budget: total - 1, ..cfg.clone() }).unwrap_err();
     assert!(matches!(e, CollectiveError::Budget { .. }), "{e}");
     // And run, under exactly that budget, completes.
     let inputs = i32_inputs(4, 1000, 9);
@@ -215,13 +215,13 @@ fn memory_need_counts_every_buffer() {
 
 #[test]
 fn mesh_runs_32_ranks_and_refuses_33() {
-    assert_eq!(allreduce::MESH_MAX_RANKS, 32);
+    assert_eq!(collective::MESH_MAX_RANKS, 32);
     let inputs = i32_inputs(32, 64, 2);
     let o = common::run(&Config::new(32, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64), &inputs).unwrap();
     assert!(o.outputs.iter().all(|x| *x == exact_sum(&inputs)));
-    let e = allreduce::check(&Config::new(33, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64)).unwrap_err();
+    let e = collective::check(&Config::new(33, Algo::Mesh, RedOp::Add, SdmaDtype::I32, 64)).unwrap_err();
     assert!(e.to_string().contains("at most 32"), "{e}");
-    assert!(allreduce::check(&Config::new(33, Algo::Ring, RedOp::Add, SdmaDtype::I32, 64)).is_ok());
+    assert!(collective::check(&Config::new(33, Algo::Ring, RedOp::Add, SdmaDtype::I32, 64)).is_ok());
 }
 
 /// The model memory a run maps at once stays within what memory_need counts for it (inputs,
@@ -238,7 +238,7 @@ fn the_model_memory_stays_within_its_need() {
             }
             for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
                 let cfg = Config { collective, ..Config::new(ranks, algo, RedOp::Add, SdmaDtype::I32, 3000) };
-                let need = allreduce::memory_need(&cfg).unwrap();
+                let need = collective::memory_need(&cfg).unwrap();
                 let inputs = i32_inputs(ranks, 3000, 5);
                 let (o, back) = common::run_owned(&cfg, inputs.clone()).unwrap();
                 assert_eq!(back, inputs, "the inputs come back unchanged");

@@ -1,12 +1,12 @@
 //! The memory budget is checked before anything is allocated: a configuration over it is refused
-//! by `allreduce::check` (a run takes only what the check accepted) with one line naming the
+//! by `collective::check` (a run takes only what the check accepted) with one line naming the
 //! ranks, elements and bytes, and the peak memory of this process stays small.
 //!
 //! One test in its own file, so this process's peak resident memory is its own.
 
 use std::time::{Duration, Instant};
 
-use cce_collectives::allreduce::{self, Algo, CollectiveError, Config, RedOp};
+use cce_collectives::collective::{self, Algo, CollectiveError, Config, RedOp};
 use cce_format::SdmaDtype;
 
 /// Peak resident memory of this process, in bytes (Linux; `None` elsewhere).
@@ -26,7 +26,7 @@ fn over_the_budget_is_refused_before_allocating() {
     // buffer), W, two steps of 32 MiB scratch chunks per rank, and one rank's output being
     // assembled: 17.5 GiB before the rings.
     let buffers = 16 * (512u64 << 20) * 2 + 16 * (64u64 << 20) + (512u64 << 20);
-    let err = allreduce::check(&cfg).unwrap_err();
+    let err = collective::check(&cfg).unwrap_err();
     let CollectiveError::Budget { ranks, elems, dtype, need, budget } = err.clone() else {
         panic!("not a budget refusal: {err}")
     };
@@ -41,10 +41,10 @@ fn over_the_budget_is_refused_before_allocating() {
     assert_eq!(msg.lines().count(), 1);
     // A run takes a checked configuration only: the check refuses it, with this error, before
     // any input is looked at (and a second check refuses it alike).
-    assert_eq!(allreduce::check(&cfg).unwrap_err(), err);
+    assert_eq!(collective::check(&cfg).unwrap_err(), err);
     // Every algorithm, ring-2r2w with a sixth buffer set (RECV).
     for algo in Algo::ALL {
-        let e = allreduce::check(&Config { algo, ..cfg.clone() }).unwrap_err();
+        let e = collective::check(&Config { algo, ..cfg.clone() }).unwrap_err();
         assert!(matches!(e, CollectiveError::Budget { .. }), "{}: {e}", algo.name());
     }
     assert!(t.elapsed() < Duration::from_secs(5), "checks only: {:?}", t.elapsed());
@@ -57,7 +57,7 @@ fn over_the_budget_is_refused_before_allocating() {
 #[test]
 fn the_default_budget_follows_the_host() {
     let cfg = Config::new(4, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64);
-    assert_eq!(cfg.budget, allreduce::default_budget());
+    assert_eq!(cfg.budget, collective::default_budget());
     match std::fs::read_to_string("/proc/meminfo") {
         Ok(info) => {
             let kib: u64 = info
@@ -68,6 +68,6 @@ fn the_default_budget_follows_the_host() {
                 .expect("MemTotal in /proc/meminfo");
             assert_eq!(cfg.budget, kib * 1024 / 4 * 3);
         }
-        Err(_) => assert_eq!(cfg.budget, allreduce::FALLBACK_BUDGET),
+        Err(_) => assert_eq!(cfg.budget, collective::FALLBACK_BUDGET),
     }
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use cce_collectives::allreduce::{Algo, Config, RedOp};
+use cce_collectives::collective::{Algo, Config, RedOp};
 use cce_collectives::metrics::{self, ulp};
 use cce_format::SdmaDtype;
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use cce_collectives::allreduce::{Algo, Compress, Config, RedOp};
+use cce_collectives::collective::{Algo, Compress, Config, RedOp};
 use cce_collectives::metrics::{self, Generated, Held, InputSource, Metrics, RankFiles, measure_parts};
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use cce_collectives::allreduce::{self, Algo, Collective, Config, RedOp};
+use cce_collectives::collective::{self, Algo, Collective, Config, RedOp};
 use cce_collectives::metrics;
 use cce_format::SdmaDtype;
 use cce_host::Rounding;
@@ -100,7 +100,7 @@ fn a_failure_in_one_block_stops_them_all_with_its_name() {
 #[test]
 fn the_gce_ring_split_by_node_moves_the_hop_bytes() {
     for (ranks, per_node, elems) in [(8usize, 4usize, 5001u64), (4, 2, 4096), (6, 3, 999)] {
-        for compress in [allreduce::Compress::Gce, allreduce::Compress::None] {
+        for compress in [collective::Compress::Gce, collective::Compress::None] {
             let mut cfg = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, elems);
             cfg.compress = compress;
             cfg.model.ranks_per_node = per_node;
@@ -110,16 +110,16 @@ fn the_gce_ring_split_by_node_moves_the_hop_bytes() {
             let (o, _, p) = common::run_partitioned(&cfg, inputs, nodes).unwrap();
             let what = format!("R={ranks} per node {per_node} {}", compress.name());
             assert!(o.outputs == one.outputs, "{what}: outputs differ from one memory");
-            let hops = allreduce::hop_bytes(&cfg, &o.links);
+            let hops = collective::hop_bytes(&cfg, &o.links);
             assert_eq!(p.bytes_between, hops, "{what}: messages against the packets' count");
-            if compress == allreduce::Compress::Gce {
-                let report = allreduce::hop_report(&cfg, &o).unwrap();
+            if compress == collective::Compress::Gce {
+                let report = collective::hop_report(&cfg, &o).unwrap();
                 assert_eq!(report.compressed, hops);
                 let mut plain = cfg.clone();
-                plain.compress = allreduce::Compress::None;
+                plain.compress = collective::Compress::None;
                 let (po, _, pp) = common::run_partitioned(&plain, metrics::generate(&plain, 3), nodes).unwrap();
                 assert_eq!(report.uncompressed, pp.bytes_between, "{what}: the uncompressed count is its run's");
-                assert_eq!(report.uncompressed, allreduce::hop_bytes(&plain, &po.links));
+                assert_eq!(report.uncompressed, collective::hop_bytes(&plain, &po.links));
                 // 48 header bytes per 166-element chunk at the smallest size: 0.64.
                 assert!(report.ratio() < 0.65, "{what}: ratio {}", report.ratio());
             }

@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 use std::sync::Arc;
 
-use cce_collectives::allreduce::{Collective, Config, RedOp, UserAlgo};
+use cce_collectives::collective::{Collective, Config, RedOp, UserAlgo};
 use cce_format::SdmaDtype;
 
 fn generate(args: &[&str]) -> Arc<UserAlgo> {

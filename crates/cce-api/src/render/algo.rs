@@ -1,6 +1,6 @@
 //! `cce algo`'s report of a user's schedule, as JSON and text.
 
-use cce_collectives::allreduce::UserAlgo;
+use cce_collectives::collective::UserAlgo;
 use serde_json::{Value, json};
 use std::fmt::Write;
 

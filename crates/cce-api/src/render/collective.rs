@@ -1,7 +1,7 @@
 //! The collectives' JSON and text: a run (`cce allreduce --json` and its one line), a sweep row,
 //! `--explain`, the MPI report's shared keys, and the demo.
 
-use cce_collectives::allreduce::{Algo, Collective, Compress, Config};
+use cce_collectives::collective::{Algo, Collective, Compress, Config};
 use cce_collectives::demo::{Example, Row};
 use cce_collectives::metrics::{self, Check};
 use serde_json::{Value, json};
@@ -236,7 +236,7 @@ pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
             "tx_descriptors": ex.rings.tx_doorbell(), "rx_descriptors": ex.rings.rx_doorbell(),
         })).collect::<Vec<_>>(),
         "allreduce": {
-            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": cce_collectives::allreduce::RedOp::Add.name(),
+            "ranks": DEMO_RANKS, "elems": elems, "dtype": "bf16", "accum": "fp32", "op": cce_collectives::collective::RedOp::Add.name(),
             "rows": rows.iter().map(|r| json!({
                 "algo": r.algo.name(), "seconds": r.seconds, "model_seconds": r.model_seconds,
                 "descriptors": r.descriptors, "bytes_moved": r.bytes, "max_abs_err": r.max_abs_err,

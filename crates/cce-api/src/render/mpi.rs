@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use cce_collectives::allreduce::{Config, MemoryNeed, MpiReport, MpiRun};
+use cce_collectives::collective::{Config, MemoryNeed, MpiReport, MpiRun};
 
 use crate::mpi::MpiBench;
 use cce_collectives::metrics::Check;

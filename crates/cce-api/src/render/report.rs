@@ -33,7 +33,7 @@ pub fn numerics_json(r: &Report) -> Value {
         .collect();
     json!({
         "report": "numerics", "elems": p.elems, "seed": p.seed, "inputs": p.inputs.name(),
-        "algo": "ring", "op": cce_collectives::allreduce::RedOp::Add.name(), "accum": "fp32", "measure": MEASURE, "rows": rows,
+        "algo": "ring", "op": cce_collectives::collective::RedOp::Add.name(), "accum": "fp32", "measure": MEASURE, "rows": rows,
     })
 }
 

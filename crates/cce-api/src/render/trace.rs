@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use cce_collectives::allreduce::{Config, Timeline};
+use cce_collectives::collective::{Config, Timeline};
 use serde_json::{Value, json};
 
 fn us(seconds: f64) -> f64 {

@@ -1,10 +1,10 @@
-//! The tests' way to run a configuration: [`allreduce::check`] it, then [`allreduce::run`] the
+//! The tests' way to run a configuration: [`collective::check`] it, then [`collective::run`] the
 //! checked run (what the old `run`, `run_owned`, `run_borrowed` and `run_partitioned`, which
 //! took a bare configuration, did in one call).
 
 #![allow(dead_code, reason = "each test file uses some of these")]
 
-use cce_collectives::allreduce::{self, CollectiveError, Config, Outcome, Partitioned};
+use cce_collectives::collective::{self, CollectiveError, Config, Outcome, Partitioned};
 
 /// Checks `cfg`, then runs it over `inputs` read in place.
 pub(crate) fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, CollectiveError> {
@@ -14,15 +14,15 @@ pub(crate) fn run(cfg: &Config, inputs: &[Vec<u8>]) -> Result<Outcome, Collectiv
 
 /// Checks `cfg`, then runs it over `inputs` moved in, handing them back.
 pub(crate) fn run_owned(cfg: &Config, inputs: Vec<Vec<u8>>) -> Result<(Outcome, Vec<Vec<u8>>), CollectiveError> {
-    let checked = allreduce::check(cfg)?;
-    let (outcome, back) = allreduce::run(&checked, allreduce::owned(inputs))?;
+    let checked = collective::check(cfg)?;
+    let (outcome, back) = collective::run(&checked, collective::owned(inputs))?;
     Ok((outcome, back.into_iter().map(std::borrow::Cow::into_owned).collect()))
 }
 
 /// Checks `cfg`, then runs it over `inputs` read in place.
 pub(crate) fn run_borrowed(cfg: &Config, inputs: &[&[u8]]) -> Result<Outcome, CollectiveError> {
-    let checked = allreduce::check(cfg)?;
-    allreduce::run(&checked, allreduce::borrowed(inputs)).map(|(outcome, _)| outcome)
+    let checked = collective::check(cfg)?;
+    collective::run(&checked, collective::borrowed(inputs)).map(|(outcome, _)| outcome)
 }
 
 /// Checks `cfg`, then runs it over `groups` blocks of memory.
@@ -31,5 +31,5 @@ pub(crate) fn run_partitioned(
     inputs: Vec<Vec<u8>>,
     groups: usize,
 ) -> Result<(Outcome, Vec<Vec<u8>>, Partitioned), CollectiveError> {
-    allreduce::run_partitioned(&allreduce::check(cfg)?, inputs, groups)
+    collective::run_partitioned(&collective::check(cfg)?, inputs, groups)
 }

@@ -143,7 +143,7 @@ mod tests {
     use cce_format::SdmaDtype;
 
     use super::*;
-    use crate::allreduce::config::{Algo, Collective, Config, RedOp};
+    use crate::collective::config::{Algo, Collective, Config, RedOp};
 
     /// Under back pressure, whatever order the ranks run in (within the dependencies), a rank
     /// starting step s holds no scratch buffer it allocated before step s − 1 that a user has
