@@ -5,7 +5,7 @@
 //! MPI, the time model) reads this, not the algorithm.
 
 use super::config::{Algo, Collective, Config};
-use super::layout::Layout;
+use super::buffers::Layout;
 use super::schedule::{Step, schedule};
 use super::user::{self, Geometry};
 

@@ -74,7 +74,7 @@ mod budget;
 mod choose;
 mod config;
 mod hops;
-mod layout;
+mod buffers;
 mod lifetimes;
 mod lowered;
 mod model;
@@ -145,7 +145,7 @@ fn count_check() {
 /// The time model of `cfg` over `steps` (every timeline is made here, and counted).
 fn time_model(
     cfg: &Config,
-    l: &layout::Layout,
+    l: &buffers::Layout,
     steps: &[Vec<schedule::Step>],
     detail: bool,
 ) -> Result<Timeline, CollectiveError> {

@@ -21,7 +21,7 @@ use cce_format::ring::ring_bytes;
 
 use super::budget::Checked;
 use super::config::{CollectiveError, Config, Outcome, RankCounts};
-use super::layout::Layout;
+use super::buffers::Layout;
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
 use super::prepared::{Prepared, prepare};

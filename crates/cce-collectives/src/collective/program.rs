@@ -9,7 +9,7 @@ use cce_host::{
 };
 
 use super::config::{CollectiveError, Config};
-use super::layout::RING_SIZE;
+use super::buffers::RING_SIZE;
 use super::schedule::{Step, Work};
 
 /// One work item's program (`None` for an empty one).

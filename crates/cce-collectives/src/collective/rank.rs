@@ -10,7 +10,7 @@ use cce_engine::memory::SharedMemory;
 use cce_engine::{Engine, EngineConfig, QueueConfig, RunReport};
 
 use super::config::Config;
-use super::layout::Layout;
+use super::buffers::Layout;
 use super::lifetimes::Lifetimes;
 use super::program::RankProgram;
 use super::schedule::Step;

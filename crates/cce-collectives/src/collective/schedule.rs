@@ -3,7 +3,7 @@
 //! rings; the reduction order it encodes is the one the module docs of [`super`] state.
 
 use super::config::{Algo, Collective, Compress, Config, RedOp};
-use super::layout::Layout;
+use super::buffers::Layout;
 
 /// One operation of a step.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 use cce_msccl::{Area, Coll, Loc, Op, Schedule};
 
 use super::config::{Config, RedOp};
-use super::layout::{Layout, P_OFF, RECV_OFF, W_OFF};
+use super::buffers::{Layout, P_OFF, RECV_OFF, W_OFF};
 use super::schedule::{Step, Work};
 
 /// Where a user's schedule keeps every rank's areas.
