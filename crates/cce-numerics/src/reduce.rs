@@ -1,8 +1,8 @@
 //! The entry points: [`reduce`], [`reduce_par`], [`reduce_with`], [`convert`], [`convert_par`].
 
 use crate::error::NumericsError;
-use crate::fast::{F32AccJob, F32AccOp, F32AccPlan};
-use crate::generic::Plan;
+use crate::fp32_tiles::{F32AccJob, F32AccOp, F32AccPlan};
+use crate::any_dtype::Plan;
 use crate::rng::site_key;
 use crate::simd::{Kernel, dispatch};
 use crate::spec::{MAX_SOURCES, Op, ReduceSpec, Rounding};
@@ -124,7 +124,7 @@ fn fast_plan(spec: &ReduceSpec, n_sources: usize, out_bytes: usize) -> Option<F3
         Rounding::Stochastic { seed, stream } if out_fmt != FloatFormat::F32 => Some(site_key(seed, stream, 0)),
         _ => None,
     };
-    let clamp32 = |c: &Option<crate::spec::Scalar>| c.map(crate::generic::scalar_to_f32);
+    let clamp32 = |c: &Option<crate::spec::Scalar>| c.map(crate::any_dtype::scalar_to_f32);
     let (op, keep_sign) = match &spec.op {
         Op::Add => (F32AccOp::Add, n_sources == 1),
         Op::Min { clamp } => {
@@ -155,7 +155,7 @@ struct GenericJob<'a, 'b, 'c, 'p> {
 impl Kernel for GenericJob<'_, '_, '_, '_> {
     #[inline(always)]
     fn run<C: crate::simd::Caps>(&mut self) {
-        crate::generic::run(self.plan, self.sources, self.outputs, self.first);
+        crate::any_dtype::run(self.plan, self.sources, self.outputs, self.first);
     }
 }
 
@@ -452,7 +452,7 @@ mod tests {
                             assert!(fast_plan(&spec, nsrc, 0).is_some());
                             let plan = Plan::new(&spec.op, tin, NumType::F32, tout, spec.rounding, spec.saturate);
                             let mut gen_out = vec![0u8; n * tout.size()];
-                            crate::generic::run(&plan, &refs, &mut [&mut gen_out], 77);
+                            crate::any_dtype::run(&plan, &refs, &mut [&mut gen_out], 77);
                             assert!(hot == gen_out, "{spec:?}");
                         }
                     }

@@ -239,7 +239,7 @@ unsafe fn reduce_to_bf16_avx2<const F32_IN: bool, const SR: bool, const SAT: boo
         }};
     }
     let qnan_f = _mm256_castsi256_ps(splat(f32::NAN.to_bits()));
-    // The model's MIN / MAX (`crate::fast::minmax32`): the pick, equal values' AND / OR, NaN.
+    // The model's MIN / MAX (`crate::fp32_tiles::minmax32`): the pick, equal values' AND / OR, NaN.
     macro_rules! minmax {
         ($a:expr, $b:expr, $max:expr) => {{
             let (a, b): (__m256, __m256) = ($a, $b);

@@ -717,7 +717,7 @@ unsafe fn reduce_to_bf16_avx512<const F32_IN: bool, const SR: bool, const SAT: b
         }};
     }
     let qnan_f = _mm512_castsi512_ps(qnan_f32);
-    // The model's MIN / MAX (`crate::fast::minmax32`): the pick, equal values' AND / OR, NaN.
+    // The model's MIN / MAX (`crate::fp32_tiles::minmax32`): the pick, equal values' AND / OR, NaN.
     macro_rules! minmax {
         ($a:expr, $b:expr, $max:expr) => {{
             let (a, b): (__m512, __m512) = ($a, $b);

@@ -117,7 +117,7 @@ pub(crate) trait Kernel {
 }
 
 /// The element operation of the register-resident kernels into bf16, in fp32, in source
-/// order — each exactly the tile loop's (`crate::fast`).
+/// order — each exactly the tile loop's (`crate::fp32_tiles`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum StreamOp {
     /// `acc = x_0; acc = acc + x_i` (IEEE fp32 additions).
