@@ -132,7 +132,7 @@ pub fn job(
         Arc::new(lifted)
     };
     let mut cfg = Config::from_user(lowered, RedOp::Add, dtype, elems);
-    cfg.arch = crate::build::fit32("`arch` <ARCH>", arch)?;
+    cfg.arch = crate::reduce_rings::fit32("`arch` <ARCH>", arch)?;
     cfg.model = collective::TimeModel::defaults(cfg.arch);
     if !dtype.is_float() {
         cfg.accum = dtype;

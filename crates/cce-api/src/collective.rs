@@ -222,7 +222,7 @@ impl AllreduceParams {
         if let Some(acc) = self.accum {
             cfg.accum = acc;
         }
-        cfg.arch = crate::build::fit32("`arch` <ARCH>", self.arch)?;
+        cfg.arch = crate::reduce_rings::fit32("`arch` <ARCH>", self.arch)?;
         cfg.model = match self.instance {
             None => TimeModel::defaults(cfg.arch),
             Some(instance) => TimeModel::for_instance(instance),

@@ -9,7 +9,7 @@
 //!   [`Decoded`] (typed [`Field`]s: name, bits, value, tag, note), [`tables`] → [`Tables`],
 //!   [`packet_size`], [`dtype_gate`] — each `serde::Serialize` as the JSON object
 //!   `cce … --json` prints, with a `to_text` for the text;
-//! - [`build`](mod@build): [`BuildParams`] → [`build()`] → [`Built`] (the rings; dump bytes,
+//! - [`reduce_rings`](mod@reduce_rings): [`BuildParams`] → [`build()`] → [`Built`] (the rings; dump bytes,
 //!   summary and JSON on demand);
 //! - [`listing`]: [`disasm`] → a [`Listing`] (queues → packets → descriptors with kind, words,
 //!   fields, tags and the walk's fault), rendered by [`Listing::to_json`] and
@@ -50,7 +50,7 @@
 pub mod algo;
 pub mod bench;
 pub mod bits;
-pub mod build;
+pub mod reduce_rings;
 pub mod collective;
 pub mod convert;
 pub mod error;
@@ -71,7 +71,7 @@ pub use bits::{
     Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,
     dtype_gate, encode, encode_values, encoder, encoder_fields, encoders, packet_size, tables,
 };
-pub use build::{BuildParams, BuildSummary, Built, OpOptions, build};
+pub use reduce_rings::{BuildParams, BuildSummary, Built, OpOptions, build};
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};

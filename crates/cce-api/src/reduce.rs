@@ -10,7 +10,7 @@
 use cce_format::SdmaDtype;
 use cce_job::{ReduceJob, ReduceOutcome, run_reduce};
 
-use crate::build::{OpOptions, fit32};
+use crate::reduce_rings::{OpOptions, fit32};
 use crate::error::ApiError;
 use crate::params::ReduceOp;
 

@@ -26,13 +26,13 @@
 //! - No panics on any request; no unsafe.
 #![forbid(unsafe_code)]
 
-mod build;
+mod dispatcher;
 mod error;
 pub mod gradient;
 pub mod options;
 mod ring;
 
-pub use build::{
+pub use dispatcher::{
     CopyRequest, MinMaxConstant, ReduceDtypes, ReduceRequest, Rounding, combo_packet, min_max_constant_supported, plan,
     plan_copy,
 };

@@ -8,7 +8,7 @@
 use cce_format::KbinOp;
 use cce_format::packet::MAX_SOURCES;
 
-use crate::build::{MinMaxConstant, ReduceRequest};
+use crate::dispatcher::{MinMaxConstant, ReduceRequest};
 use crate::error::HostError;
 
 /// Checks that `op` takes the options given: scales are for FMA only, a clamp constant for

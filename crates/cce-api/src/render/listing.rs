@@ -6,7 +6,7 @@ use cce_format::SdmaDtype;
 use cce_format::packet::{self, DescKind};
 use serde_json::{Value, json};
 
-use crate::build::Built;
+use crate::reduce_rings::Built;
 use crate::listing::{Desc, Listing, PacketListing, QueueListing, RingSide};
 
 impl Desc {
