@@ -19,9 +19,9 @@ pub use cce_format::FormatError;
 pub use cce_format::ringfile::RingFileError;
 /// Why the host refused a request ([`ApiError::Host`]).
 pub use cce_host::HostError;
-use cce_numerics::NumericsError;
 /// Why the whole path (host rings, engine) failed ([`ApiError::Path`]).
 pub use cce_job::PathError;
+use cce_numerics::NumericsError;
 
 /// Everything the API refuses or a run fails with.
 #[derive(Debug, thiserror::Error)]

@@ -50,7 +50,6 @@
 pub mod algo;
 pub mod bench;
 pub mod bits;
-pub mod reduce_rings;
 pub mod collective;
 pub mod convert;
 pub mod error;
@@ -60,6 +59,7 @@ pub mod listing;
 pub mod mpi;
 pub mod params;
 pub mod reduce;
+pub mod reduce_rings;
 pub mod render;
 pub mod ringfile;
 pub use render::{plot, report, trace};
@@ -71,7 +71,6 @@ pub use bits::{
     Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,
     dtype_gate, encode, encode_values, encoder, encoder_fields, encoders, packet_size, tables,
 };
-pub use reduce_rings::{BuildParams, BuildSummary, Built, OpOptions, build};
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
 pub use error::{ApiError, ErrorKind, LoadProblem};
@@ -80,6 +79,7 @@ pub use params::{
     AlgoChoice, BuildOp, ClampConstant, FmaSelectors, NumType, ReduceOp, RoundingMode, SampleKind, SelectorsError,
 };
 pub use reduce::{ReduceParams, ReduceResult, reduce, reduce_into};
+pub use reduce_rings::{BuildParams, BuildSummary, Built, OpOptions, build};
 pub use run::{QueueReport, RunResult, run_ring};
 
 /// The dtype type of every parameter (re-exported so a front end needs no other crate).

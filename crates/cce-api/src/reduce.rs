@@ -10,9 +10,9 @@
 use cce_format::SdmaDtype;
 use cce_job::{ReduceJob, ReduceOutcome, run_reduce};
 
-use crate::reduce_rings::{OpOptions, fit32};
 use crate::error::ApiError;
 use crate::params::ReduceOp;
+use crate::reduce_rings::{OpOptions, fit32};
 
 /// The flags of `cce reduce`, as typed fields (the sources and destinations are buffers).
 #[derive(Clone, Debug, PartialEq)]

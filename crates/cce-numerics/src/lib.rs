@@ -54,16 +54,16 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod any_dtype;
 #[cfg(feature = "std")]
 pub mod bench;
 #[cfg(feature = "std")]
 pub mod buffer;
 pub mod check;
 pub mod error;
-mod fp32_tiles;
 pub mod float;
+mod fp32_tiles;
 pub mod gce;
-mod any_dtype;
 pub mod reduce;
 pub mod rng;
 pub mod sample;

@@ -1,8 +1,8 @@
 //! The entry points: [`reduce`], [`reduce_par`], [`reduce_with`], [`convert`], [`convert_par`].
 
+use crate::any_dtype::Plan;
 use crate::error::NumericsError;
 use crate::fp32_tiles::{F32AccJob, F32AccOp, F32AccPlan};
-use crate::any_dtype::Plan;
 use crate::rng::site_key;
 use crate::simd::{Kernel, dispatch};
 use crate::spec::{MAX_SOURCES, Op, ReduceSpec, Rounding};

@@ -6,8 +6,8 @@ use cce_format::SdmaDtype;
 use cce_format::packet::{self, DescKind};
 use serde_json::{Value, json};
 
-use crate::reduce_rings::Built;
 use crate::listing::{Desc, Listing, PacketListing, QueueListing, RingSide};
+use crate::reduce_rings::Built;
 
 impl Desc {
     fn to_json(&self) -> Value {

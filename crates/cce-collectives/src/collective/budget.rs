@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::buffers::{CHUNK_STRIDE, P_OFF};
+use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::lifetimes::{add_backpressure, lifetimes};
 use super::lowered::Lowered;
 use super::program::{plan_work, ring_size};

@@ -4,8 +4,8 @@
 //! and [`Geometry`]. Everything downstream (the budget, the lifetimes, the partitioned run,
 //! MPI, the time model) reads this, not the algorithm.
 
-use super::config::{Algo, Collective, Config};
 use super::buffers::Layout;
+use super::config::{Algo, Collective, Config};
 use super::schedule::{Step, schedule};
 use super::user::{self, Geometry};
 

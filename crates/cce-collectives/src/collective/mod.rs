@@ -71,10 +71,10 @@
 //! - `rank`: one rank's thread, its engine fed step by step.
 
 mod budget;
+mod buffers;
 mod choose;
 mod config;
 mod hops;
-mod buffers;
 mod lifetimes;
 mod lowered;
 mod model;

@@ -20,8 +20,8 @@ use cce_engine::{Memory, RunReport};
 use cce_format::ring::ring_bytes;
 
 use super::budget::Checked;
-use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::buffers::Layout;
+use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
 use super::prepared::{Prepared, prepare};

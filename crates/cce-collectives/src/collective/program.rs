@@ -8,8 +8,8 @@ use cce_host::{
     CopyRequest, GradientRequest, Program, ReduceDtypes, ReduceRequest, Rings, plan, plan_copy, plan_gradient,
 };
 
-use super::config::{CollectiveError, Config};
 use super::buffers::RING_SIZE;
+use super::config::{CollectiveError, Config};
 use super::schedule::{Step, Work};
 
 /// One work item's program (`None` for an empty one).

@@ -9,8 +9,8 @@ use cce_engine::feed::{Feed, feed_all};
 use cce_engine::memory::SharedMemory;
 use cce_engine::{Engine, EngineConfig, QueueConfig, RunReport};
 
-use super::config::Config;
 use super::buffers::Layout;
+use super::config::Config;
 use super::lifetimes::Lifetimes;
 use super::program::RankProgram;
 use super::schedule::Step;

@@ -2,8 +2,8 @@
 //! of the [`Layout`]) and the (rank, step) pairs it waits for. Nothing here touches memory or
 //! rings; the reduction order it encodes is the one the module docs of [`super`] state.
 
-use super::config::{Algo, Collective, Compress, Config, RedOp};
 use super::buffers::Layout;
+use super::config::{Algo, Collective, Compress, Config, RedOp};
 
 /// One operation of a step.
 #[derive(Clone, Debug, PartialEq)]

@@ -29,8 +29,8 @@ use cce_format::packet::{GceMode, Packet, PacketOp};
 
 use cce_host::gradient::header_stride;
 
-use super::config::{CollectiveError, Config};
 use super::buffers::Layout;
+use super::config::{CollectiveError, Config};
 use super::model::TimeModel;
 use super::program::plan_work;
 use super::schedule::Step;

@@ -5,8 +5,8 @@
 
 use cce_msccl::{Area, Coll, Loc, Op, Schedule};
 
-use super::config::{Config, RedOp};
 use super::buffers::{Layout, P_OFF, RECV_OFF, W_OFF};
+use super::config::{Config, RedOp};
 use super::schedule::{Step, Work};
 
 /// Where a user's schedule keeps every rank's areas.
