@@ -15,20 +15,124 @@ use cce_format::limits::{self, PrioCaps};
 
 use crate::error::{ApiError, FormatError, HostError};
 
-/// The runtime's descriptor builders, its formulas with its arity (the C library's exports).
-pub use cce_format::descriptor::raw::{
-    fma_descriptor, gradient_descriptor, min_max_descriptor, replication_descriptor, seed_init_descriptor,
-};
-/// A descriptor's words as the bytes a ring holds.
-pub use cce_format::descriptor::words_to_bytes;
-/// `kbin_get_dtype_size`, as the C library exports it.
-pub use cce_format::dtype::kbin_get_dtype_size;
+// The runtime's builders, wrapped rather than re-exported so the door names only its own
+// functions; each is the formula of `cce_format`'s raw module of the same name.
+/// `al_sdma_m2s_build_fma_descriptor`: the runtime's formula for any `u32` arguments (never fails).
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
+#[allow(clippy::too_many_arguments)]
+pub const fn fma_descriptor(
+    meta_idx: u32,
+    a_sel: u32,
+    b_sel: u32,
+    c_sel: u32,
+    scale_bits: u32,
+    sema: u32,
+    wb: u32,
+    a8: u32,
+    sub: u32,
+    a10: u32,
+) -> [u32; 4] {
+    cce_format::descriptor::raw::fma_descriptor(meta_idx, a_sel, b_sel, c_sel, scale_bits, sema, wb, a8, sub, a10)
+}
+
+/// `al_sdma_m2s_build_min_max_descriptor`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn min_max_descriptor(
+    meta_idx: u32,
+    constant: u32,
+    length: u32,
+    use_const: u32,
+    const_dt: u32,
+    wb: u32,
+) -> [u32; 4] {
+    cce_format::descriptor::raw::min_max_descriptor(meta_idx, constant, length, use_const, const_dt, wb)
+}
+
+/// `al_sdma_m2s_build_seed_init_descriptor`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn seed_init_descriptor(seed_en: u32) -> [u32; 4] {
+    cce_format::descriptor::raw::seed_init_descriptor(seed_en)
+}
+
+/// `al_sdma_m2s_build_replication_descriptor (MODEL frame)`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn replication_descriptor(
+    meta_idx: u32,
+    wb: u32,
+    mode: u32,
+    count: u32,
+    more: u32,
+    ext_meta: u32,
+) -> [u32; 4] {
+    cce_format::descriptor::raw::replication_descriptor(meta_idx, wb, mode, count, more, ext_meta)
+}
+
+/// `al_sdma_m2s_build_gradient_descriptor (MODEL frame)`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn gradient_descriptor(meta_idx: u32, wb: u32, mode: u32, length: u32, more: u32, header: u32) -> [u32; 4] {
+    cce_format::descriptor::raw::gradient_descriptor(meta_idx, wb, mode, length, more, header)
+}
+
+/// `al_sdma_m2s_build_fma_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn fma_meta_ctrl(sub: u32, in_dt: u32, scale_dt: u32, accum_dt: u32, f4: u32, f5: u32, f6: u32) -> u32 {
+    cce_format::meta_ctrl::raw::fma_meta_ctrl(sub, in_dt, scale_dt, accum_dt, f4, f5, f6)
+}
+
+/// `al_sdma_m2s_build_min_max_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+// Mirrors the C runtime's function argument for argument (its names and order), so no struct.
+#[allow(clippy::too_many_arguments)]
+pub const fn min_max_meta_ctrl(
+    sub: u32,
+    const_dt: u32,
+    in_dt: u32,
+    out_dt: u32,
+    accum_dt: u32,
+    notif: u32,
+    wrbar: u32,
+    use_const: u32,
+    last: u32,
+) -> u32 {
+    cce_format::meta_ctrl::raw::min_max_meta_ctrl(sub, const_dt, in_dt, out_dt, accum_dt, notif, wrbar, use_const, last)
+}
+
+/// `al_sdma_m2s_build_add_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn add_meta_ctrl(sub: u32, out_dt: u32, accum_dt: u32, last: u32, wrbar: u32, f: u32) -> u32 {
+    cce_format::meta_ctrl::raw::add_meta_ctrl(sub, out_dt, accum_dt, last, wrbar, f)
+}
+
+/// `al_sdma_m2s_build_gradient_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn gradient_meta_ctrl(
+    sub: u32,
+    in_dt: u32,
+    scale_dt: u32,
+    accum_dt: u32,
+    wrbar: u32,
+    f: u32,
+    last: u32,
+) -> u32 {
+    cce_format::meta_ctrl::raw::gradient_meta_ctrl(sub, in_dt, scale_dt, accum_dt, wrbar, f, last)
+}
+
+/// `al_sdma_m2s_build_cce_ext_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn ext_meta_ctrl(sub: u32, mid_dt: u32, accum_dt: u32) -> u32 {
+    cce_format::meta_ctrl::raw::ext_meta_ctrl(sub, mid_dt, accum_dt)
+}
+
+/// `al_sdma_m2s_build_replication_meta_ctrl`: the runtime's formula for any `u32` arguments (never fails).
+pub const fn replication_meta_ctrl(mode: u32, count: u32) -> u32 {
+    cce_format::meta_ctrl::raw::replication_meta_ctrl(mode, count)
+}
+
+/// A descriptor's words as the bytes a ring holds (little-endian, W0 first).
+pub fn words_to_bytes(words: [u32; 4]) -> [u8; crate::DESC_BYTES] {
+    cce_format::descriptor::words_to_bytes(words)
+}
+
+/// `kbin_get_dtype_size`, as the C library exports it: a kbin dtype's bytes, 0 for an unknown one.
+pub fn kbin_get_dtype_size(d: u32) -> u8 {
+    cce_format::dtype::kbin_get_dtype_size(d)
+}
+
 /// `has_valid_dma_cce_inout_dtype_nc_v1`, as the C library exports it.
-pub use cce_format::limits::dtype_gate_nc_v1;
-/// The runtime's meta-control builders, its formulas with its arity (the C library's exports).
-pub use cce_format::meta_ctrl::raw::{
-    add_meta_ctrl, ext_meta_ctrl, fma_meta_ctrl, gradient_meta_ctrl, min_max_meta_ctrl, replication_meta_ctrl,
-};
+pub fn dtype_gate_nc_v1(compute_op: bool, in_dt: u32, out_dt: u32) -> bool {
+    cce_format::limits::dtype_gate_nc_v1(compute_op, in_dt, out_dt)
+}
 
 /// `kbin_cce_op_to_sdma_cce_op` @0x2664c0: CSWTCH.21 `{1, 0, 3, 2}` at `op − 1`; an op outside
 /// 1..=4 is the runtime's assert, "Unsupported CCE Op! %u".
