@@ -11,9 +11,9 @@
 //! descriptor, reason), a failed rank `cce.RankFailed` (rank, step).
 #![deny(unsafe_code)]
 
+mod allreduce;
 mod bench;
 mod bits;
-mod collectives;
 mod errors;
 mod numbers;
 mod rings;
@@ -50,7 +50,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rings::build, m)?)?;
     m.add_function(wrap_pyfunction!(rings::run, m)?)?;
     m.add_class::<rings::Ring>()?;
-    m.add_function(wrap_pyfunction!(collectives::allreduce, m)?)?;
+    m.add_function(wrap_pyfunction!(allreduce::allreduce, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

@@ -375,7 +375,7 @@ impl Call {
 
     fn params(&self, dtype: &str, step: u64) -> Result<AllreduceParams, Failure> {
         let keywords = (&*self.algo, &*self.op, dtype, self.accum.as_deref(), &*self.rounding, &*self.check);
-        crate::collectives::params(
+        crate::allreduce::params(
             self.ranks as u64,
             keywords,
             self.seed(step),
