@@ -64,6 +64,7 @@ pub mod error;
 pub mod float;
 mod fp32_tiles;
 pub mod gce;
+pub mod order;
 pub mod reduce;
 pub mod rng;
 pub mod sample;
