@@ -63,7 +63,12 @@ pub(crate) struct Checked {
     elements: usize,
 }
 
-pub(crate) fn validate(spec: &ReduceSpec, sources: &[&[u8]], outputs: &[&mut [u8]], first: u64) -> Result<Checked, NumericsError> {
+pub(crate) fn validate(
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &[&mut [u8]],
+    first: u64,
+) -> Result<Checked, NumericsError> {
     if sources.is_empty() || sources.len() > MAX_SOURCES {
         return Err(NumericsError::SourceCount(sources.len()));
     }

@@ -107,7 +107,8 @@ pub fn trace_element(spec: &ReduceSpec, sources: &[u64], index: u64) -> Result<E
     let views: Vec<&[u8]> = bytes.iter().map(|b| &b[..isz]).collect();
     let mut out = [0u8; 8];
     validate(spec, &views, &[&mut out[..spec.out_type.size()]], index)?;
-    let plan = Plan::new(&spec.op, spec.in_type, spec.accum_type.num_type(), spec.out_type, spec.rounding, spec.saturate);
+    let plan =
+        Plan::new(&spec.op, spec.in_type, spec.accum_type.num_type(), spec.out_type, spec.rounding, spec.saturate);
     let vals: Vec<Val> = views.iter().map(|v| load(spec.in_type, v, 0)).collect();
     let mut tracer = Tracer { sources, trace: ElementTrace::default() };
     plan.element_observed(&vals, index, &mut tracer);
@@ -164,6 +165,12 @@ fn how(v: Val, t: NumType, sr: Option<u32>) -> HowRounded {
         },
         _ => HowRounded::Exact,
     }
+}
+
+/// How `value` rounds to nearest even into `to` (what a conversion outside a reduce does, e.g.
+/// a GCE expansion's f32 into the buffer dtype).
+pub fn rounding_into(value: f64, to: NumType) -> HowRounded {
+    how(Val::F(value), to, None)
 }
 
 /// `f` truncated toward zero (no_std: no `f64::trunc`).
@@ -237,12 +244,18 @@ mod tests {
                 reduce(&spec, &views, &mut [&mut out], 1000).unwrap();
                 let mut stochastic = 0;
                 for j in 0..n {
-                    let bits: Vec<u64> = srcs.iter().map(|s| u64::from(u16::from_le_bytes([s[2 * j], s[2 * j + 1]]))).collect();
+                    let bits: Vec<u64> =
+                        srcs.iter().map(|s| u64::from(u16::from_le_bytes([s[2 * j], s[2 * j + 1]]))).collect();
                     let t = trace_element(&spec, &bits, 1000 + j as u64).unwrap();
-                    assert_eq!(t.out.bits, u64::from(u16::from_le_bytes([out[2 * j], out[2 * j + 1]])), "{acc:?} {rounding:?} {j}");
+                    assert_eq!(
+                        t.out.bits,
+                        u64::from(u16::from_le_bytes([out[2 * j], out[2 * j + 1]])),
+                        "{acc:?} {rounding:?} {j}"
+                    );
                     assert_eq!((t.operands.len(), t.steps.len()), (3, 2));
                     assert_eq!(t.accumulator, t.steps[1].rounded);
-                    stochastic += t.steps.iter().filter(|s| matches!(s.rounding, HowRounded::Stochastic { .. })).count();
+                    stochastic +=
+                        t.steps.iter().filter(|s| matches!(s.rounding, HowRounded::Stochastic { .. })).count();
                 }
                 // bf16 accumulate under SR rounds its steps stochastically; fp32 does not.
                 let expect_sr = acc == NumType::Bf16 && rounding != Rounding::Rne;
