@@ -231,7 +231,7 @@ pub fn story(cfg: &Config, source: &dyn InputSource, index: u64, rank: Option<us
     }
     let low = Lowered::new(cfg);
     let (q, addr) = output_address(cfg, &low, index, rank)?;
-    let mut ev = Eval::new(cfg, &low, source)?;
+    let mut ev = Eval::new(cfg, &low, source, index)?;
     let root = ev.value(addr, ev.entries.len())?;
     Ok(ev.tell(root, index, q))
 }
@@ -372,6 +372,8 @@ struct Block {
 /// The evaluator: the run's works, and the values made so far.
 struct Eval<'a> {
     cfg: &'a Config,
+    /// The element the story tells (a block's offsets in a work become global indices by it).
+    index: u64,
     low: &'a Lowered,
     source: &'a dyn InputSource,
     entries: Vec<Entry>,
@@ -384,9 +386,10 @@ struct Eval<'a> {
 }
 
 impl<'a> Eval<'a> {
-    fn new(cfg: &'a Config, low: &'a Lowered, source: &'a dyn InputSource) -> Result<Eval<'a>, StoryError> {
+    fn new(cfg: &'a Config, low: &'a Lowered, source: &'a dyn InputSource, index: u64) -> Result<Eval<'a>, StoryError> {
         Ok(Eval {
             cfg,
+            index,
             low,
             source,
             entries: entries(cfg, low)?,
@@ -747,7 +750,9 @@ impl Eval<'_> {
                 s.rounded = trace.out;
                 s.rounding = trace.out_rounding;
                 s.error = f64::from(quant.expanded) - reference;
-                s.gce = Some(quant.clone());
+                // The block in the work's offsets, as global element indices.
+                let global = |k: u64| (self.index + k).saturating_sub(*j);
+                s.gce = Some(Quantised { block: (global(quant.block.0), global(quant.block.1)), ..quant.clone() });
                 *j
             }
             How::Expand { from, j, .. } => {
