@@ -196,15 +196,15 @@ pub fn first_difference(a: &[u8], b: &[u8], size: usize) -> (Option<u64>, u64) {
     let n = a.len().min(b.len()) / size;
     for start in (0..n).step_by(BLOCK) {
         let end = (start + BLOCK).min(n);
-        if a[start * size..end * size] == b[start * size..end * size] {
+        let (x, y) = (&a[start * size..end * size], &b[start * size..end * size]);
+        if x == y {
             continue;
         }
-        for i in start..end {
-            if a[i * size..(i + 1) * size] != b[i * size..(i + 1) * size] {
-                first.get_or_insert(i as u64);
-                count += 1;
-            }
+        let pairs = || x.chunks_exact(size).zip(y.chunks_exact(size));
+        if first.is_none() {
+            first = pairs().position(|(p, q)| p != q).map(|i| (start + i) as u64);
         }
+        count += pairs().filter(|(p, q)| p != q).count() as u64;
     }
     (first, count)
 }

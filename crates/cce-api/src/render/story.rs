@@ -172,6 +172,19 @@ fn step_text(s: &StoryStep, cfg: &Config) -> String {
         }
         StepKind::Copy | StepKind::Preload => {}
     }
+    // Combines that rounded in the accumulate dtype (one narrower than fp32, or an FMA).
+    if s.accumulate.iter().any(|a| a.rounding != HowRounded::Exact) {
+        let acc = s
+            .accumulate
+            .iter()
+            .map(|a| {
+                let src = a.source.map_or("clamp".to_string(), |i| format!("+op{i}"));
+                format!("{src} -> {} ({})", num(a.rounded.value), rounding_text(&a.rounding))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = write!(line, "\n    accumulate in {}: {acc}", cfg.accum.name());
+    }
     if let Some(q) = &s.gce {
         let _ = write!(
             line,
