@@ -23,7 +23,7 @@ from ._errors import CceError, EngineFault, RankFailed
 
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
-    "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "gce_compress", "gce_decompress",
+    "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "element", "gce_compress", "gce_decompress",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -321,6 +321,39 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     )
     shape = ranks[0].shape
     return [from_raw(o, dt, shape if len(o) == ranks[0].nbytes else None) for o in outs], report
+
+
+def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
+            ranks_per_node=None, rank=None):
+    """How element ``index`` of an all-reduce's output was made — as ``cce allreduce --element``,
+    over one array per rank (the arrays and keywords of ``allreduce``). Computed from the
+    schedule for that element alone: nothing runs, only the elements it needs are read.
+
+    Returns ``cce allreduce --element --json``'s ``element`` object as a dict: ``index``,
+    ``rank`` (the rank whose output is shown: ``rank``, default 0, or for a reduce-scatter the
+    rank that holds the element), ``chunk``, ``expr`` (the order: ranks, ``a+b`` combines in the
+    accumulate dtype, each pair of parentheses rounds once to the buffer dtype, ``g(…)`` a GCE
+    hop), ``leaves`` (the ranks in the order they enter), ``steps`` (each ``rank``, ``step``,
+    ``kind``, ``packet``, ``operands`` in accumulation order, ``accumulate``, ``exact``,
+    ``rounded`` {``bits``, ``value``}, ``rounding``, ``reference``, ``error``, ``gce``),
+    ``output``, ``reference`` and ``error`` (docs/forensics.md). Raises CceError for bad input:
+    an element or rank out of range, arrays of different lengths."""
+    ranks, dt = _arrays_of_one_dtype(arrays, "rank", "element: at least two ranks' arrays")
+    algo_file = None
+    if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
+        path = os.fspath(algo)
+        try:
+            with open(path, encoding="utf-8") as f:
+                algo_file = (path, f.read())
+        except (OSError, UnicodeDecodeError) as e:
+            raise CceError(f"algo: {path}: {e}") from None
+        algo = "file"
+    return _cce.element(
+        [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
+        _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
+        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
+        _uint("index", index, 64), None if rank is None else _uint("rank", rank, 64),
+    )
 
 
 # --- GCE gradient compression (the project's MODEL codec) ----------------------------------

@@ -68,3 +68,8 @@ def allreduce(
     arrays: Sequence[ArrayLike], *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
     seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
+def element(
+    arrays: Sequence[ArrayLike], index: int, *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ...,
+    rounding: str = ..., seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
+    rank: int | None = ...,
+) -> dict[str, Any]: ...

@@ -1,5 +1,5 @@
-"""Every ```python block of the documentation runs verbatim: the blocks of README.md and of
-docs/python.md, each document's in order in one namespace of its own (its asserts are the checks;
+"""Every ```python block of the documentation runs verbatim: the blocks of README.md, of
+docs/python.md and of docs/forensics.md, each document's in order in one namespace of its own (its asserts are the checks;
 a block that raises fails the test)."""
 import pathlib
 import re
@@ -7,7 +7,7 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "docs/python.md"]
+DOCS = ["README.md", "docs/python.md", "docs/forensics.md"]
 
 
 def python_blocks(doc):

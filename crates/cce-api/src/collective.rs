@@ -31,6 +31,10 @@ pub use cce_collectives::collective::HopBytes;
 pub use cce_collectives::collective::MemoryNeed;
 /// A run's outcome, in [`AllreduceResult`].
 pub use cce_collectives::collective::Outcome;
+/// One element's story and its parts ([`AllreduceParams::element_story`]).
+pub use cce_collectives::collective::{Difference, PacketRef, Quantised, StepKind, Story, StoryOperand, StoryStep};
+/// The demo's all-reduce and its forensics ([`Demo::allreduce_rows`]).
+pub use cce_collectives::demo::{DemoAllreduce, Forensics};
 /// The demo's worked examples and all-reduce rows ([`Demo`]).
 pub use cce_collectives::demo::{Example, Row};
 /// The numerics report's parameters, series and result ([`NumericsReport`]).
@@ -688,8 +692,9 @@ impl Demo {
         Ok(Demo { examples, elems, runs })
     }
 
-    /// The all-reduce with every algorithm over one set of inputs, `progress(algo)` before each.
-    pub fn allreduce_rows(&self, progress: impl FnMut(Algo)) -> Result<Vec<Row>, ApiError> {
+    /// The all-reduce with every algorithm over one set of inputs, `progress(algo)` before each,
+    /// and the story of the first element where two algorithms disagree.
+    pub fn allreduce_rows(&self, progress: impl FnMut(Algo)) -> Result<DemoAllreduce, ApiError> {
         Ok(demo::allreduce_rows(&self.runs, progress)?)
     }
 }
@@ -738,4 +743,95 @@ impl NumericsReport {
     pub fn run(&self, progress: &mut dyn FnMut(usize, Series)) -> Result<Report, ApiError> {
         Ok(numerics_report::run(&self.checked, progress)?)
     }
+}
+
+/// Where a story reads the ranks' input elements (only those it needs).
+#[derive(Clone, Copy, Debug)]
+pub enum StoryInputs<'a> {
+    /// The inputs `cce allreduce` generates from `seed` (each element made alone).
+    Generated {
+        /// The seed.
+        seed: u64,
+    },
+    /// One raw little-endian buffer per rank.
+    Arrays(&'a [&'a [u8]]),
+    /// `dir/rank{r}.bin`, read element by element (each file's length checked first).
+    RankFiles(&'a std::path::Path),
+}
+
+impl AllreduceParams {
+    /// The story of element `index` of rank `rank`'s output (`None`: rank 0, or for a
+    /// reduce-scatter the rank that holds it), for `elems` elements per rank: computed from the
+    /// schedule for that element alone, with no run and no memory budget (any size); `auto`
+    /// resolved by the time model as [`prepare`](Self::prepare) resolves it.
+    pub fn element_story(
+        &self,
+        elems: u64,
+        index: u64,
+        rank: Option<u64>,
+        inputs: StoryInputs<'_>,
+    ) -> Result<ElementStory, ApiError> {
+        let mut cfg = self.config_for(elems)?;
+        if self.is_auto() && cfg.algo != Algo::File {
+            if cfg.compress == Compress::Gce {
+                return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
+            }
+            cfg.algo = collective::choose(&cfg)?.0;
+        }
+        story_of(&cfg, index, rank, inputs)
+    }
+}
+
+impl Prepared {
+    /// The story of element `index` of this all-reduce ([`AllreduceParams::element_story`]).
+    pub fn element_story(
+        &self,
+        index: u64,
+        rank: Option<u64>,
+        inputs: StoryInputs<'_>,
+    ) -> Result<ElementStory, ApiError> {
+        story_of(self.config(), index, rank, inputs)
+    }
+}
+
+/// One element's story with the configuration it tells (`--element`'s result).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementStory {
+    /// The configuration (with `auto`, the chosen algorithm's).
+    pub config: Config,
+    /// The story.
+    pub story: Story,
+}
+
+/// The story of `cfg`'s element `index` over `inputs`.
+fn story_of(cfg: &Config, index: u64, rank: Option<u64>, inputs: StoryInputs<'_>) -> Result<ElementStory, ApiError> {
+    let rank = rank.map(|r| usize::try_from(r).unwrap_or(usize::MAX));
+    let size = cfg.dtype.bytes().max(1) as u64;
+    let want = cfg.elems.saturating_mul(size);
+    let source: Box<dyn metrics::InputSource> = match inputs {
+        StoryInputs::Generated { seed } => Box::new(metrics::Generated::new(cfg, seed)),
+        StoryInputs::Arrays(arrays) => {
+            if arrays.len() != cfg.ranks || arrays.iter().any(|a| a.len() as u64 != want) {
+                return Err(input(format!("need {} inputs of {want} bytes each", cfg.ranks)));
+            }
+            Box::new(metrics::Held::new(cfg, arrays))
+        }
+        StoryInputs::RankFiles(dir) => {
+            for q in 0..cfg.ranks {
+                let p = dir.join(format!("rank{q}.bin"));
+                let len = std::fs::metadata(&p).map_err(|e| input(format!("{}: {e}", p.display())))?.len();
+                if len != want {
+                    return Err(input(format!(
+                        "{}: {len} bytes, expected {want} ({} elements of {})",
+                        p.display(),
+                        cfg.elems,
+                        cfg.dtype.name()
+                    )));
+                }
+            }
+            Box::new(metrics::RankFiles::open(cfg, dir).map_err(|e| input(e.to_string()))?)
+        }
+    };
+    let story = collective::story(cfg, source.as_ref(), index, rank)?;
+    Ok(ElementStory { config: cfg.clone(), story })
 }

@@ -23,6 +23,28 @@ pub use cce_host::HostError;
 pub use cce_job::PathError;
 use cce_numerics::NumericsError;
 
+impl From<cce_collectives::collective::StoryError> for ApiError {
+    /// An element or rank out of range, or an input that cannot be read, is bad input; a
+    /// schedule whose data the story cannot follow is the model's own failure.
+    fn from(e: cce_collectives::collective::StoryError) -> Self {
+        use cce_collectives::collective::StoryError as S;
+        match e {
+            S::Collective(c) => ApiError::Collective(c),
+            S::Range(_) | S::Input { .. } => ApiError::Input(e.to_string()),
+            S::Schedule(_) => ApiError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<cce_collectives::demo::DemoError> for ApiError {
+    fn from(e: cce_collectives::demo::DemoError) -> Self {
+        match e {
+            cce_collectives::demo::DemoError::Collective(c) => ApiError::Collective(c),
+            cce_collectives::demo::DemoError::Story(s) => s.into(),
+        }
+    }
+}
+
 /// Everything the API refuses or a run fails with.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -125,6 +125,20 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     } else {
         a.elems.ok_or_else(|| input("--elems is required without --input-dir"))?
     };
+    if let Some(index) = a.element {
+        // One element's story: the schedule for that element alone, no run (any size).
+        let inputs = match &a.input_dir {
+            Some(d) => api::StoryInputs::RankFiles(d),
+            None => api::StoryInputs::Generated { seed: a.seed },
+        };
+        let s = p.element_story(elems, index, a.rank, inputs)?;
+        if a.json {
+            crate::print_json(&s.to_json());
+        } else {
+            crate::output::out!("{}", s.to_text());
+        }
+        return Ok(());
+    }
     if a.explain {
         // The model only: every algorithm's time and the parameters, for any size (no budget).
         let e = p.explain(elems)?;
@@ -215,14 +229,14 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
         crate::output::out!("{}", cce_api::render::collective::demo_allreduce_heading(a.elems));
     }
     let pb = spinner(String::new());
-    let rows = demo.allreduce_rows(|algo| pb.set_message(format!("{} ...", algo.name())));
+    let run = demo.allreduce_rows(|algo| pb.set_message(format!("{} ...", algo.name())));
     pb.finish_and_clear();
-    let rows = rows?;
-    let failures = api::demo_failures(examples, &rows);
+    let run = run?;
+    let failures = api::demo_failures(examples, &run.rows);
     if a.json {
-        crate::print_json(&cce_api::render::collective::demo_json(examples, &rows, a.elems));
+        crate::print_json(&cce_api::render::collective::demo_json(examples, &run, a.elems));
     } else {
-        crate::output::out!("{}", cce_api::render::collective::demo_rows_text(&rows, failures.is_empty()));
+        crate::output::out!("{}", cce_api::render::collective::demo_rows_text(&run, failures.is_empty()));
     }
     Ok(api::demo_check(&failures)?)
 }

@@ -208,7 +208,19 @@ pub(crate) struct AllreduceArgs {
     /// are null).
     #[arg(long, default_value = "exact", value_parser = |s: &str| s.parse::<cce_api::params::Check>())]
     pub(crate) check: cce_api::params::Check,
-    /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`).
+    /// Tell how element I of the output was made instead of running the all-reduce: its chunk,
+    /// every step that touched it (rank, step, packet, descriptors), the operands in order, each
+    /// partial before and after rounding, how it rounded (RNE, SR's random bits, a GCE hop),
+    /// the error so far and the order as an expression. Computed from the schedule for that
+    /// element alone (any size; with --input-dir only the needed elements are read).
+    #[arg(long, value_parser = cce_api::values::parse_u64, conflicts_with_all = ["sweep", "explain", "trace", "output_dir", "fail_rank"])]
+    pub(crate) element: Option<u64>,
+    /// With --element: the rank whose output is shown (default 0; for a reduce-scatter the rank
+    /// that holds the element).
+    #[arg(long, requires = "element", value_parser = cce_api::values::parse_u64)]
+    pub(crate) rank: Option<u64>,
+    /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`; with --element:
+    /// `{"element": {...}}`).
     #[arg(long)]
     pub(crate) json: bool,
 }

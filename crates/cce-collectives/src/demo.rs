@@ -6,7 +6,7 @@
 use cce_format::{KbinOp, SdmaDtype};
 use cce_host::{ReduceDtypes, ReduceRequest, Rings, plan};
 
-use crate::collective::{self, Algo, Checked, Config, RedOp};
+use crate::collective::{self, Algo, Checked, Config, Difference, RedOp, Story, StoryError};
 use crate::metrics;
 use cce_job::{PathError, ReduceJob, run_reduce};
 
@@ -147,19 +147,82 @@ pub fn check_allreduce(ranks: usize, elems: u64) -> Result<Vec<Checked>, collect
     Algo::ALL.into_iter().map(|algo| collective::check(&config(ranks, elems, algo))).collect()
 }
 
+/// The demo's forensics: the first element where two algorithms' outputs differ, the story of
+/// each (rank 0's), and the parameters that split them.
+#[derive(Clone, Debug)]
+pub struct Forensics {
+    /// The element.
+    pub index: u64,
+    /// Elements of rank 0's output where the two differ.
+    pub differing: u64,
+    /// The first algorithm's story of it.
+    pub a: Story,
+    /// The second's.
+    pub b: Story,
+    /// What differs between the two configurations (the algorithm).
+    pub split: Vec<Difference>,
+    /// The two configurations.
+    pub configs: (Config, Config),
+}
+
+/// The demo's all-reduce: a row per algorithm, and the forensics of the first algorithm whose
+/// output differs from the first's (`None` when all agree).
+#[derive(Clone, Debug)]
+pub struct DemoAllreduce {
+    /// A row per algorithm.
+    pub rows: Vec<Row>,
+    /// The first disagreement, told.
+    pub forensics: Option<Forensics>,
+}
+
+/// Why the demo's all-reduce failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    /// A run.
+    #[error(transparent)]
+    Collective(#[from] collective::CollectiveError),
+    /// A story.
+    #[error(transparent)]
+    Story(#[from] StoryError),
+}
+
+/// The first element (and how many) where two outputs of `size`-byte elements differ.
+pub fn first_difference(a: &[u8], b: &[u8], size: usize) -> (Option<u64>, u64) {
+    let size = size.max(1);
+    let mut first = None;
+    let mut count = 0u64;
+    // Whole blocks that agree are skipped with one slice comparison.
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len()) / size;
+    for start in (0..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        let (x, y) = (&a[start * size..end * size], &b[start * size..end * size]);
+        if x == y {
+            continue;
+        }
+        let pairs = || x.chunks_exact(size).zip(y.chunks_exact(size));
+        if first.is_none() {
+            first = pairs().position(|(p, q)| p != q).map(|i| (start + i) as u64);
+        }
+        count += pairs().filter(|(p, q)| p != q).count() as u64;
+    }
+    (first, count)
+}
+
 /// The demo's all-reduce ([`check_allreduce`]'s runs: `ranks` ranks of `elems` bf16 elements
-/// each) with every algorithm, over one set of inputs.
-pub fn allreduce_rows(
-    runs: &[Checked],
-    mut progress: impl FnMut(Algo),
-) -> Result<Vec<Row>, collective::CollectiveError> {
-    let Some(first) = runs.first() else { return Ok(Vec::new()) };
+/// each) with every algorithm, over one set of inputs; rank 0's output of the first algorithm
+/// is kept and compared with each next one's until one differs, whose first differing element
+/// is then told for both (two stories: a few milliseconds).
+pub fn allreduce_rows(runs: &[Checked], mut progress: impl FnMut(Algo)) -> Result<DemoAllreduce, DemoError> {
+    let Some(first) = runs.first() else { return Ok(DemoAllreduce { rows: Vec::new(), forensics: None }) };
     let inputs = metrics::generate(first.config(), 2026);
     let mut rows = Vec::new();
-    for checked in runs {
+    let mut kept: Option<Vec<u8>> = None;
+    let mut split: Option<(usize, u64, u64)> = None;
+    for (k, checked) in runs.iter().enumerate() {
         let cfg = checked.config();
         progress(cfg.algo);
-        let (o, _) =
+        let (mut o, _) =
             collective::run(checked, collective::borrowed(&inputs.iter().map(Vec::as_slice).collect::<Vec<_>>()))?;
         let m = metrics::measure(cfg, &inputs, &o.outputs);
         rows.push(Row {
@@ -175,6 +238,69 @@ pub fn allreduce_rows(
             ranks_identical: m.ranks_identical,
             wrong: m.wrong,
         });
+        match (&kept, split) {
+            (None, _) if !o.outputs.is_empty() => kept = Some(o.outputs.swap_remove(0)),
+            (Some(a), None) => {
+                let b = o.outputs.first().map_or(&[][..], Vec::as_slice);
+                if let (Some(index), count) = first_difference(a, b, usize::from(cfg.dtype.bytes())) {
+                    split = Some((k, index, count));
+                    kept = None;
+                }
+            }
+            _ => {}
+        }
     }
-    Ok(rows)
+    let forensics = match split {
+        Some((k, index, differing)) => {
+            let (ca, cb) = (first.config(), runs[k].config());
+            let held = metrics::Held::new(ca, &inputs);
+            Some(Forensics {
+                index,
+                differing,
+                a: collective::story(ca, &held, index, Some(0))?,
+                b: collective::story(cb, &held, index, Some(0))?,
+                split: collective::differences(ca, cb),
+                configs: (ca.clone(), cb.clone()),
+            })
+        }
+        None => None,
+    };
+    Ok(DemoAllreduce { rows, forensics })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first difference and the count, against a plain element loop.
+    #[test]
+    fn first_difference_finds_the_first_and_counts_all() {
+        let a: Vec<u8> = (0..20_000u32).flat_map(|i| (i as u16).to_le_bytes()).collect();
+        let mut b = a.clone();
+        for i in [9_000usize, 9_001, 15_000] {
+            b[2 * i] ^= 1;
+        }
+        assert_eq!(first_difference(&a, &b, 2), (Some(9_000), 3));
+        assert_eq!(first_difference(&a, &a, 2), (None, 0));
+    }
+
+    /// The demo's forensics: ring and kangaring split at the first element whose stories'
+    /// outputs are the two runs' bits, and the split is the algorithm.
+    #[test]
+    fn the_demo_tells_the_first_disagreement() {
+        let runs = check_allreduce(8, 4000).unwrap();
+        let d = allreduce_rows(&runs, |_| {}).unwrap();
+        let f = d.forensics.expect("two algorithms disagree somewhere");
+        assert_ne!(f.a.output.bits, f.b.output.bits);
+        assert_ne!(f.a.expr, f.b.expr);
+        assert_eq!(f.split.len(), 1);
+        assert_eq!(f.split[0].parameter, "algo");
+        let inputs = metrics::generate(runs[0].config(), 2026);
+        let idx = runs.iter().position(|c| c.config().algo.name() == f.split[0].b).unwrap();
+        for (checked, story) in [(&runs[0], &f.a), (&runs[idx], &f.b)] {
+            let (o, _) = collective::run(checked, collective::owned(inputs.clone())).unwrap();
+            let i = f.index as usize * 2;
+            assert_eq!(story.output.bits, u64::from(u16::from_le_bytes([o.outputs[0][i], o.outputs[0][i + 1]])));
+        }
+    }
 }

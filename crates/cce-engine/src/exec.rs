@@ -129,6 +129,18 @@ pub(crate) fn resolve(p: &Packet, queue: u32) -> Result<Work, FaultReason> {
     })
 }
 
+/// The reduce a packet runs on queue `queue` (whose number keys stochastic rounding), as the
+/// executor resolves it: `None` for a plain copy or a GCE decompress; a compressing packet's
+/// reduce rounds to its mid dtype (the codec then makes the payload). An element at byte
+/// address `a` of the packet's first destination has stochastic-rounding index
+/// `a / out_size` (the payload's byte address, compressing).
+///
+/// # Errors
+/// What the executor would fault the packet with: a dtype, selector or op it cannot run.
+pub fn packet_spec(p: &Packet, queue: u32) -> Result<Option<ReduceSpec>, FaultReason> {
+    resolve(p, queue).map(|w| w.spec)
+}
+
 /// Checks every stream of `count` consecutive packets of `w` (addresses advancing by one
 /// packet each) against memory: in bounds, no overflow.
 pub(crate) fn check_bounds(mem: &dyn Memory, w: &Work, count: u64) -> Result<(), MemError> {

@@ -38,5 +38,6 @@ pub mod memory;
 pub use engine::{
     Engine, EngineConfig, EngineError, Fault, FaultReason, MAX_QUEUES, QueueConfig, QueueState, QueueStatus, RunReport,
 };
+pub use exec::packet_spec;
 pub use host_memory::HostMemory;
 pub use memory::{MemError, Memory, PagedMemory};

@@ -43,6 +43,12 @@ impl Program {
         self.packets
     }
 
+    /// Elements (bytes, for a copy) of every packet but the last, before any lane promotion:
+    /// packet `k` starts at element `k ×` this.
+    pub fn elems_per_packet(&self) -> u64 {
+        self.per_packet
+    }
+
     /// The arch the program was planned for.
     pub fn arch(&self) -> u32 {
         self.arch

@@ -130,17 +130,34 @@ impl<'a> Plan<'a> {
 
     /// Computes one element from its source values.
     pub(crate) fn element(&self, vals: &[Val], index: u64) -> u64 {
+        self.element_observed(vals, index, &mut Quiet)
+    }
+
+    /// [`Self::element`], telling `obs` every conversion and step as it happens (the trace,
+    /// `crate::trace`); with [`Quiet`] it is `element` itself.
+    #[inline(always)]
+    pub(crate) fn element_observed<O: Observe>(&self, vals: &[Val], index: u64, obs: &mut O) -> u64 {
         let acc_fmt = self.acc_type.float_format();
         let acc = match self.op {
             Op::Fma(ops) => {
                 let fmt = acc_fmt.unwrap_or(FloatFormat::F32);
                 let mut acc = 0.0f64;
                 for (i, (v, src)) in vals.iter().zip(ops.iter()).enumerate() {
-                    let x = match self.to_acc(*v, 1 + i, index) {
+                    let widened = self.to_acc(*v, 1 + i, index);
+                    if O::ON {
+                        obs.operand(self, index, i, *v, widened);
+                    }
+                    let x = match widened {
                         Val::F(x) => x,
                         Val::I(i) => i as f64,
                     };
-                    acc = match self.round_acc(fmt, fma_step(acc, x, src), 1 + MAX_SOURCES + i, index) {
+                    let exact = fma_step(acc, x, src);
+                    let site = 1 + MAX_SOURCES + i;
+                    let rounded = self.round_acc(fmt, exact, site, index);
+                    if O::ON {
+                        obs.step(self, index, Some(i), Val::F(exact), rounded, site);
+                    }
+                    acc = match rounded {
                         Val::F(f) => f,
                         Val::I(i) => i as f64,
                     };
@@ -149,43 +166,106 @@ impl<'a> Plan<'a> {
             }
             Op::Add | Op::Min { .. } | Op::Max { .. } => {
                 let mut acc = self.to_acc(vals[0], 1, index);
+                if O::ON {
+                    obs.operand(self, index, 0, vals[0], acc);
+                }
                 for (i, v) in vals.iter().enumerate().skip(1) {
                     let x = self.to_acc(*v, 1 + i, index);
-                    acc = self.step(acc, x, 1 + MAX_SOURCES + i, index);
+                    if O::ON {
+                        obs.operand(self, index, i, *v, x);
+                    }
+                    let site = 1 + MAX_SOURCES + i;
+                    let (exact, rounded) = self.step(acc, x, site, index);
+                    if O::ON {
+                        obs.step(self, index, Some(i), exact, rounded, site);
+                    }
+                    acc = rounded;
                 }
                 if let Some(c) = self.clamp {
-                    acc = self.step(acc, c, 0, index);
+                    let (exact, rounded) = self.step(acc, c, 0, index);
+                    if O::ON {
+                        obs.step(self, index, None, exact, rounded, 0);
+                    }
+                    acc = rounded;
                 }
                 acc
             }
         };
         let out = self.out_type;
         let sat = self.saturate;
-        encode_val(acc, out, sat, |f| self.rnd(f, 0, index))
+        let raw = encode_val(acc, out, sat, |f| self.rnd(f, 0, index));
+        if O::ON {
+            obs.out(self, index, acc, raw);
+        }
+        raw
     }
 
-    fn step(&self, acc: Val, x: Val, site: usize, index: u64) -> Val {
+    /// One combine of the accumulator with `x`: the exact result (an f64 rounded to odd for a
+    /// float add, see [`add_round_odd`]) and the accumulator after rounding it.
+    fn step(&self, acc: Val, x: Val, site: usize, index: u64) -> (Val, Val) {
         match (acc, x) {
             (Val::F(a), Val::F(b)) => {
                 let fmt = self.acc_type.float_format().unwrap_or(FloatFormat::F32);
                 match self.op {
-                    Op::Min { .. } => Val::F(fminmax(a, b, false)),
-                    Op::Max { .. } => Val::F(fminmax(a, b, true)),
-                    _ => self.round_acc(fmt, add_round_odd(a, b), site, index),
+                    Op::Min { .. } => {
+                        let m = Val::F(fminmax(a, b, false));
+                        (m, m)
+                    }
+                    Op::Max { .. } => {
+                        let m = Val::F(fminmax(a, b, true));
+                        (m, m)
+                    }
+                    _ => {
+                        let exact = add_round_odd(a, b);
+                        (Val::F(exact), self.round_acc(fmt, exact, site, index))
+                    }
                 }
             }
             (Val::I(a), Val::I(b)) => {
                 let (bits, signed) = self.acc_type.int_info().unwrap_or((64, true));
                 match self.op {
-                    Op::Min { .. } => Val::I(a.min(b)),
-                    Op::Max { .. } => Val::I(a.max(b)),
-                    _ => Val::I(wrap(a + b, bits, signed)),
+                    Op::Min { .. } => (Val::I(a.min(b)), Val::I(a.min(b))),
+                    Op::Max { .. } => (Val::I(a.max(b)), Val::I(a.max(b))),
+                    _ => (Val::I(a + b), Val::I(wrap(a + b, bits, signed))),
                 }
             }
             // Both values are always in the accumulate domain; keep the accumulator otherwise.
-            _ => acc,
+            _ => (acc, acc),
         }
     }
+
+    /// The SR bits a rounding into `fmt` at `site` uses for element `index` (`None`: RNE, or a
+    /// format not narrower than fp32).
+    pub(crate) fn random_bits(&self, fmt: FloatFormat, site: usize, index: u64) -> Option<u32> {
+        self.rnd(fmt, site, index)
+    }
+}
+
+/// What [`Plan::element_observed`] tells as it computes: every source's conversion into the
+/// accumulator, every combine, the final rounding. `ON` false compiles every call away.
+pub(crate) trait Observe {
+    /// Whether the calls are made at all.
+    const ON: bool;
+    /// Source `i`'s value `input`, `widened` into the accumulate dtype (rounding site `1 + i`).
+    fn operand(&mut self, plan: &Plan<'_>, index: u64, i: usize, input: Val, widened: Val);
+    /// A combine with source `i` (`None`: the clamp constant): its `exact` result and the
+    /// accumulator after rounding it at `site`.
+    fn step(&mut self, plan: &Plan<'_>, index: u64, i: Option<usize>, exact: Val, rounded: Val, site: usize);
+    /// The accumulator `acc` rounded to the output dtype: `raw` (site 0).
+    fn out(&mut self, plan: &Plan<'_>, index: u64, acc: Val, raw: u64);
+}
+
+/// The observer of the fast path: nothing.
+pub(crate) struct Quiet;
+
+impl Observe for Quiet {
+    const ON: bool = false;
+    #[inline(always)]
+    fn operand(&mut self, _: &Plan<'_>, _: u64, _: usize, _: Val, _: Val) {}
+    #[inline(always)]
+    fn step(&mut self, _: &Plan<'_>, _: u64, _: Option<usize>, _: Val, _: Val, _: usize) {}
+    #[inline(always)]
+    fn out(&mut self, _: &Plan<'_>, _: u64, _: Val, _: u64) {}
 }
 
 fn fma_step(acc: f64, x: f64, src: &FmaSource) -> f64 {

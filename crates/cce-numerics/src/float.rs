@@ -44,6 +44,53 @@ pub fn decode(fmt: FloatFormat, enc: u32) -> f64 {
     if neg { -v } else { v }
 }
 
+/// Where an exact nonzero magnitude `mant · 2^exp` falls on `fmt`'s grid: the significand kept
+/// when truncating (`n`, an integer count of the result's ulps), the exponent of the result's
+/// binade (`e_eff`), whether anything was discarded, the discarded part in units of the
+/// result's ulp as `⌊frac · 2³²⌋` (`frac32`), and whether RNE rounds away from zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Grid {
+    pub(crate) n: u128,
+    pub(crate) e_eff: i32,
+    pub(crate) inexact: bool,
+    pub(crate) frac32: u128,
+    pub(crate) rne_up: bool,
+}
+
+impl Grid {
+    /// The grid position of `mant · 2^exp` (`mant` ≠ 0) in `fmt`.
+    pub(crate) fn of(mant: u64, exp: i32, fmt: FloatFormat) -> Grid {
+        let mbits = fmt.mbits as i32;
+        let top = 63 - mant.leading_zeros() as i32;
+        let e_unb = top + exp;
+        let emin = 1 - fmt.bias;
+        let e_eff = e_unb.max(emin);
+        let q = e_eff - mbits;
+        let s = q - exp;
+        if s <= 0 {
+            // Exact: at most mbits + 1 significant bits.
+            let n = u128::from(mant) << (-s).min(127);
+            return Grid { n, e_eff, inexact: false, frac32: 0, rne_up: false };
+        }
+        let s = s.min(127) as u32;
+        let m = u128::from(mant);
+        let n = m >> s;
+        let rem = m & ((1u128 << s) - 1);
+        let half = 1u128 << (s - 1);
+        let frac32 = if s <= 32 { rem << (32 - s) } else { rem >> (s - 32) };
+        Grid { n, e_eff, inexact: rem != 0, frac32, rne_up: rem > half || (rem == half && n & 1 == 1) }
+    }
+
+    /// Whether the rounding goes away from zero: RNE (`sr` `None`), or stochastic with the 32
+    /// random bits `sr` (iff `frac32 + r ≥ 2³²`).
+    pub(crate) fn up(&self, sr: Option<u32>) -> bool {
+        match sr {
+            None => self.rne_up,
+            Some(r) => self.frac32 + u128::from(r) >= 1u128 << 32,
+        }
+    }
+}
+
 /// Rounds the exact value `(-1)^neg · mant · 2^exp` into `fmt`. `sr` is `None` for RNE or the
 /// 32 random bits for stochastic rounding. Never produces NaN from a finite value except on a
 /// `fn` format's overflow.
@@ -52,38 +99,26 @@ pub(crate) fn round_exact(neg: bool, mant: u64, exp: i32, fmt: FloatFormat, sr: 
     if mant == 0 {
         return sign;
     }
-    let mbits = fmt.mbits as i32;
-    let top = 63 - mant.leading_zeros() as i32;
-    let e_unb = top + exp;
-    let emin = 1 - fmt.bias;
-    let e_eff = e_unb.max(emin);
-    let q = e_eff - mbits;
-    let s = q - exp;
-    let n: u128 = if s <= 0 {
-        // Exact: at most mbits + 1 significant bits.
-        u128::from(mant) << (-s).min(127)
-    } else {
-        let s = s.min(127) as u32;
-        let m = u128::from(mant);
-        let n = m >> s;
-        let rem = m & ((1u128 << s) - 1);
-        let up = match sr {
-            None => {
-                let half = 1u128 << (s - 1);
-                rem > half || (rem == half && n & 1 == 1)
-            }
-            Some(r) => {
-                let f32_ = if s <= 32 { rem << (32 - s) } else { rem >> (s - 32) };
-                f32_ + u128::from(r) >= 1u128 << 32
-            }
-        };
-        n + u128::from(up)
-    };
-    let base = ((e_eff + fmt.bias - 1) as u128) << fmt.mbits;
+    let g = Grid::of(mant, exp, fmt);
+    let n = g.n + u128::from(g.up(sr));
+    let base = ((g.e_eff + fmt.bias - 1) as u128) << fmt.mbits;
     let enc = base + n;
     let max = u128::from(fmt.max_finite());
     let mag = if enc > max { if saturate { fmt.max_finite() } else { fmt.overflow() } } else { enc as u32 };
     mag | sign
+}
+
+/// The grid position of a finite nonzero f64 in `fmt` (see [`Grid`]); `None` for 0, ±inf and
+/// NaN, which round to themselves.
+pub(crate) fn grid_f64(v: f64, fmt: FloatFormat) -> Option<Grid> {
+    if !v.is_finite() || v == 0.0 {
+        return None;
+    }
+    let bits = v.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let m = bits & ((1 << 52) - 1);
+    let (mant, exp) = if e == 0 { (m, -1074) } else { (m | (1 << 52), e - 1075) };
+    Some(Grid::of(mant, exp, fmt))
 }
 
 /// Rounds an f64 into `fmt` (see `round_exact`); NaN → the canonical NaN with the same sign;

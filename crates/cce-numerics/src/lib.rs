@@ -14,6 +14,8 @@
 //! - [`sample`]: deterministic test arrays (`cce gen`), counter-based: any block made alone;
 //! - [`check`]: the error check's block kernels (the exact reduction in f64, an output's errors);
 //! - [`gce`]: the gradient-compression codec (MODEL), element loops and vector kernels;
+//! - [`order`]: the order grammar (`(((0+1)+2)+3)`), how an element's reduction is written;
+//! - [`trace`]: one element's reduce step by step (operands, exact partials, roundings);
 //! - `bench` (feature `std`): the `cce bench numerics` runner;
 //! - `buffer` (feature `std`): large zeroed buffers the OS may map with huge pages.
 //!
@@ -70,6 +72,7 @@ pub mod rng;
 pub mod sample;
 mod simd;
 pub mod spec;
+pub mod trace;
 pub mod types;
 
 pub use error::NumericsError;

@@ -59,11 +59,16 @@ pub fn reduce_par(
 }
 
 /// What [`validate`] resolved.
-struct Checked {
+pub(crate) struct Checked {
     elements: usize,
 }
 
-fn validate(spec: &ReduceSpec, sources: &[&[u8]], outputs: &[&mut [u8]], first: u64) -> Result<Checked, NumericsError> {
+pub(crate) fn validate(
+    spec: &ReduceSpec,
+    sources: &[&[u8]],
+    outputs: &[&mut [u8]],
+    first: u64,
+) -> Result<Checked, NumericsError> {
     if sources.is_empty() || sources.len() > MAX_SOURCES {
         return Err(NumericsError::SourceCount(sources.len()));
     }

@@ -83,3 +83,48 @@ pub(crate) fn params(
         ..AllreduceParams::new(ranks, algo, op, dtype)
     })
 }
+
+/// One element's story over one raw buffer per rank (as `cce allreduce --element`): the
+/// object under `--json`'s `element` key. The keywords are `allreduce`'s (without `check`),
+/// then the element and the rank whose output is shown.
+#[pyfunction]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file, index, rank=None))]
+// A pyo3 signature: one parameter per Python keyword argument, so no struct.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn element<'py>(
+    py: Python<'py>,
+    inputs: Vec<PyReadonlyArray1<'py, u8>>,
+    algo: &str,
+    op: &str,
+    dtype: &str,
+    accum: Option<String>,
+    rounding: &str,
+    seed: u64,
+    arch: u64,
+    compress: Option<String>,
+    ranks_per_node: Option<u64>,
+    algo_file: Option<(String, String)>,
+    index: u64,
+    rank: Option<u64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let algo_file = algo_file
+        .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
+        .transpose()
+        .map_err(|e| api_error(py, e))?;
+    let keywords = (algo, op, dtype, accum.as_deref(), rounding, "none");
+    let params = params(inputs.len() as u64, keywords, seed, arch, compress.as_deref(), ranks_per_node, algo_file)
+        .map_err(|e| api_error(py, e))?;
+    let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
+    let size = params.dtype.bytes().max(1) as u64;
+    let len = slices.first().map_or(0, |s| s.len() as u64);
+    if len % size != 0 {
+        let e = cce_api::ApiError::Ragged { len, dtype: params.dtype.name().to_string(), size: size as usize };
+        return Err(api_error(py, e));
+    }
+    let story = detached(py, || {
+        params.element_story(len / size, index, rank, cce_api::collective::StoryInputs::Arrays(&slices))
+    })?
+    .map_err(|e| api_error(py, e))?;
+    let v = story.to_json();
+    to_py(py, &v["element"])
+}

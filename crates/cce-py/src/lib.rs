@@ -51,6 +51,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rings::run, m)?)?;
     m.add_class::<rings::Ring>()?;
     m.add_function(wrap_pyfunction!(allreduce::allreduce, m)?)?;
+    m.add_function(wrap_pyfunction!(allreduce::element, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

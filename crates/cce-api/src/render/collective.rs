@@ -2,7 +2,7 @@
 //! `--explain`, the MPI report's shared keys, and the demo.
 
 use cce_collectives::collective::{Algo, Collective, Compress, Config};
-use cce_collectives::demo::{Example, Row};
+use cce_collectives::demo::{DemoAllreduce, Example};
 use cce_collectives::metrics::{self, Check};
 use serde_json::{Value, json};
 
@@ -228,7 +228,8 @@ pub fn sweep_json(rows: Vec<Value>) -> Value {
 
 /// The object `cce demo --json` prints: the examples, every all-reduce row of `elems`
 /// elements per rank, whether every check passed.
-pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
+pub fn demo_json(examples: &[Example], run: &DemoAllreduce, elems: u64) -> Value {
+    let rows = &run.rows;
     let failures = demo_failures(examples, rows);
     json!({
         "examples": examples.iter().map(|ex| json!({
@@ -244,6 +245,7 @@ pub fn demo_json(examples: &[Example], rows: &[Row], elems: u64) -> Value {
                 "ranks_identical": r.ranks_identical, "wrong": r.wrong,
             })).collect::<Vec<_>>(),
         },
+        "forensics": run.forensics.as_ref().map(super::story::forensics_json),
         "passed": failures.is_empty(),
         "failures": failures,
     })
@@ -355,8 +357,10 @@ pub fn demo_allreduce_heading(elems: u64) -> String {
     format!("== all-reduce: {DEMO_RANKS} ranks x {elems} bf16 elements (fp32 accumulate), every algorithm\n")
 }
 
-/// `cce demo`'s all-reduce table, and its closing line when every check passed.
-pub fn demo_rows_text(rows: &[Row], passed: bool) -> String {
+/// `cce demo`'s all-reduce table, the forensics of two algorithms that disagree, and the
+/// closing line when every check passed.
+pub fn demo_rows_text(run: &DemoAllreduce, passed: bool) -> String {
+    let rows = &run.rows;
     use std::fmt::Write;
     let mut s = format!(
         "{:<10} {:>9} {:>12} {:>12} {:>14} {:>10} {:>9} {:>9} {:>7} {:>6}\n",
@@ -386,6 +390,9 @@ pub fn demo_rows_text(rows: &[Row], passed: bool) -> String {
             r.ranks_identical,
             r.wrong
         );
+    }
+    if let Some(f) = &run.forensics {
+        s += &super::story::forensics_text(f);
     }
     if passed {
         s += "\ndemo: every check passed\n";

@@ -15,6 +15,7 @@ mod reduce;
 pub mod report;
 mod run;
 pub(crate) mod ser;
+pub mod story;
 pub mod trace;
 
 pub(crate) use fields::{fields_map, fields_text};

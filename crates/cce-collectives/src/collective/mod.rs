@@ -68,7 +68,8 @@
 //!   memory: atomics), with hooks before and after each step for a transport that moves bytes;
 //! - `partition`: the ranks split over several memories, the data crossing between them as
 //!   messages planned from the schedule ([`run_partitioned`]);
-//! - `rank`: one rank's thread, its engine fed step by step.
+//! - `rank`: one rank's thread, its engine fed step by step;
+//! - `story`: one element's story, from the schedule for that element alone ([`story`]).
 
 mod budget;
 mod buffers;
@@ -85,6 +86,7 @@ mod prepared;
 mod program;
 mod rank;
 mod schedule;
+mod story;
 pub mod threads;
 mod timeline;
 mod transport;
@@ -101,6 +103,9 @@ pub use model::{Instance, Parameter, TimeModel};
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
+pub use story::{
+    Difference, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep, differences, story,
+};
 pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};
 
 use std::borrow::Cow;

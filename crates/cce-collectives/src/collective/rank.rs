@@ -20,6 +20,9 @@ use super::transport::{Stop, Transport};
 /// failed (the failure is in the transport).
 pub(super) type RankEnd = Result<(RunReport, Vec<(f64, f64)>), ()>;
 
+/// The queue every rank's program runs on (its number keys stochastic rounding).
+pub(super) const RANK_QUEUE: u32 = 0;
+
 /// Stack of a rank thread.
 pub(super) const RANK_STACK: usize = 64 << 20;
 
@@ -62,9 +65,10 @@ pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: 
     let ring = prog.rings.ring_size;
     let (tx_ring, rx_ring) = Layout::rings(q, ring);
     let mut engine = Engine::new(mem, EngineConfig { arch: cfg.arch, ..EngineConfig::default() });
-    if let Err(e) =
-        engine.add_queue(0, QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase })
-    {
+    if let Err(e) = engine.add_queue(
+        RANK_QUEUE,
+        QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase },
+    ) {
         return fail(0, e.to_string());
     }
     let mut report = RunReport::default();
@@ -100,7 +104,7 @@ pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: 
         }
         let (tx_end, rx_end, _) = prog.marks[s];
         let mut feeds = [Feed {
-            queue: 0,
+            queue: RANK_QUEUE,
             tx_ring,
             rx_ring,
             ring_size: ring,
@@ -113,7 +117,7 @@ pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: 
             return fail(s, e.to_string());
         }
         fed = feeds[0].fed;
-        let Some(st) = engine.status(0) else { return fail(s, "queue vanished".into()) };
+        let Some(st) = engine.status(RANK_QUEUE) else { return fail(s, "queue vanished".into()) };
         if let Some(f) = st.fault {
             return fail(s, f.to_string());
         }
