@@ -102,6 +102,13 @@ pub fn family_candidates(ranks: u32, dtype: NumType, accums: &[NumType], roundin
             });
         }
     }
+    // Names stay unique: a candidate that stands for some of the accumulations says which.
+    for c in &mut out {
+        if c.accum.len() < accums.len() {
+            let list: Vec<&str> = c.accum.iter().map(|a| a.name()).collect();
+            c.name = alloc::format!("{}, accumulate {}", c.name, list.join(" or "));
+        }
+    }
     out
 }
 
