@@ -10,9 +10,10 @@
 //! - Every shape is checked before any algorithm runs; every all-reduce is checked with its
 //!   memory budget by its preparation.
 //! - `ring-2r2w` is `ring`'s order (docs/collectives.md: "Same order as ring"), so it runs once,
-//!   as an alias of `ring`; `ring` and `rdh` reduce two sources per packet, so with RNE their
-//!   buffer-dtype accumulation is their fp32 accumulation (merge 4 of cce-forensics) and runs
-//!   once. Accumulated in the buffer dtype, `kangaring` is `ring` and `mesh` the sequential sum
+//!   as an alias of `ring`; `ring` reduces two sources per packet, so with RNE its
+//!   buffer-dtype accumulation is its fp32 accumulation (merge 4 of cce-forensics) and runs
+//!   once; `rdh` is the family's pairwise tree over 0..R in every chunk, so it does not run and
+//!   is an alias of that candidate. Accumulated in the buffer dtype, `kangaring` is `ring` and `mesh` the sequential sum
 //!   from rank 0 up (their documented orders, each add rounded: merge 2), so neither runs then:
 //!   each is an alias of the candidate it equals.
 //! - cce's algorithms carry no per-element order yet (*order: filled from the element story*):
@@ -112,6 +113,13 @@ pub fn identify(params: &IdentifyParams, inputs: &[&[u8]], observed: &[(usize, &
             c.aliases.push(format!("mesh, accumulate {dtype}"));
         }
     }
+    // rdh reduces every chunk by the pairwise tree over 0..R (its documented order): the family
+    // candidate, under both accumulations (two sources per packet).
+    if Algo::Rdh.refusal(problem.ranks(), arch(params)).is_none() {
+        for c in family.iter_mut().filter(|c| c.name.starts_with("pairwise tree")) {
+            c.aliases.push(format!("rdh{}", c.name.strip_prefix("pairwise tree").unwrap_or("")));
+        }
+    }
     id.add(family).map_err(forensics)?;
     for run in runs(params, problem.ranks(), &accums, rounding, dtype) {
         let outputs = run_one(params, &run, inputs)?;
@@ -137,8 +145,12 @@ fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rou
         if algo == Algo::Ring2r2w || algo.refusal(ranks, arch).is_some() {
             continue;
         }
+        // rdh's every chunk is the pairwise tree over 0..R (docs/collectives.md): the family's.
+        if algo == Algo::Rdh {
+            continue;
+        }
         // Two sources per packet: merge 4 (RNE) makes the accumulations one.
-        let binary = matches!(algo, Algo::Ring | Algo::Rdh);
+        let binary = algo == Algo::Ring;
         choices.push((AlgoChoice::Algo(algo), algo.name().to_string(), Some(algo.name().to_string()), None, binary));
     }
     for u in &params.algo_files {

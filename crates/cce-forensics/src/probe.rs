@@ -19,7 +19,8 @@
 //! ## Guarantees
 //! - [`make_probe`] returns only a probe whose period separates every pair of the merged
 //!   family candidates ([`crate::identify::family_candidates`], RNE, accumulate fp32 or the
-//!   buffer dtype), evaluated by cce-numerics' reduce; `tests/probe.rs` checks it again with an
+//!   buffer dtype), and of them and the orders in 3-source steps (`outside_orders`),
+//!   [`SEPARATIONS`] times each, evaluated by cce-numerics' reduce; `tests/probe.rs` checks it again with an
 //!   independent reference at R = 4, 8, 16, 32.
 
 use alloc::string::String;
@@ -32,7 +33,8 @@ use crate::error::ForensicsError;
 use crate::eval::rne_block;
 use crate::identify::{Prediction, family_candidates};
 use crate::problem::element;
-use crate::rule::Rounding;
+use crate::rule::{Family, Rounding, Rule, merge_key};
+use cce_numerics::order::Order;
 
 /// The longest period a probe may have: a chunk of 64 elements holds all of it.
 pub const MAX_PERIOD: usize = 64;
@@ -46,6 +48,34 @@ pub struct Probe {
     pub period: usize,
     /// The merged family candidates it separates.
     pub orders: usize,
+}
+
+/// Orders outside the families that the probe separates too (not candidates of the
+/// identification: design aids that keep the probe telling apart orders a hardware run may
+/// use): the sequential sum in 3-source steps, `((a+b+c)+d+e)+…` accumulated in fp32 (a
+/// two-source last step when R is even), from every start rank in both directions — the shape
+/// of the study's three-source ring steps. Those no family rule merges with.
+fn outside_orders(ranks: u32, dtype: NumType, family: &[(String, Rule)]) -> Vec<(String, Rule)> {
+    let keys: Vec<String> = family.iter().map(|(_, r)| merge_key(r, dtype, Rounding::Rne)).collect();
+    let mut out: Vec<(String, Rule)> = Vec::new();
+    for f in Family::all(ranks) {
+        let Family::Sequential { start, up } = f else { continue };
+        let leaves = f.order(ranks).leaves();
+        let mut order = Order::Round(leaves.iter().take(3).map(|&r| Order::Rank(r)).collect());
+        for pair in leaves[3.min(leaves.len())..].chunks(2) {
+            let mut ops = alloc::vec![order];
+            ops.extend(pair.iter().map(|&r| Order::Rank(r)));
+            order = Order::Round(ops);
+        }
+        let rule = Rule { order, accum: NumType::F32 };
+        let key = merge_key(&rule, dtype, Rounding::Rne);
+        if keys.contains(&key) || out.iter().any(|(_, r)| merge_key(r, dtype, Rounding::Rne) == key) {
+            continue;
+        }
+        let dir = if up { "up" } else { "down" };
+        out.push((alloc::format!("3-source steps from {start} {dir}"), rule));
+    }
+    out
 }
 
 /// One pool element: the cancelling ranks and the weighting.
@@ -109,13 +139,21 @@ pub fn make_probe(ranks: u32, elems: usize, dtype: NumType) -> Result<Probe, For
         .collect();
     let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let candidates = family_candidates(ranks, dtype, &[NumType::F32, dtype], Rounding::Rne);
+    let mut rules: Vec<(String, Rule)> = candidates
+        .iter()
+        .filter_map(|c| match &c.prediction {
+            Prediction::Rule(rule) => Some((c.name.clone(), rule.clone())),
+            Prediction::Outputs(_) => None,
+        })
+        .collect();
+    rules.extend(outside_orders(ranks, dtype, &rules));
     let mut outputs: Vec<Vec<u32>> = Vec::new();
-    for c in &candidates {
-        let Prediction::Rule(rule) = &c.prediction else { continue };
+    for (_, rule) in &rules {
         let out = rne_block(rule, dtype, &slices, 0, pool.len())?;
         outputs.push((0..pool.len()).map(|j| element(&out, size, j)).collect());
     }
-    let chosen = choose(&outputs, &candidates.iter().map(|c| c.name.clone()).collect::<Vec<_>>())?;
+    let names: Vec<String> = rules.iter().map(|(n, _)| n.clone()).collect();
+    let chosen = choose(&outputs, &names, candidates.len())?;
     let period = chosen.len();
     let inputs = (0..ranks)
         .map(|r| {
@@ -135,24 +173,27 @@ pub fn make_probe(ranks: u32, elems: usize, dtype: NumType) -> Result<Probe, For
 /// corrupted or unexpected element still leaves the pair separated.
 pub const SEPARATIONS: usize = 4;
 
-/// The pool elements, greedily, that separate every pair of `outputs` (one row per candidate,
-/// one value per pool element) [`SEPARATIONS`] times, or as often as the pool can.
-fn choose(outputs: &[Vec<u32>], names: &[String]) -> Result<Vec<usize>, ForensicsError> {
+/// The pool elements, greedily, that separate every pair of `outputs` (one row per rule, one
+/// value per pool element; the first `family` rows the family's) [`SEPARATIONS`] times, or as
+/// often as the pool can: every pair of family rules (refused when the pool cannot), and each
+/// family rule from each outside order (when the pool can).
+fn choose(outputs: &[Vec<u32>], names: &[String], family: usize) -> Result<Vec<usize>, ForensicsError> {
     let pool = outputs.first().map_or(0, Vec::len);
     let differ = |(i, j): (usize, usize), t: usize| outputs[i][t] != outputs[j][t];
     // Each pair with the separations it still needs.
-    let mut left: Vec<((usize, usize), usize)> = (0..outputs.len())
+    let mut left: Vec<((usize, usize), usize)> = (0..family)
         .flat_map(|i| (i + 1..outputs.len()).map(move |j| (i, j)))
         .map(|p| (p, SEPARATIONS.min((0..pool).filter(|&t| differ(p, t)).count())))
         .collect();
-    if let Some(&((i, j), _)) = left.iter().find(|(_, need)| *need == 0) {
-        let n = left.iter().filter(|(_, need)| *need == 0).count();
+    if let Some(&((i, j), _)) = left.iter().find(|&&((_, j), need)| need == 0 && j < family) {
+        let n = left.iter().filter(|&&((_, j), need)| need == 0 && j < family).count();
         return Err(ForensicsError::Probe(alloc::format!(
             "{n} pairs of orders give the same bits on every probe element (first: {} and {})",
             names[i],
             names[j]
         )));
     }
+    left.retain(|&(_, need)| need > 0);
     let mut chosen: Vec<usize> = Vec::new();
     while !left.is_empty() {
         let gain = |t: usize| left.iter().filter(|&&(p, _)| differ(p, t)).count();
