@@ -96,7 +96,7 @@ fn scales(dtype: NumType) -> Result<(u32, f64, f64), ForensicsError> {
     let exact = |x: f64| decode(fmt, round_value(x, fmt, None)) == x;
     if !(exact(b) && exact(w) && exact(2.0 * w)) {
         return Err(ForensicsError::Probe(alloc::format!(
-            "{dtype} cannot hold a cancelling pair 2^{} times its small values (the probe needs bf16, fp16 or fp32)",
+            "{dtype} cannot hold a cancelling pair 2^{} times its small values (bf16, fp16, fp32, fp8e4 and fp8e5 can)",
             p + 8
         )));
     }
