@@ -56,7 +56,14 @@ pub struct IdentifyParams {
 impl IdentifyParams {
     /// The defaults of `cce identify`: both accumulations, RNE, arch 3, the host's threads.
     pub fn new(dtype: SdmaDtype) -> Self {
-        IdentifyParams { dtype, accum: None, rounding: RoundingMode::Rne, algo_files: Vec::new(), arch: 3, threads: None }
+        IdentifyParams {
+            dtype,
+            accum: None,
+            rounding: RoundingMode::Rne,
+            algo_files: Vec::new(),
+            arch: 3,
+            threads: None,
+        }
     }
 }
 
@@ -77,7 +84,11 @@ fn forensics(e: cce_forensics::ForensicsError) -> ApiError {
 
 /// Which order made `observed` ((rank, output) pairs) from `inputs` (one buffer of
 /// `params.dtype` per rank): every candidate scored, ranked and mapped.
-pub fn identify(params: &IdentifyParams, inputs: &[&[u8]], observed: &[(usize, &[u8])]) -> Result<Identified, ApiError> {
+pub fn identify(
+    params: &IdentifyParams,
+    inputs: &[&[u8]],
+    observed: &[(usize, &[u8])],
+) -> Result<Identified, ApiError> {
     let dtype = num(params.dtype)?;
     let problem = Problem::new(dtype, inputs.to_vec(), observed.to_vec()).map_err(forensics)?;
     let accums: Vec<NumType> = match params.accum {
@@ -136,58 +147,88 @@ struct Run {
     accum: NumType,
 }
 
-/// The runs: cce's algorithms that run `ranks` ranks at the arch (ring-2r2w as ring's alias),
-/// then the users' schedules, each per accumulate dtype (merged where merge 4 holds).
-fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rounding, dtype: NumType) -> Vec<Run> {
+/// An algorithm to run as a candidate, before its accumulate dtypes are chosen.
+struct Choice {
+    algo: AlgoChoice,
+    /// Its name in reports.
+    name: String,
+    /// cce's `algo` name.
+    algo_name: Option<String>,
+    /// A user's schedule file.
+    file: Option<String>,
+    /// Two sources per packet: merge 4 (RNE) makes its accumulations one run.
+    binary: bool,
+}
+
+/// cce's algorithms that run `ranks` ranks at the arch, but those whose documented order makes
+/// them another candidate (ring-2r2w is ring; rdh's every chunk is the family's pairwise tree
+/// over 0..R, docs/collectives.md), then the users' schedules.
+fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
     let arch = arch(params);
-    let mut choices: Vec<(AlgoChoice, String, Option<String>, Option<String>, bool)> = Vec::new();
+    let mut out = Vec::new();
     for algo in Algo::ALL {
-        if algo == Algo::Ring2r2w || algo.refusal(ranks, arch).is_some() {
+        if matches!(algo, Algo::Ring2r2w | Algo::Rdh) || algo.refusal(ranks, arch).is_some() {
             continue;
         }
-        // rdh's every chunk is the pairwise tree over 0..R (docs/collectives.md): the family's.
-        if algo == Algo::Rdh {
-            continue;
-        }
-        // Two sources per packet: merge 4 (RNE) makes the accumulations one.
-        let binary = algo == Algo::Ring;
-        choices.push((AlgoChoice::Algo(algo), algo.name().to_string(), Some(algo.name().to_string()), None, binary));
+        let name = algo.name().to_string();
+        out.push(Choice {
+            algo: AlgoChoice::Algo(algo),
+            name: name.clone(),
+            algo_name: Some(name),
+            file: None,
+            binary: algo == Algo::Ring,
+        });
     }
     for u in &params.algo_files {
-        let name = format!("{} (file)", u.schedule.program.name);
-        choices.push((AlgoChoice::File(u.clone()), name, None, Some(u.file.clone()), false));
+        out.push(Choice {
+            algo: AlgoChoice::File(u.clone()),
+            name: format!("{} (file)", u.schedule.program.name),
+            algo_name: None,
+            file: Some(u.file.clone()),
+            binary: false,
+        });
     }
+    out
+}
+
+/// The runs of [`choices`], each per accumulate dtype (merged where merge 4 holds; kangaring
+/// and mesh not in the buffer dtype, where they are aliases).
+fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rounding, dtype: NumType) -> Vec<Run> {
+    let arch = arch(params);
     let mut out = Vec::new();
-    for (algo, name, algo_name, file, binary) in choices {
-        let merged = binary && rounding == Rounding::Rne;
+    for c in choices(params, ranks) {
+        let merged = c.binary && rounding == Rounding::Rne;
         let groups: Vec<Vec<NumType>> =
             if merged { vec![accums.to_vec()] } else { accums.iter().map(|&a| vec![a]).collect() };
         for group in groups {
             // Accumulated in the buffer dtype, kangaring is ring and mesh the family's
             // sequential sum from 0 (merge 2 over their documented orders): no run of their own.
-            if group == [dtype] && matches!(algo, AlgoChoice::Algo(Algo::KangaRing | Algo::Mesh)) {
+            if group == [dtype] && matches!(c.algo, AlgoChoice::Algo(Algo::KangaRing | Algo::Mesh)) {
                 continue;
             }
+            let name = &c.name;
             let label =
                 if group.len() == accums.len() { name.clone() } else { format!("{name}, accumulate {}", group[0]) };
             let mut aliases = Vec::new();
-            if algo_name.as_deref() == Some("ring") {
-                aliases.push("ring-2r2w".to_string());
+            if c.algo == AlgoChoice::Algo(Algo::Ring) {
+                if Algo::Ring2r2w.refusal(ranks, arch).is_none() {
+                    aliases.push("ring-2r2w".to_string());
+                }
                 if group.contains(&dtype) && Algo::KangaRing.refusal(ranks, arch).is_none() {
                     aliases.push(format!("kangaring, accumulate {dtype}"));
                 }
             }
             let candidate = Candidate {
                 name: label,
-                algo: algo_name.clone(),
-                file: file.clone(),
+                algo: c.algo_name.clone(),
+                file: c.file.clone(),
                 accum: group.clone(),
                 aliases,
                 prediction: Prediction::Outputs(Vec::new()),
                 // Order: filled from the element story.
                 order_of: None,
             };
-            out.push(Run { candidate, algo: algo.clone(), accum: group[0] });
+            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0] });
         }
     }
     out

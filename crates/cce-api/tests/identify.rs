@@ -42,7 +42,9 @@ fn run(algo: Algo, accum: SdmaDtype, inputs: &[Vec<u8>]) -> Vec<Vec<u8>> {
 fn every_algorithm_is_named_by_its_own_output() {
     let ins = inputs(8, 4096, 5);
     let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
-    for (algo, name) in [(Algo::Ring, "ring"), (Algo::KangaRing, "kangaring, accumulate fp32"), (Algo::Rdh, "pairwise tree")] {
+    for (algo, name) in
+        [(Algo::Ring, "ring"), (Algo::KangaRing, "kangaring, accumulate fp32"), (Algo::Rdh, "pairwise tree")]
+    {
         let out = run(algo, SdmaDtype::Fp32, &ins);
         let seen: Vec<(usize, &[u8])> = out.iter().enumerate().map(|(r, o)| (r, o.as_slice())).collect();
         let r = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
@@ -75,7 +77,10 @@ fn the_merges_of_cce_algorithms_hold_on_real_runs() {
         // rdh is the pairwise tree over 0..R in every chunk.
         let tree = cands.iter().find(|c| c.name == "pairwise tree").unwrap();
         let Prediction::Rule(rule) = &tree.prediction else { panic!() };
-        assert_eq!(run(Algo::Rdh, SdmaDtype::Fp32, &ins)[1], rne_block(rule, NumType::Bf16, &slices, 0, 2048).unwrap().to_vec());
+        assert_eq!(
+            run(Algo::Rdh, SdmaDtype::Fp32, &ins)[1],
+            rne_block(rule, NumType::Bf16, &slices, 0, 2048).unwrap().to_vec()
+        );
         let from_0 = cands.iter().find(|c| c.name == "sequential from 0 up").unwrap();
         let Prediction::Rule(rule) = &from_0.prediction else { panic!() };
         let seq = rne_block(rule, NumType::Bf16, &slices, 0, 2048).unwrap();

@@ -134,9 +134,7 @@ fn npy_payload(path: &Path, bytes: &[u8], size: usize) -> Result<Vec<u8>, CliErr
         .ok_or_else(|| bad("a .npy header without a descr".into()))?;
     let item: usize = descr.trim_start_matches(['<', '|', '=']).get(1..).and_then(|d| d.parse().ok()).unwrap_or(0);
     if descr.starts_with('>') || item != size {
-        return Err(bad(format!(
-            ".npy dtype '{descr}': expected little-endian items of {size} bytes (the dtype's)"
-        )));
+        return Err(bad(format!(".npy dtype '{descr}': expected little-endian items of {size} bytes (the dtype's)")));
     }
     if header.contains("'fortran_order': True") {
         return Err(bad(".npy in Fortran order: save a C-ordered (or 1-D) array".into()));

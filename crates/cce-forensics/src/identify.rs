@@ -128,6 +128,9 @@ pub struct Identification<'p, 'a> {
     scored: Vec<Scored>,
 }
 
+/// Per item: a bitmap (or a piece of one) and a count.
+type Pieces<T> = Vec<(Vec<u64>, T)>;
+
 /// Elements per block of the RNE evaluation (a multiple of 64: blocks fill whole words).
 const BLOCK: usize = 4096;
 
@@ -203,22 +206,19 @@ impl<'p, 'a> Identification<'p, 'a> {
 
     /// Runs `f` over every thread's word range, each giving one bitmap piece per item; the
     /// pieces joined in element order, per item.
-    fn par<T: Default + Send>(
+    fn par<T>(
         &self,
         items: usize,
-        f: impl Fn(usize, usize) -> Result<Vec<(Vec<u64>, T)>, ForensicsError> + Sync,
-    ) -> Result<Vec<(Vec<u64>, T)>, ForensicsError>
+        f: impl Fn(usize, usize) -> Result<Pieces<T>, ForensicsError> + Sync,
+    ) -> Result<Pieces<T>, ForensicsError>
     where
-        T: core::ops::AddAssign,
+        T: Default + Send + core::ops::AddAssign,
     {
         let parts = self.parts();
         let f = &f;
-        let pieces: Vec<Result<Vec<(Vec<u64>, T)>, ForensicsError>> = std::thread::scope(|s| {
+        let pieces: Vec<Result<Pieces<T>, ForensicsError>> = std::thread::scope(|s| {
             let handles: Vec<_> = parts.iter().map(|&(w0, w1)| s.spawn(move || f(w0, w1))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
         });
         let mut out: Vec<(Vec<u64>, T)> = (0..items).map(|_| (Vec::new(), T::default())).collect();
         for piece in pieces {
@@ -269,7 +269,8 @@ impl<'p, 'a> Identification<'p, 'a> {
         let size = p.dtype.size();
         let mut bits = bitmap(p.elems);
         for j in 0..p.elems {
-            let same = p.observed.iter().all(|&(r, o)| o[j * size..(j + 1) * size] == outs[r][j * size..(j + 1) * size]);
+            let same =
+                p.observed.iter().all(|&(r, o)| o[j * size..(j + 1) * size] == outs[r][j * size..(j + 1) * size]);
             bits[j / 64] |= u64::from(same) << (j % 64);
         }
         self.keep_finite(&mut bits)

@@ -81,7 +81,11 @@ impl<'a> Problem<'a> {
     /// Checks the shapes: `inputs` one buffer of `dtype` per rank (2..=64 ranks, equal lengths,
     /// whole elements, at least one), `observed` (rank, output) pairs, each rank at most once,
     /// each as long as an input.
-    pub fn new(dtype: NumType, inputs: Vec<&'a [u8]>, observed: Vec<(usize, &'a [u8])>) -> Result<Self, ForensicsError> {
+    pub fn new(
+        dtype: NumType,
+        inputs: Vec<&'a [u8]>,
+        observed: Vec<(usize, &'a [u8])>,
+    ) -> Result<Self, ForensicsError> {
         let Some(fmt) = dtype.float_format() else { return Err(ForensicsError::NotFloat(dtype)) };
         let ranks = inputs.len();
         if !(2..=MAX_RANKS).contains(&ranks) {

@@ -126,7 +126,12 @@ pub(crate) fn build(problem: &Problem<'_>, rounding: Rounding, mut ev: Vec<Evide
     let mut idx: Vec<usize> = (0..ev.len()).collect();
     idx.sort_by_key(|&k| {
         let e = &ev[k];
-        (core::cmp::Reverse(count(e.explains())), core::cmp::Reverse(count(&e.matched)), e.candidate.order_of.is_none(), k)
+        (
+            core::cmp::Reverse(count(e.explains())),
+            core::cmp::Reverse(count(&e.matched)),
+            e.candidate.order_of.is_none(),
+            k,
+        )
     });
     let mut slots: Vec<Option<Evidence>> = ev.drain(..).map(Some).collect();
     let ev: Vec<Evidence> = idx.iter().filter_map(|&k| slots[k].take()).collect();

@@ -221,8 +221,14 @@ mod tests {
         let (f32_, bf) = (NumType::F32, NumType::Bf16);
         let rne = Rounding::Rne;
         // Merge 3 at R = 3: from s+1 down is from s up; not at R = 4.
-        assert_eq!(key(Sequential { start: 1, up: false }, 3, f32_, rne), key(Sequential { start: 0, up: true }, 3, f32_, rne));
-        assert_ne!(key(Sequential { start: 1, up: false }, 4, f32_, rne), key(Sequential { start: 0, up: true }, 4, f32_, rne));
+        assert_eq!(
+            key(Sequential { start: 1, up: false }, 3, f32_, rne),
+            key(Sequential { start: 0, up: true }, 3, f32_, rne)
+        );
+        assert_ne!(
+            key(Sequential { start: 1, up: false }, 4, f32_, rne),
+            key(Sequential { start: 0, up: true }, 4, f32_, rne)
+        );
         // Merge 4 (RNE only).
         assert_eq!(key(Pairwise, 8, f32_, rne), key(Pairwise, 8, bf, rne));
         assert_ne!(key(Pairwise, 8, f32_, Rounding::Sr), key(Pairwise, 8, bf, Rounding::Sr));

@@ -155,7 +155,8 @@ fn a_buffer_dtype_accumulator_rounds_after_every_add() {
     let (t, f, r, n) = (NumType::Bf16, FloatFormat::BF16, 8, 20_000);
     let mut rng = Rng(7);
     let ranks: Vec<Vec<u32>> = (0..r).map(|_| values(&mut rng, f, n, 24)).collect();
-    let bytes: Vec<Vec<u8>> = ranks.iter().map(|v| v.iter().flat_map(|x| (*x as u16).to_le_bytes()).collect()).collect();
+    let bytes: Vec<Vec<u8>> =
+        ranks.iter().map(|v| v.iter().flat_map(|x| (*x as u16).to_le_bytes()).collect()).collect();
     let srcs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
     let mut out = vec![0u8; 2 * n];
     reduce(&ReduceSpec::add(t, t, t), &srcs, &mut [&mut out], 0).unwrap();

@@ -11,7 +11,10 @@ use cce_numerics::order::Order;
 use common::{bf16_rne, eval, f32_keep};
 
 /// Each rank's values of `probe` as f32, and the reference rounding, for `dtype`.
-fn values(inputs: &[Vec<u8>], dtype: NumType) -> (Vec<Vec<f32>>, fn(f32) -> f32) {
+/// A rounding of the reference.
+type Round = fn(f32) -> f32;
+
+fn values(inputs: &[Vec<u8>], dtype: NumType) -> (Vec<Vec<f32>>, Round) {
     let vals = inputs
         .iter()
         .map(|b| match dtype {
@@ -28,7 +31,7 @@ fn chunk(c: usize, n: usize, r: usize) -> std::ops::Range<usize> {
 }
 
 /// The reference's output of `order` (f32 accumulation) at every element.
-fn outputs(order: &Order, vals: &[Vec<f32>], round: fn(f32) -> f32) -> Vec<u32> {
+fn outputs(order: &Order, vals: &[Vec<f32>], round: Round) -> Vec<u32> {
     (0..vals[0].len())
         .map(|i| {
             let v: Vec<f32> = vals.iter().map(|x| x[i]).collect();

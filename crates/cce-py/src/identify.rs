@@ -43,21 +43,18 @@ pub(crate) fn identify<'py>(
     })()
     .map_err(|e| api_error(py, e))?;
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
-    let seen: Vec<(usize, &[u8])> =
-        observed.iter().map(|(r, a)| Ok((*r, bytes(py, a)?))).collect::<PyResult<_>>()?;
+    let seen: Vec<(usize, &[u8])> = observed.iter().map(|(r, a)| Ok((*r, bytes(py, a)?))).collect::<PyResult<_>>()?;
     let id = detached(py, || cce_api::identify::identify(&params, &slices, &seen))?.map_err(|e| api_error(py, e))?;
     to_py(py, &id.to_json())
 }
 
+/// `make_probe`'s result: every rank's bytes, the summary, the README.
+type Probe<'py> = (Vec<Bound<'py, PyArray1<u8>>>, Bound<'py, PyAny>, String);
+
 /// Probe inputs: every rank's bytes, `cce identify --make-probe --json`'s object (without
 /// `dir`), and the README text.
 #[pyfunction]
-pub(crate) fn make_probe<'py>(
-    py: Python<'py>,
-    ranks: u64,
-    elems: u64,
-    dtype: &str,
-) -> PyResult<(Vec<Bound<'py, PyArray1<u8>>>, Bound<'py, PyAny>, String)> {
+pub(crate) fn make_probe<'py>(py: Python<'py>, ranks: u64, elems: u64, dtype: &str) -> PyResult<Probe<'py>> {
     let dtype = cce_api::dtype(dtype).map_err(|e| api_error(py, e))?;
     let probe = detached(py, || cce_api::identify::make_probe(ranks, elems, dtype))?.map_err(|e| api_error(py, e))?;
     let mut summary = probe.to_json("");

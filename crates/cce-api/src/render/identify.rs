@@ -117,7 +117,8 @@ impl Identified {
         let _ = writeln!(t, "\nmap (element ranges → the candidate that explains them):");
         for m in &r.map {
             let order = m.expr.as_ref().map_or(ORDER_PENDING.to_string(), Order::to_string);
-            let gaps = if m.unexplained > 0 { format!(", {} unexplained inside", m.unexplained) } else { String::new() };
+            let gaps =
+                if m.unexplained > 0 { format!(", {} unexplained inside", m.unexplained) } else { String::new() };
             let _ = writeln!(
                 t,
                 "  {}..={}: {}{gaps}  [{}]",

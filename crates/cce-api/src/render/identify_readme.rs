@@ -1,6 +1,8 @@
-//! The README `cce identify --make-probe` writes beside the probe's files.
+//! The README `cce identify` writes beside the probe's files (the options it names spelled by
+//! [`flag`], as every text of the render layer).
 
 use crate::identify::ProbeFiles;
+use crate::render::flag;
 
 /// numpy / ml_dtypes's name of a probe dtype, and torch's.
 fn names(p: &ProbeFiles) -> (&'static str, &'static str) {
@@ -31,9 +33,9 @@ Run the all-reduce on {r} NeuronCores, rank r reading `rank{{r}}.bin`, and save 
 output as `out/rank{{r}}.bin` (raw {d}, the same layout). Keep the sum in {d}: a framework that
 casts to fp32 before the collective answers another question. If the runtime rounds
 stochastically (`NEURON_RT_STOCHASTIC_ROUNDING_EN`, LOW: check your Neuron release's
-documentation), pass `--rounding sr` below.
+documentation), pass `{rounding} sr` below.
 
-torch-neuronx (`torchrun --nproc_per_node={r} probe_torch.py`):
+torch-neuronx (`torchrun {nproc}={r} probe_torch.py`):
 
 ```python
 import numpy as np, ml_dtypes, torch, torch.distributed as dist
@@ -65,7 +67,7 @@ for q in range({r}):
 ## Name the order
 
 ```console
-cce identify --input-dir . --observed out --dtype {d}
+cce identify {input_dir} . {observed} out {dtype} {d}
 ```
 
 `map` names the order of every element range (chunk by chunk); `best` the order that explains
@@ -74,6 +76,12 @@ order outside the families: report it). docs/identify.md says what a MODEL order
 docs/MODEL.md becomes once the hardware's order is known.
 "#,
         last = r.saturating_sub(1),
+        rounding = flag("rounding"),
+        input_dir = flag("input-dir"),
+        observed = flag("observed"),
+        dtype = flag("dtype"),
+        // torchrun's option, spelled the same way.
+        nproc = flag("nproc_per_node"),
         period = p.period,
         orders = p.orders,
     )

@@ -25,7 +25,10 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
         "the CLI compares each observed file with the inputs first, naming its path; cce.identify reaches it",
     ),
     ("no observed output", "the CLI always gives one: a file, or a directory with rank0 (else its own refusal)"),
-    ("observed rank {0} is given twice", "a directory's rank files are each one rank (a doubled rank is refused first)"),
+    (
+        "observed rank {0} is given twice",
+        "a directory's rank files are each one rank (a doubled rank is refused first)",
+    ),
     (
         "candidate {name}: {got} outputs",
         "cce's algorithms give one output per rank of the inputs' length; tests/identify.rs (cce-api) runs them",
@@ -168,7 +171,11 @@ fn rule_rows(all: &mut Vec<Row>) {
         ),
         (id(&good, &out, &["--accum", "fp8e4"]), "--accum fp8e4: the orders are evaluated", 2),
         (id(&good, &out, &["--rounding", "up"]), "--rounding 'up': expected rne or sr", 2),
-        (id(&three, &three.join("rank0.bin"), &["--algo-file", ring4]), "for 4 ranks (ngpus), the inputs are an all-reduce of 3 ranks", 2),
+        (
+            id(&three, &three.join("rank0.bin"), &["--algo-file", ring4]),
+            "for 4 ranks (ngpus), the inputs are an all-reduce of 3 ranks",
+            2,
+        ),
         (id(&sparse, &sparse.join("rank0.bin"), &[]), "the identification needs ", 2),
         (p(&["--ranks", "4", "--elems", "64", "--dtype", "fp8e3"]), "probe: fp8e3 cannot hold a cancelling pair", 2),
         (p(&["--ranks", "1", "--elems", "64", "--dtype", "bf16"]), "1 ranks: identify takes 2 to 64 ranks", 2),
