@@ -24,6 +24,7 @@ from ._errors import CceError, EngineFault, RankFailed
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
     "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "element", "gce_compress", "gce_decompress",
+    "identify", "make_probe",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -354,6 +355,75 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
         _uint("index", index, 64), None if rank is None else _uint("rank", rank, 64),
     )
+
+
+# --- Which order made an output (cce identify) -----------------------------------------
+
+
+def _algo_files(files):
+    out = []
+    for f in files:
+        path = os.fspath(f)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                out.append((path, fh.read()))
+        except (OSError, UnicodeDecodeError) as e:
+            raise CceError(f"algo_files: {path}: {e}") from None
+    return out
+
+
+def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed_rank=0, algo_files=(), arch=3,
+             threads=None):
+    """Which reduction order made ``output`` from ``inputs`` (one array per rank, 2–64 ranks,
+    one float dtype and length) — as ``cce identify --input-dir … --observed … --json``.
+
+    ``output``: one array (rank ``observed_rank``'s output), a list of every rank's outputs
+    (ranks 0, 1, …), or a dict {rank: array}. ``dtype``: the buffer dtype (default: the
+    arrays'; give it to read raw ``uint16`` arrays as ``"bf16"``). ``accum``: the accumulate
+    dtype (default: both fp32 and the buffer dtype are candidates). ``rounding``: ``"rne"``
+    (candidates match bit for bit) or ``"sr"`` (a candidate is ``consistent`` with an element
+    when some choice of round-down / round-up at every rounding gives its bits). ``algo_files``:
+    paths of users' MSCCL XML all-reduce schedules, candidates beside cce's algorithms.
+
+    Returns the JSON object as a dict: ``candidates`` [{``name``, ``algo``, ``accum``,
+    ``aliases``, ``expr``, ``leaves``, ``matched``, ``total``, ``consistent``, …}] best first,
+    ``best``, ``map`` [{``first``, ``last``, ``expr``, ``leaves``, ``candidate``, …}],
+    ``unexplained`` {``count``, ``first``}, ``separating``, ``nonfinite``, … (docs/identify.md).
+    Raises CceError for bad input (arrays of different lengths, an output of the wrong length,
+    an integer dtype, a rank out of range) with the CLI's message."""
+    arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+    if len(arrays) < 2:
+        raise CceError("identify: at least two ranks' inputs")
+    dt = cce_name(dtype) if dtype is not None else cce_name(arrays[0].dtype)
+    if isinstance(output, dict):
+        observed = [(_uint("observed rank", r, 32), as_array(a, f"output {r}")) for r, a in output.items()]
+    elif isinstance(output, (list, tuple)):
+        observed = [(r, as_array(a, f"output {r}")) for r, a in enumerate(output)]
+    else:
+        observed = [(_uint("observed_rank", observed_rank, 32), as_array(output, "output"))]
+    return _cce.identify(
+        [raw(a) for a in arrays], [(r, raw(a)) for r, a in observed], dt,
+        None if accum is None else cce_name(accum), str(rounding), _algo_files(algo_files),
+        _uint("arch", arch, 32), None if threads is None else _uint("threads", threads, 16),
+    )
+
+
+def make_probe(ranks, elems, dtype="bf16", directory=None):
+    """Probe inputs for ``ranks`` ranks of ``elems`` elements: every pair of the orders
+    ``identify`` knows gives different bits in every chunk of 64 elements — as ``cce identify
+    --make-probe``. Returns ``(arrays, info)``: one array per rank and {``ranks``, ``elems``,
+    ``dtype``, ``period``, ``orders``}; with ``directory``, also writes ``rank{r}.bin`` and the
+    README there. Raises CceError for a dtype the probe cannot use or a size over the budget."""
+    dt = cce_name(dtype)
+    outs, info, readme = _cce.make_probe(_uint("ranks", ranks, 64), _uint("elems", elems, 64), dt)
+    arrays = [from_raw(o, dt) for o in outs]
+    if directory is not None:
+        os.makedirs(directory, exist_ok=True)
+        for r, a in enumerate(arrays):
+            a.tofile(os.path.join(directory, f"rank{r}.bin"))
+        with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as f:
+            f.write(readme)
+    return arrays, info
 
 
 # --- GCE gradient compression (the project's MODEL codec) ----------------------------------

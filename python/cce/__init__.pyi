@@ -73,3 +73,11 @@ def element(
     rounding: str = ..., seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
     rank: int | None = ...,
 ) -> dict[str, Any]: ...
+def identify(
+    inputs: Sequence[ArrayLike], output: ArrayLike | Sequence[ArrayLike] | dict[int, ArrayLike], *,
+    dtype: DType | None = ..., accum: DType | None = ..., rounding: str = ..., observed_rank: int = ...,
+    algo_files: Sequence[str | os.PathLike[str]] = ..., arch: int = ..., threads: int | None = ...,
+) -> dict[str, Any]: ...
+def make_probe(
+    ranks: int, elems: int, dtype: DType = ..., directory: str | os.PathLike[str] | None = ...,
+) -> tuple[list[np.ndarray], dict[str, Any]]: ...

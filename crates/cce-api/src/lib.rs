@@ -29,6 +29,9 @@
 //!   numerics report, and a sweep over every algorithm with its chart;
 //! - [`ringfile`]: ring dump files as the fronts read them;
 //! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
+//! - [`identify`](mod@identify): `cce identify` — which reduction order made an observed output
+//!   ([`identify()`](identify::identify), cce-forensics' candidates and cce's algorithms), and the
+//!   probe inputs that let a hardware run answer it ([`make_probe`](identify::make_probe));
 //! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
 //! - [`plot`]: charts as SVG documents (plotters, no font needed);
@@ -54,6 +57,7 @@ pub mod collective;
 pub mod convert;
 pub mod error;
 pub mod gce;
+pub mod identify;
 pub mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;

@@ -75,6 +75,14 @@ pub(crate) enum Command {
     Report(crate::report_cmd::ReportArgs),
     /// The main job: the study's worked examples end to end, then an 8-rank all-reduce.
     Demo(DemoArgs),
+    /// Which reduction order made an observed all-reduce output: cce's algorithms and the
+    /// orders real implementations use (a sequential sum from every start rank, both
+    /// directions; the pairwise tree; one R-source reduce), ranked by the elements they match
+    /// bit for bit, with the map of element ranges to orders and the elements nothing explains.
+    ///
+    /// `--make-probe DIR` writes inputs on which every pair of those orders gives different
+    /// bits in every chunk of 64 elements, and a README on running them on a Trainium instance.
+    Identify(Box<IdentifyArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -253,6 +261,56 @@ pub(crate) struct AlgoArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) lower: Option<std::path::PathBuf>,
     /// One JSON object instead of the summary.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Files: DIR/rank{r}.bin (raw little-endian) or DIR/rank{r}.npy, ranks 0..R-1 with none missing. \
+--observed is one file (rank 0's output, or --observed-rank's) or a directory of rank{r} files. \
+Elements with a NaN or an infinity among their inputs cannot separate orders: they are listed and \
+left out of every count. Exit 0 with the answer; 2 on bad input.")]
+pub(crate) struct IdentifyArgs {
+    /// Every rank's input: DIR/rank{r}.bin or DIR/rank{r}.npy.
+    #[arg(long, required_unless_present = "make_probe", conflicts_with = "make_probe")]
+    pub(crate) input_dir: Option<std::path::PathBuf>,
+    /// The observed output: one file (rank 0's unless --observed-rank) or a directory of
+    /// rank{r}.bin / rank{r}.npy.
+    #[arg(long, required_unless_present = "make_probe", conflicts_with = "make_probe")]
+    pub(crate) observed: Option<std::path::PathBuf>,
+    /// The rank whose output --observed (one file) is.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) observed_rank: Option<u64>,
+    /// Buffer dtype (a float dtype).
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
+    pub(crate) dtype: cce_api::SdmaDtype,
+    /// Accumulate dtype; omitted: both fp32 and the buffer dtype are candidates.
+    #[arg(long, value_parser = cce_api::values::parse_sdma_dtype)]
+    pub(crate) accum: Option<cce_api::SdmaDtype>,
+    /// rne (candidates match bit for bit) or sr (stochastic rounding: a candidate is consistent
+    /// with an element when some choice of round-down / round-up gives its bits).
+    #[arg(long, default_value = "rne")]
+    pub(crate) rounding: String,
+    /// A user's MSCCL XML all-reduce schedule, a candidate beside cce's algorithms (repeat).
+    #[arg(long, value_name = "FILE.xml", action = clap::ArgAction::Append)]
+    pub(crate) algo_file: Vec<std::path::PathBuf>,
+    /// NeuronCore arch cce's algorithms run for (2, 3 or 4; ring-2r2w needs 3 or 4).
+    #[arg(long, default_value = "3", value_parser = |s: &str| cce_api::values::parse_max(s, u32::MAX as u64, 32))]
+    pub(crate) arch: u64,
+    /// Threads of the evaluation; default: this host's.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) threads: Option<u64>,
+    /// Write probe inputs DIR/rank{r}.bin (and DIR/README.md) instead of identifying.
+    #[arg(long, value_name = "DIR", requires_all = ["ranks", "elems"])]
+    pub(crate) make_probe: Option<std::path::PathBuf>,
+    /// The probe's ranks.
+    #[arg(long, value_parser = cce_api::values::parse_u64, requires = "make_probe")]
+    pub(crate) ranks: Option<u64>,
+    /// The probe's elements per rank.
+    #[arg(long, value_parser = cce_api::values::parse_u64, requires = "make_probe")]
+    pub(crate) elems: Option<u64>,
+    /// One JSON object instead of the report.
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -51,3 +51,93 @@ pub(crate) fn file_len(path: &Path) -> Result<u64, CliError> {
     }
     Ok(md.len())
 }
+
+/// A rank's file in a directory: `rank{r}.bin` (raw little-endian) or `rank{r}.npy`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RankFile {
+    /// The rank.
+    pub(crate) rank: usize,
+    /// Its path.
+    pub(crate) path: std::path::PathBuf,
+}
+
+/// The rank files of `dir`, ranks 0..R with none missing and none given twice.
+pub(crate) fn rank_files(dir: &Path) -> Result<Vec<RankFile>, CliError> {
+    let rd = std::fs::read_dir(dir).map_err(CliError::io(dir))?;
+    let mut found: Vec<RankFile> = Vec::new();
+    for e in rd {
+        let path = e.map_err(CliError::io(dir))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some((stem, ext)) = name.rsplit_once('.') else { continue };
+        let Some(digits) = stem.strip_prefix("rank") else { continue };
+        if !(ext == "bin" || ext == "npy") || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(rank) = digits.parse::<usize>() else { continue };
+        if let Some(other) = found.iter().find(|f| f.rank == rank) {
+            return Err(CliError::Input(format!(
+                "{} and {}: rank {rank} given twice",
+                other.path.display(),
+                path.display()
+            )));
+        }
+        found.push(RankFile { rank, path });
+    }
+    found.sort_by_key(|f| f.rank);
+    if found.is_empty() {
+        return Err(CliError::Input(format!("{}: no rank0.bin or rank0.npy", dir.display())));
+    }
+    for (r, f) in found.iter().enumerate() {
+        if f.rank != r {
+            return Err(CliError::Input(format!(
+                "{}: rank{r}.bin (or .npy) is missing, and {} is there",
+                dir.display(),
+                f.path.display()
+            )));
+        }
+    }
+    Ok(found)
+}
+
+/// The element bytes a rank file holds: its size checked against `size`-byte elements before
+/// it is read (a `.npy`'s header read and checked: little-endian, `size`-byte items, C order).
+pub(crate) fn element_bytes(path: &Path, size: usize, dtype: &str) -> Result<Vec<u8>, CliError> {
+    let bytes = read(path)?;
+    let data = if path.extension().is_some_and(|e| e == "npy") { npy_payload(path, &bytes, size)? } else { bytes };
+    if data.len() % size != 0 {
+        return Err(CliError::Input(format!(
+            "{}: {} bytes, not a multiple of the {dtype} element size {size}",
+            path.display(),
+            data.len()
+        )));
+    }
+    Ok(data)
+}
+
+/// The data of a `.npy` file (format versions 1–3), its header checked.
+fn npy_payload(path: &Path, bytes: &[u8], size: usize) -> Result<Vec<u8>, CliError> {
+    let bad = |why: String| CliError::Input(format!("{}: {why}", path.display()));
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("not a .npy file (no \\x93NUMPY magic)".into()));
+    }
+    let (len, start) = match bytes[6] {
+        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(bad(format!(".npy format version {v} (1 to 3 are read)"))),
+    };
+    let header = bytes.get(start..start + len).ok_or_else(|| bad("truncated .npy header".into()))?;
+    let header = String::from_utf8_lossy(header);
+    let descr = header
+        .split("'descr':")
+        .nth(1)
+        .and_then(|r| r.split('\'').nth(1))
+        .ok_or_else(|| bad("a .npy header without a descr".into()))?;
+    let item: usize = descr.trim_start_matches(['<', '|', '=']).get(1..).and_then(|d| d.parse().ok()).unwrap_or(0);
+    if descr.starts_with('>') || item != size {
+        return Err(bad(format!(".npy dtype '{descr}': expected little-endian items of {size} bytes (the dtype's)")));
+    }
+    if header.contains("'fortran_order': True") {
+        return Err(bad(".npy in Fortran order: save a C-ordered (or 1-D) array".into()));
+    }
+    Ok(bytes[start + len..].to_vec())
+}

@@ -15,6 +15,7 @@ mod convert_cmd;
 mod error;
 mod files;
 mod gen_cmd;
+mod identify_cmd;
 #[cfg(feature = "mpi")]
 mod mpi_cmd;
 mod output;
@@ -78,6 +79,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Algo(a) => algo_cmd::algo(&a)?,
         Command::Report(a) => report_cmd::report(&a)?,
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
+        Command::Identify(a) => identify_cmd::identify(&a)?,
     }
     Ok(())
 }

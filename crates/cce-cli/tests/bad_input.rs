@@ -3,8 +3,8 @@
 //! expected message, nothing on stdout for a refusal, and that no output file was created or
 //! changed. The
 //! rows live here (the first ones), in `bad_input/commands.rs` (command-line and request
-//! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs` and
-//! `bad_input/msccl.rs` (users' MSCCL XML schedules); `bad_input/catalogue.rs` scans
+//! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs`,
+//! `bad_input/msccl.rs` (users' MSCCL XML schedules) and `bad_input/identify.rs` (`cce identify`); `bad_input/catalogue.rs` scans
 //! the workspace source for every error message, and the test fails on any message that no
 //! row produces and that is not listed as unreachable from the command line, with the reason.
 
@@ -16,6 +16,8 @@ mod catalogue;
 mod commands;
 #[path = "bad_input/gce.rs"]
 mod gce;
+#[path = "bad_input/identify.rs"]
+mod identify;
 #[path = "bad_input/msccl.rs"]
 mod msccl;
 #[path = "bad_input/packets.rs"]
@@ -324,6 +326,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     all.extend(commands::rows(f));
     gce::rows(&mut all);
     msccl::rows(f, &mut all);
+    identify::rows(&mut all);
     all
 }
 
@@ -368,6 +371,7 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
         .chain(commands::UNREACHABLE)
         .chain(gce::UNREACHABLE)
         .chain(msccl::UNREACHABLE)
+        .chain(identify::UNREACHABLE)
         .copied()
         .collect();
     let templates = catalogue::templates();

@@ -170,6 +170,22 @@ pub(crate) fn fma_round_odd(a: f64, b: f64, c: f64) -> f64 {
     add_round_odd(a * b, c)
 }
 
+/// The encoding of `x` rounded into `fmt` as the model rounds a result (no saturation): RNE
+/// when `sr_bits` is `None`, else stochastic rounding with those 32 random bits (`Some(0)`
+/// never rounds away from zero, `Some(u32::MAX)` gives the other outcome stochastic rounding
+/// can reach; no bits between give a third). `x` is exact, or a sum from
+/// [`sum_for_rounding`]. The one rule of this module, public for the forensics' reachable sets.
+pub fn round_value(x: f64, fmt: FloatFormat, sr_bits: Option<u32>) -> u32 {
+    round_f64(x, fmt, sr_bits, false)
+}
+
+/// `a + b` for values of formats of at most 24 bits of precision, as an f64 that
+/// [`round_value`] rounds exactly as the model rounds the exact sum into any format narrower
+/// than 52 bits (round to odd; exact when the sum is an f64).
+pub fn sum_for_rounding(a: f64, b: f64) -> f64 {
+    add_round_odd(a, b)
+}
+
 /// Branch-free narrowing of f32 bits `x` into `fmt` (`fmt` ≤ 32 bits wide), the same rule as
 /// `round_exact`. `SR` selects stochastic rounding with the random bits `r`. `keep_sign`:
 /// a NaN keeps its sign (else it becomes the positive canonical NaN).

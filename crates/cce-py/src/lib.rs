@@ -15,6 +15,7 @@ mod allreduce;
 mod bench;
 mod bits;
 mod errors;
+mod identify;
 mod numbers;
 mod rings;
 mod seeds;
@@ -52,6 +53,8 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<rings::Ring>()?;
     m.add_function(wrap_pyfunction!(allreduce::allreduce, m)?)?;
     m.add_function(wrap_pyfunction!(allreduce::element, m)?)?;
+    m.add_function(wrap_pyfunction!(identify::identify, m)?)?;
+    m.add_function(wrap_pyfunction!(identify::make_probe, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

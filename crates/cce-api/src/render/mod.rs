@@ -7,6 +7,8 @@ mod bits;
 pub mod collective;
 mod convert;
 mod fields;
+mod identify;
+mod identify_readme;
 mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;

@@ -1,0 +1,302 @@
+//! `cce identify`: which order made an observed all-reduce output ([`identify()`]), and the
+//! probe inputs that let a run on the hardware answer it ([`make_probe`]).
+//!
+//! The candidates are cce's own algorithms at the inputs' rank count (each run once per
+//! accumulate dtype through [`AllreduceParams::prepare`] and [`Prepared::run`](crate::collective::Prepared::run),
+//! bit-exact), any user's MSCCL XML schedules, and the families real implementations use
+//! (`cce_forensics::family_candidates`), scored by cce-forensics.
+//!
+//! ## Guarantees
+//! - Every shape is checked before any algorithm runs; every all-reduce is checked with its
+//!   memory budget by its preparation.
+//! - `ring-2r2w` is `ring`'s order (docs/collectives.md: "Same order as ring"), so it runs once,
+//!   as an alias of `ring`; `ring` reduces two sources per packet, so with RNE its
+//!   buffer-dtype accumulation is its fp32 accumulation (merge 4 of cce-forensics) and runs
+//!   once; `rdh` is the family's pairwise tree over 0..R in every chunk, so it does not run and
+//!   is an alias of that candidate. Accumulated in the buffer dtype, `kangaring` is `ring` and `mesh` the sequential sum
+//!   from rank 0 up (their documented orders, each add rounded: merge 2), so neither runs then:
+//!   each is an alias of the candidate it equals.
+//! - cce's algorithms carry no per-element order yet (*order: filled from the element story*):
+//!   their `expr` is absent and, with stochastic rounding, their consistency is not computed
+//!   (their bit-exact matches, which are consistent, still count).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use cce_collectives::collective::{Algo, Collective, RedOp, UserAlgo};
+use cce_collectives::metrics::Check;
+use cce_forensics::{Candidate, Identification, Prediction, Problem, Rounding, family_candidates};
+use cce_format::SdmaDtype;
+use cce_numerics::NumType;
+
+/// The answer of an identification ([`Identified::report`]): its ranking, map and counts.
+pub use cce_forensics::Report;
+
+use crate::collective::AllreduceParams;
+use crate::error::ApiError;
+use crate::params::{AlgoChoice, RoundingMode};
+
+/// The parameters of `cce identify`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdentifyParams {
+    /// The buffer dtype (a float dtype).
+    pub dtype: SdmaDtype,
+    /// The accumulate dtype; `None`: both fp32 and the buffer dtype are candidates.
+    pub accum: Option<SdmaDtype>,
+    /// RNE (bit for bit) or stochastic rounding (consistency).
+    pub rounding: RoundingMode,
+    /// Users' MSCCL XML schedules, candidates beside cce's algorithms.
+    pub algo_files: Vec<Arc<UserAlgo>>,
+    /// The NeuronCore arch cce's algorithms run for (ring-2r2w needs 3 or 4).
+    pub arch: u64,
+    /// Threads of the family orders' evaluation; `None`: the host's.
+    pub threads: Option<usize>,
+}
+
+impl IdentifyParams {
+    /// The defaults of `cce identify`: both accumulations, RNE, arch 3, the host's threads.
+    pub fn new(dtype: SdmaDtype) -> Self {
+        IdentifyParams {
+            dtype,
+            accum: None,
+            rounding: RoundingMode::Rne,
+            algo_files: Vec::new(),
+            arch: 3,
+            threads: None,
+        }
+    }
+}
+
+/// An identification's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identified {
+    /// The report.
+    pub report: Report,
+}
+
+fn num(d: SdmaDtype) -> Result<NumType, ApiError> {
+    Ok(NumType::from_sdma(d)?)
+}
+
+fn forensics(e: cce_forensics::ForensicsError) -> ApiError {
+    ApiError::Input(e.to_string())
+}
+
+/// Which order made `observed` ((rank, output) pairs) from `inputs` (one buffer of
+/// `params.dtype` per rank): every candidate scored, ranked and mapped.
+pub fn identify(
+    params: &IdentifyParams,
+    inputs: &[&[u8]],
+    observed: &[(usize, &[u8])],
+) -> Result<Identified, ApiError> {
+    let dtype = num(params.dtype)?;
+    let problem = Problem::new(dtype, inputs.to_vec(), observed.to_vec()).map_err(forensics)?;
+    let accums: Vec<NumType> = match params.accum {
+        Some(a) => vec![num(a)?],
+        None if dtype == NumType::F32 => vec![NumType::F32],
+        None => vec![NumType::F32, dtype],
+    };
+    let rounding = match params.rounding {
+        RoundingMode::Rne => Rounding::Rne,
+        RoundingMode::Sr => Rounding::Sr,
+    };
+    for u in &params.algo_files {
+        if u.ranks() != problem.ranks() || u.collective() != Collective::AllReduce {
+            return Err(ApiError::Input(format!(
+                "{}: a {} schedule for {} ranks (ngpus), the inputs are an all-reduce of {} ranks",
+                u.file,
+                u.schedule.program.coll.name(),
+                u.ranks(),
+                problem.ranks()
+            )));
+        }
+    }
+    let threads =
+        params.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
+    let mut id = Identification::new(&problem, rounding, threads);
+    let ranks = problem.ranks() as u32;
+    let mut family = family_candidates(ranks, dtype, &accums, rounding);
+    // mesh accumulated in the buffer dtype is the sequential sum from rank 0 up in every chunk
+    // (its one R-source packet reads IN(0), …, IN(R−1) in order; merge 2).
+    if accums.contains(&dtype) && Algo::Mesh.refusal(problem.ranks(), arch(params)).is_none() {
+        let from_0 = family.iter_mut().find(|c| c.name.starts_with("sequential from 0 up") && c.accum.contains(&dtype));
+        if let Some(c) = from_0 {
+            c.aliases.push(format!("mesh, accumulate {dtype}"));
+        }
+    }
+    // rdh reduces every chunk by the pairwise tree over 0..R (its documented order): the family
+    // candidate, under both accumulations (two sources per packet).
+    if Algo::Rdh.refusal(problem.ranks(), arch(params)).is_none() {
+        for c in family.iter_mut().filter(|c| c.name.starts_with("pairwise tree")) {
+            c.aliases.push(format!("rdh{}", c.name.strip_prefix("pairwise tree").unwrap_or("")));
+        }
+    }
+    id.add(family).map_err(forensics)?;
+    for run in runs(params, problem.ranks(), &accums, rounding, dtype) {
+        let outputs = run_one(params, &run, inputs)?;
+        id.add(vec![Candidate { prediction: Prediction::Outputs(outputs), ..run.candidate }]).map_err(forensics)?;
+    }
+    Ok(Identified { report: id.report() })
+}
+
+/// One run of cce's algorithms (or a user's schedule) to make: the candidate it stands for and
+/// its configuration.
+struct Run {
+    candidate: Candidate,
+    algo: AlgoChoice,
+    accum: NumType,
+}
+
+/// An algorithm to run as a candidate, before its accumulate dtypes are chosen.
+struct Choice {
+    algo: AlgoChoice,
+    /// Its name in reports.
+    name: String,
+    /// cce's `algo` name.
+    algo_name: Option<String>,
+    /// A user's schedule file.
+    file: Option<String>,
+    /// Two sources per packet: merge 4 (RNE) makes its accumulations one run.
+    binary: bool,
+}
+
+/// cce's algorithms that run `ranks` ranks at the arch, but those whose documented order makes
+/// them another candidate (ring-2r2w is ring; rdh's every chunk is the family's pairwise tree
+/// over 0..R, docs/collectives.md), then the users' schedules.
+fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
+    let arch = arch(params);
+    let mut out = Vec::new();
+    for algo in Algo::ALL {
+        if matches!(algo, Algo::Ring2r2w | Algo::Rdh) || algo.refusal(ranks, arch).is_some() {
+            continue;
+        }
+        let name = algo.name().to_string();
+        out.push(Choice {
+            algo: AlgoChoice::Algo(algo),
+            name: name.clone(),
+            algo_name: Some(name),
+            file: None,
+            binary: algo == Algo::Ring,
+        });
+    }
+    for u in &params.algo_files {
+        out.push(Choice {
+            algo: AlgoChoice::File(u.clone()),
+            name: format!("{} (file)", u.schedule.program.name),
+            algo_name: None,
+            file: Some(u.file.clone()),
+            binary: false,
+        });
+    }
+    out
+}
+
+/// The runs of [`choices`], each per accumulate dtype (merged where merge 4 holds; kangaring
+/// and mesh not in the buffer dtype, where they are aliases).
+fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rounding, dtype: NumType) -> Vec<Run> {
+    let arch = arch(params);
+    let mut out = Vec::new();
+    for c in choices(params, ranks) {
+        let merged = c.binary && rounding == Rounding::Rne;
+        let groups: Vec<Vec<NumType>> =
+            if merged { vec![accums.to_vec()] } else { accums.iter().map(|&a| vec![a]).collect() };
+        for group in groups {
+            // Accumulated in the buffer dtype, kangaring is ring and mesh the family's
+            // sequential sum from 0 (merge 2 over their documented orders): no run of their own.
+            if group == [dtype] && matches!(c.algo, AlgoChoice::Algo(Algo::KangaRing | Algo::Mesh)) {
+                continue;
+            }
+            let name = &c.name;
+            let label =
+                if group.len() == accums.len() { name.clone() } else { format!("{name}, accumulate {}", group[0]) };
+            let mut aliases = Vec::new();
+            if c.algo == AlgoChoice::Algo(Algo::Ring) {
+                if Algo::Ring2r2w.refusal(ranks, arch).is_none() {
+                    aliases.push("ring-2r2w".to_string());
+                }
+                if group.contains(&dtype) && Algo::KangaRing.refusal(ranks, arch).is_none() {
+                    aliases.push(format!("kangaring, accumulate {dtype}"));
+                }
+            }
+            let candidate = Candidate {
+                name: label,
+                algo: c.algo_name.clone(),
+                file: c.file.clone(),
+                accum: group.clone(),
+                aliases,
+                prediction: Prediction::Outputs(Vec::new()),
+                // Order: filled from the element story.
+                order_of: None,
+            };
+            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0] });
+        }
+    }
+    out
+}
+
+/// The arch as the algorithms' refusals take it.
+fn arch(params: &IdentifyParams) -> u32 {
+    u32::try_from(params.arch).unwrap_or(u32::MAX)
+}
+
+/// Runs one candidate's all-reduce over `inputs` (read in place), RNE, nothing checked.
+fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, ApiError> {
+    let accum = run.accum.to_sdma().ok_or_else(|| ApiError::Input(format!("`accum` {}: no SDMA dtype", run.accum)))?;
+    let p = AllreduceParams {
+        accum: Some(accum),
+        arch: params.arch,
+        check: Check::None,
+        ..AllreduceParams::new(inputs.len() as u64, run.algo.clone(), RedOp::Add, params.dtype)
+    };
+    let elems = inputs[0].len() as u64 / params.dtype.bytes().max(1) as u64;
+    let job = p.prepare(elems)?;
+    let r = job.run(inputs.iter().map(|&i| Cow::Borrowed(i)).collect())?;
+    Ok(r.outcome.outputs)
+}
+
+/// Probe inputs and what they separate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeFiles {
+    /// Ranks.
+    pub ranks: u64,
+    /// Elements per rank.
+    pub elems: u64,
+    /// The dtype.
+    pub dtype: SdmaDtype,
+    /// Every rank's input bytes.
+    pub inputs: Vec<Vec<u8>>,
+    /// Elements per period (any period of consecutive elements separates every pair).
+    pub period: usize,
+    /// The merged family orders it separates.
+    pub orders: usize,
+}
+
+/// Probe inputs for `ranks` ranks of `elems` elements of `dtype` (cce-forensics'
+/// `make_probe`), refused over the memory budget before anything is made.
+pub fn make_probe(ranks: u64, elems: u64, dtype: SdmaDtype) -> Result<ProbeFiles, ApiError> {
+    let t = num(dtype)?;
+    let bytes = ranks.saturating_mul(elems).saturating_mul(t.size() as u64);
+    let budget = cce_collectives::collective::default_budget();
+    if bytes > budget {
+        return Err(forensics(cce_forensics::ForensicsError::Budget { what: "the probe", bytes, budget }));
+    }
+    if elems == 0 {
+        return Err(forensics(cce_forensics::ForensicsError::Empty));
+    }
+    let r = u32::try_from(ranks).unwrap_or(u32::MAX);
+    let p = cce_forensics::make_probe(r, elems as usize, t).map_err(forensics)?;
+    Ok(ProbeFiles { ranks, elems, dtype, inputs: p.inputs, period: p.period, orders: p.orders })
+}
+
+/// Refuses an identification whose files would exhaust memory: `input_bytes` per rank over
+/// `ranks` ranks and `observed` outputs, checked before any is read.
+pub fn check_size(input_bytes: u64, ranks: u64, observed: u64) -> Result<(), ApiError> {
+    // The inputs, the observed outputs, one all-reduce's model (about 2.1× the inputs) and its
+    // outputs.
+    let bytes = input_bytes.saturating_mul(ranks.saturating_mul(4).saturating_add(observed));
+    let budget = cce_collectives::collective::default_budget();
+    if bytes > budget {
+        return Err(forensics(cce_forensics::ForensicsError::Budget { what: "the identification", bytes, budget }));
+    }
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! `cce identify` through the door, with cce's algorithms really run: each algorithm's own
+//! output is named by it, the merges the identification makes between cce's algorithms hold on
+//! real runs, and the probe tells kangaring (whose order is in no family) from every family
+//! order in every chunk.
+
+use cce_api::SdmaDtype;
+use cce_api::collective::{AllreduceParams, allreduce_slices};
+use cce_api::identify::{IdentifyParams, identify, make_probe};
+use cce_api::params::{Algo, AlgoChoice, Check, RedOp};
+use cce_forensics::eval::rne_block;
+use cce_forensics::{Prediction, Rounding, family_candidates};
+use cce_numerics::NumType;
+
+/// Inputs that differ per rank and per element: bf16 values over several binades.
+fn inputs(ranks: usize, elems: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut s = seed;
+    (0..ranks)
+        .map(|_| {
+            (0..elems)
+                .flat_map(|_| {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let e = 120 + (s >> 60) as u16; // exponents 120..=135
+                    let bits = (s >> 40) as u16 & 0x807f | e << 7;
+                    bits.to_le_bytes()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn run(algo: Algo, accum: SdmaDtype, inputs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let p = AllreduceParams {
+        accum: Some(accum),
+        check: Check::None,
+        ..AllreduceParams::new(inputs.len() as u64, AlgoChoice::Algo(algo), RedOp::Add, SdmaDtype::Bf16)
+    };
+    let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    allreduce_slices(&p, &slices).unwrap().outcome.outputs
+}
+
+#[test]
+fn every_algorithm_is_named_by_its_own_output() {
+    let ins = inputs(8, 4096, 5);
+    let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+    for (algo, name) in
+        [(Algo::Ring, "ring"), (Algo::KangaRing, "kangaring, accumulate fp32"), (Algo::Rdh, "pairwise tree")]
+    {
+        let out = run(algo, SdmaDtype::Fp32, &ins);
+        let seen: Vec<(usize, &[u8])> = out.iter().enumerate().map(|(r, o)| (r, o.as_slice())).collect();
+        let r = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
+        let best = &r.candidates[r.best.unwrap()];
+        assert_eq!(best.name, name);
+        assert_eq!(best.matched, 4096);
+        // rdh is the family's pairwise tree (its documented order), named as an alias.
+        let named = best.algo.as_deref() == Some(algo.name()) || best.aliases.iter().any(|a| a == algo.name());
+        assert!(named, "{name}: {:?} {:?}", best.algo, best.aliases);
+        assert_eq!(r.unexplained.count, 0);
+        assert!(r.separating.unwrap() > 0, "{name}: nothing separates it from {}", r.candidates[1].name);
+    }
+}
+
+#[test]
+fn the_merges_of_cce_algorithms_hold_on_real_runs() {
+    for ranks in [4usize, 8] {
+        let ins = inputs(ranks, 2048, ranks as u64);
+        let ring = run(Algo::Ring, SdmaDtype::Fp32, &ins);
+        // Same order as ring (docs/collectives.md).
+        assert_eq!(run(Algo::Ring2r2w, SdmaDtype::Fp32, &ins), ring);
+        // Two sources per packet: the accumulations agree (merge 4).
+        assert_eq!(run(Algo::Ring, SdmaDtype::Bf16, &ins), ring);
+        assert_eq!(run(Algo::Rdh, SdmaDtype::Bf16, &ins), run(Algo::Rdh, SdmaDtype::Fp32, &ins));
+        // Accumulated in bf16, kangaring is ring (merge 2) ...
+        assert_eq!(run(Algo::KangaRing, SdmaDtype::Bf16, &ins), ring);
+        // ... and mesh the sequential sum from 0 up, in every chunk.
+        let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+        let cands = family_candidates(ranks as u32, NumType::Bf16, &[NumType::F32, NumType::Bf16], Rounding::Rne);
+        // rdh is the pairwise tree over 0..R in every chunk.
+        let tree = cands.iter().find(|c| c.name == "pairwise tree").unwrap();
+        let Prediction::Rule(rule) = &tree.prediction else { panic!() };
+        assert_eq!(
+            run(Algo::Rdh, SdmaDtype::Fp32, &ins)[1],
+            rne_block(rule, NumType::Bf16, &slices, 0, 2048).unwrap().to_vec()
+        );
+        let from_0 = cands.iter().find(|c| c.name == "sequential from 0 up").unwrap();
+        let Prediction::Rule(rule) = &from_0.prediction else { panic!() };
+        let seq = rne_block(rule, NumType::Bf16, &slices, 0, 2048).unwrap();
+        assert_eq!(run(Algo::Mesh, SdmaDtype::Bf16, &ins)[0], seq.to_vec());
+        // And not with fp32 accumulation (these inputs tell them apart).
+        assert_ne!(run(Algo::KangaRing, SdmaDtype::Fp32, &ins), ring);
+        assert_ne!(run(Algo::Mesh, SdmaDtype::Fp32, &ins)[0], seq.to_vec());
+    }
+}
+
+#[test]
+fn the_probe_tells_kangaring_from_every_family_order_in_every_chunk() {
+    for ranks in [4usize, 8, 16, 32] {
+        let n = 64 * ranks;
+        let probe = make_probe(ranks as u64, n as u64, SdmaDtype::Bf16).unwrap();
+        let kanga = run(Algo::KangaRing, SdmaDtype::Fp32, &probe.inputs);
+        let slices: Vec<&[u8]> = probe.inputs.iter().map(Vec::as_slice).collect();
+        let cands = family_candidates(ranks as u32, NumType::Bf16, &[NumType::F32, NumType::Bf16], Rounding::Rne);
+        for c in &cands {
+            let Prediction::Rule(rule) = &c.prediction else { panic!() };
+            let out = rne_block(rule, NumType::Bf16, &slices, 0, n).unwrap();
+            for chunk in 0..ranks {
+                let (lo, hi) = (chunk * n / ranks * 2, (chunk + 1) * n / ranks * 2);
+                assert_ne!(&kanga[0][lo..hi], &out[lo..hi], "R={ranks}: kangaring is {} on chunk {chunk}", c.name);
+            }
+        }
+    }
+}

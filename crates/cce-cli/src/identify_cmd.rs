@@ -1,0 +1,120 @@
+//! `cce identify`: the files read (rank{r}.bin / .npy, sizes checked before reading), the
+//! identification and the probe are cce-api's ([`cce_api::identify`]); printing here.
+
+use std::path::Path;
+
+use cce_api::identify::{self as api, IdentifyParams};
+
+use crate::args::{IdentifyArgs, named};
+use crate::error::CliError;
+use crate::files::{RankFile, element_bytes, rank_files, write_atomic};
+
+pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
+    if let Some(dir) = &a.make_probe {
+        return make_probe(a, dir);
+    }
+    let (Some(input_dir), Some(observed)) = (&a.input_dir, &a.observed) else {
+        return Err(CliError::Input("missing --input-dir, --observed".into()));
+    };
+    let algo_files = a.algo_file.iter().map(|p| crate::algo_cmd::load(p)).collect::<Result<Vec<_>, _>>()?;
+    let params = IdentifyParams {
+        accum: a.accum,
+        rounding: named("--rounding", &a.rounding)?,
+        algo_files,
+        arch: a.arch,
+        threads: a.threads.map(|t| t.max(1) as usize),
+        ..IdentifyParams::new(a.dtype)
+    };
+    let ranks = rank_files(input_dir)?;
+    let observed_files = observed_files(a, observed, ranks.len())?;
+    // Sizes checked before anything is read.
+    let first = crate::files::file_len(&ranks[0].path)?;
+    api::check_size(first, ranks.len() as u64, observed_files.len() as u64)?;
+    let size = a.dtype.bytes().max(1) as usize;
+    let name = a.dtype.name();
+    let inputs: Vec<Vec<u8>> = ranks.iter().map(|f| element_bytes(&f.path, size, name)).collect::<Result<_, _>>()?;
+    same_lengths(&ranks, &inputs)?;
+    let outputs: Vec<(usize, Vec<u8>)> = observed_files
+        .iter()
+        .map(|f| Ok((f.rank, element_bytes(&f.path, size, name)?)))
+        .collect::<Result<_, CliError>>()?;
+    for (f, (_, o)) in observed_files.iter().zip(&outputs) {
+        if o.len() != inputs[0].len() {
+            return Err(CliError::Input(format!(
+                "{}: {} bytes of elements, the inputs hold {} ({} elements of {name})",
+                f.path.display(),
+                o.len(),
+                inputs[0].len(),
+                inputs[0].len() / size
+            )));
+        }
+    }
+    let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let seen: Vec<(usize, &[u8])> = outputs.iter().map(|(r, o)| (*r, o.as_slice())).collect();
+    let id = api::identify(&params, &slices, &seen)?;
+    if a.json {
+        crate::print_json(&id.to_json());
+    } else {
+        crate::output::outln!("{}", id.to_text());
+    }
+    Ok(())
+}
+
+/// The observed files: `path`'s rank files when it is a directory, else the one file as rank
+/// `--observed-rank` (0).
+fn observed_files(a: &IdentifyArgs, path: &Path, ranks: usize) -> Result<Vec<RankFile>, CliError> {
+    if path.is_dir() {
+        if a.observed_rank.is_some() {
+            return Err(CliError::Input(format!(
+                "--observed-rank is for one file; {} is a directory of rank files",
+                path.display()
+            )));
+        }
+        let files = rank_files(path)?;
+        if files.len() > ranks {
+            return Err(CliError::Input(format!(
+                "{}: {} ranks' outputs, the inputs are of {ranks} ranks",
+                path.display(),
+                files.len()
+            )));
+        }
+        return Ok(files);
+    }
+    let rank = a.observed_rank.unwrap_or(0) as usize;
+    Ok(vec![RankFile { rank, path: path.to_path_buf() }])
+}
+
+/// Refuses inputs of different lengths, naming both files.
+fn same_lengths(files: &[RankFile], inputs: &[Vec<u8>]) -> Result<(), CliError> {
+    for (f, i) in files.iter().zip(inputs).skip(1) {
+        if i.len() != inputs[0].len() {
+            return Err(CliError::Input(format!(
+                "{}: {} bytes of elements, {} has {}: every rank holds the same element count",
+                f.path.display(),
+                i.len(),
+                files[0].path.display(),
+                inputs[0].len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn make_probe(a: &IdentifyArgs, dir: &Path) -> Result<(), CliError> {
+    let (Some(ranks), Some(elems)) = (a.ranks, a.elems) else {
+        return Err(CliError::Input("missing --ranks, --elems".into()));
+    };
+    let probe = api::make_probe(ranks, elems, a.dtype)?;
+    std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
+    for (r, bytes) in probe.inputs.iter().enumerate() {
+        write_atomic(&dir.join(format!("rank{r}.bin")), bytes)?;
+    }
+    write_atomic(&dir.join("README.md"), probe.readme().as_bytes())?;
+    let shown = dir.display().to_string();
+    if a.json {
+        crate::print_json(&probe.to_json(&shown));
+    } else {
+        crate::output::outln!("{}", probe.to_text(&shown));
+    }
+    Ok(())
+}
