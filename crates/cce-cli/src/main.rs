@@ -20,6 +20,7 @@ mod mpi_cmd;
 mod output;
 mod reduce_cmd;
 mod report_cmd;
+mod repro_cmd;
 mod ring_cmd;
 mod ring_input;
 
@@ -78,6 +79,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Algo(a) => algo_cmd::algo(&a)?,
         Command::Report(a) => report_cmd::report(&a)?,
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
+        Command::Repro(a) => repro_cmd::repro(&a)?,
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod mpi;
 pub mod plot;
 mod reduce;
 pub mod report;
+mod repro;
 mod run;
 pub(crate) mod ser;
 pub mod trace;
