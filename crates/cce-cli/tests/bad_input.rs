@@ -20,6 +20,8 @@ mod gce;
 mod msccl;
 #[path = "bad_input/packets.rs"]
 mod packets;
+#[path = "bad_input/repro.rs"]
+mod repro;
 
 use std::path::PathBuf;
 
@@ -324,6 +326,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     all.extend(commands::rows(f));
     gce::rows(&mut all);
     msccl::rows(f, &mut all);
+    repro::rows(&mut all);
     all
 }
 
@@ -368,6 +371,7 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
         .chain(commands::UNREACHABLE)
         .chain(gce::UNREACHABLE)
         .chain(msccl::UNREACHABLE)
+        .chain(repro::UNREACHABLE)
         .copied()
         .collect();
     let templates = catalogue::templates();

@@ -376,7 +376,7 @@ impl ReproParams {
         self.lengths().into_iter().filter(|&(a, n)| n > 1 && (a != Axis::Seed || sr)).map(|(a, _)| a).collect()
     }
 
-    /// The lists on their own: none empty, none repeating a value, seeds of 32 bits and used,
+    /// The lists on their own: none empty, seeds of 32 bits and used,
     /// the space within [`MAX_CONFIGS`].
     fn check_lists(&self) -> Result<(), ApiError> {
         for (axis, n) in self.lengths() {
