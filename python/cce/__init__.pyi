@@ -68,3 +68,10 @@ def allreduce(
     arrays: Sequence[ArrayLike], *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
     seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
+def repro(
+    *, ranks: int | Sequence[int], algo: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    elems: int | str | Sequence[int | str] | None = ..., dtype: DType | Sequence[DType] | None = ...,
+    accum: DType | Sequence[DType] | None = ..., rounding: str | Sequence[str] = ..., seed: int | Sequence[int] = ...,
+    arch: int | Sequence[int] = ..., compress: str | Sequence[str] = ..., ranks_per_node: int | Sequence[int] | None = ...,
+    op: str = ..., input_seed: int = ..., inputs: Sequence[ArrayLike] | None = ..., all_pairs: bool = ...,
+) -> dict[str, Any]: ...

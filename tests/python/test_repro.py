@@ -172,3 +172,39 @@ def test_npy_inputs_equal_bin_inputs(tmp_path, run_cli):
     a = json.loads(run_cli(*common, "--input-dir", tmp_path / "bin").stdout)
     b = json.loads(run_cli(*common, "--input-dir", tmp_path / "npy").stdout)
     assert a["classes"] == b["classes"] and a["pairs"] == b["pairs"]
+
+
+def test_python_repro_equals_the_cli(tmp_path, run_cli):
+    import ml_dtypes
+
+    import cce
+    arr = bf16_inputs(4, 3000, seed=11)
+    write_ranks(tmp_path, arr)
+    cli = json.loads(run_cli("repro", "--ranks", 4, "--algo", "ring,kangaring", "--elems", "1000,3000", "--dtype", "bf16",
+                             "--rounding", "rne,sr", "--seed", "3,4", "--input-dir", tmp_path, "--json").stdout)
+    py = cce.repro(ranks=4, algo=["ring", "kangaring"], elems=[1000, 3000], rounding=["rne", "sr"], seed=[3, 4],
+                   inputs=[row.view(ml_dtypes.bfloat16) for row in arr])
+    for key in ["classes", "pairs", "invariant", "verdicts"]:
+        assert py[key] == cli[key], key
+    assert [c["class"] for c in py["configs"]] == [c["class"] for c in cli["configs"]]
+    # generated inputs, a sweep given as text
+    gen = cce.repro(ranks=[4], algo="mesh", elems="1024:4096", dtype="bf16")
+    assert [c["elems"] for c in gen["configs"]] == [1024, 2048, 4096]
+    assert list(gen["invariant"]) == ["elems"] and gen["inputs"] == {"generated": True, "seed": 1}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(ranks=[], algo="ring", elems=64, dtype="bf16"), "--ranks: the list is empty"),
+    (dict(ranks=4, algo=[], elems=64, dtype="bf16"), "--algo: the list is empty"),
+    (dict(ranks=4, algo="ring,foo", elems=64, dtype="bf16"), "--algo 'ring,foo': expected"),
+    (dict(ranks=4, algo="ring", elems="8:4", dtype="bf16"), "an empty sweep"),
+    (dict(ranks=4, algo="ring", elems=64), "dtype= is needed"),
+    (dict(ranks=8, algo="ring", inputs=[np.zeros(64, np.float32)] * 4), "--ranks 8: the inputs hold 4 ranks"),
+    (dict(ranks=2, algo="ring", inputs=[np.zeros(64, np.float32), np.zeros(32, np.float32)]),
+     "rank 1's input holds 128 bytes, rank 0's 256: the inputs must be equally long"),
+])
+def test_python_repro_refuses_bad_input(kwargs, message):
+    import cce
+    with pytest.raises(cce.CceError) as e:
+        cce.repro(**kwargs)
+    assert message in str(e.value)

@@ -16,6 +16,7 @@ mod bench;
 mod bits;
 mod errors;
 mod numbers;
+mod repro;
 mod rings;
 mod seeds;
 mod xla_ffi;
@@ -51,6 +52,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rings::run, m)?)?;
     m.add_class::<rings::Ring>()?;
     m.add_function(wrap_pyfunction!(allreduce::allreduce, m)?)?;
+    m.add_function(wrap_pyfunction!(repro::repro, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

@@ -18,8 +18,8 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     (
         "the inputs hold {} ranks of {len} bytes: the plan needs",
-        "the CLI reads exactly the ranks and elements the plan asks for; the Python front checks its arrays' \
-         shape with the plan (tests/python/test_repro.py)",
+        "both fronts take the plan's shape from the inputs they then pass (the CLI reads what the plan needs, \
+         Python passes the arrays it measured); only a direct caller of the library can pass others",
     ),
 ];
 
