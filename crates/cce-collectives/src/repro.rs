@@ -162,22 +162,59 @@ const COMPARE_BLOCK: usize = 4096;
 pub fn compare(a: &[&[u8]], b: &[&[u8]], size: usize, elems: usize) -> Difference {
     let ranks = a.len().min(b.len());
     let mut d = Difference { compared: elems as u64, ..Difference::default() };
+    // Per element of a block: how many ranks differ there.
+    let mut marks = vec![0u16; COMPARE_BLOCK];
     let mut start = 0;
     while start < elems {
         let end = (start + COMPARE_BLOCK).min(elems);
         let bytes = start * size..end * size;
-        let differing: Vec<usize> = (0..ranks).filter(|&r| a[r][bytes.clone()] != b[r][bytes.clone()]).collect();
-        for i in start..end {
-            let e = i * size..(i + 1) * size;
-            let mut here = differing.iter().filter(|&&r| a[r][e.clone()] != b[r][e.clone()]);
-            let Some(&low) = here.next() else { continue };
-            d.differ += 1;
-            d.positions += 1 + here.count() as u64;
-            d.first.get_or_insert((i as u64, low));
+        let marks = &mut marks[..end - start];
+        let mut any = false;
+        for r in 0..ranks {
+            let (x, y) = (&a[r][bytes.clone()], &b[r][bytes.clone()]);
+            if x == y {
+                continue;
+            }
+            if !any {
+                marks.fill(0);
+                any = true;
+            }
+            mark_differing(x, y, size, marks);
+        }
+        if any {
+            d.differ += marks.iter().filter(|&&m| m > 0).count() as u64;
+            d.positions += marks.iter().map(|&m| u64::from(m)).sum::<u64>();
+            if d.first.is_none() {
+                let i = start + marks.iter().position(|&m| m > 0).unwrap_or(0);
+                let e = i * size..(i + 1) * size;
+                let rank = (0..ranks).find(|&r| a[r][e.clone()] != b[r][e.clone()]).unwrap_or(0);
+                d.first = Some((i as u64, rank));
+            }
         }
         start = end;
     }
     d
+}
+
+/// Adds one to `marks[i]` for every element i at which `x` and `y` differ.
+fn mark_differing(x: &[u8], y: &[u8], size: usize, marks: &mut [u16]) {
+    fn fixed<const N: usize>(x: &[u8], y: &[u8], marks: &mut [u16]) {
+        for ((p, q), m) in x.chunks_exact(N).zip(y.chunks_exact(N)).zip(marks) {
+            let (p, q): (Option<[u8; N]>, Option<[u8; N]>) = (p.try_into().ok(), q.try_into().ok());
+            *m += u16::from(p != q);
+        }
+    }
+    match size {
+        1 => fixed::<1>(x, y, marks),
+        2 => fixed::<2>(x, y, marks),
+        4 => fixed::<4>(x, y, marks),
+        8 => fixed::<8>(x, y, marks),
+        _ => {
+            for ((p, q), m) in x.chunks_exact(size.max(1)).zip(y.chunks_exact(size.max(1))).zip(marks) {
+                *m += u16::from(p != q);
+            }
+        }
+    }
 }
 
 /// Element `i` of a raw little-endian array of `size`-byte elements, as its bits.

@@ -18,14 +18,14 @@
 //!
 //! ## Streaming, and its memory bound
 //! The configurations run one at a time, input group by input group; nothing but the group's
-//! inputs (at its largest size), the group's first output (the *reference*) and the run in
-//! progress is held. Each run's outputs are reduced to 128-bit digests
+//! inputs (at its largest size), the group's first output (the *reference*; ranks that agree
+//! stored once) and the run in progress is held. Each run's outputs are reduced to 128-bit digests
 //! (`cce_collectives::repro`, MurmurHash3 x64_128) of every rank's output and of its prefixes
 //! at every smaller size of the group, taken in one pass; a run whose digests are new starts a
 //! class, is measured against the exact reduction, and is compared element by element with
 //! the reference while its outputs are still held. So the peak memory is one run's model
-//! memory plus one output (the reference) plus the inputs' growth to the group's largest
-//! size, and the work is one run per configuration plus one check per class. With
+//! memory plus the reference (one rank's output when its ranks agree, R when they do not) plus
+//! the inputs' growth to the group's largest size, and the work is one run per configuration plus one check per class. With
 //! [`ReproParams::all_pairs`], the classes of a group other than the first are compared with
 //! each other by running their first configurations again, one pair at a time (about C²/2 runs
 //! for C classes), within the same bound.

@@ -159,6 +159,34 @@ struct Pass {
     reruns: usize,
 }
 
+/// A run's outputs with the ranks that hold the same bytes stored once: what the reference
+/// keeps (ranks that agree cost one output, not R).
+struct Kept {
+    distinct: Vec<Vec<u8>>,
+    of_rank: Vec<usize>,
+}
+
+impl Kept {
+    fn of(outputs: Vec<Vec<u8>>) -> Kept {
+        let mut kept = Kept { distinct: Vec::new(), of_rank: Vec::with_capacity(outputs.len()) };
+        for o in outputs {
+            match kept.distinct.iter().position(|d| *d == o) {
+                Some(k) => kept.of_rank.push(k),
+                None => {
+                    kept.of_rank.push(kept.distinct.len());
+                    kept.distinct.push(o);
+                }
+            }
+        }
+        kept
+    }
+
+    /// Every rank's output.
+    fn ranks(&self) -> Vec<&[u8]> {
+        self.of_rank.iter().map(|&k| self.distinct[k].as_slice()).collect()
+    }
+}
+
 /// One run's outputs and wall time.
 struct Ran {
     outputs: Vec<Vec<u8>>,
@@ -265,7 +293,7 @@ impl ReproPlan {
         progress: &mut dyn FnMut(),
     ) -> Result<(), ApiError> {
         let size = usize::from(g.dtype.bytes().max(1));
-        let mut reference: Option<(usize, Vec<Vec<u8>>)> = None;
+        let mut reference: Option<(usize, Kept)> = None;
         for &i in &g.members {
             let ran = self.run_one(i, held)?;
             let c = &self.configs[i].config;
@@ -296,9 +324,9 @@ impl ReproPlan {
             pass.digests[i] = digests;
             let new_class = pass.classes[class].members.len() == 1;
             match &reference {
-                None => reference = Some((i, ran.outputs)),
-                Some((r, outs)) if new_class => {
-                    let pair = self.pair(*r, outs, i, &ran.outputs, pass);
+                None => reference = Some((i, Kept::of(ran.outputs))),
+                Some((r, kept)) if new_class => {
+                    let pair = self.pair(*r, &kept.ranks(), i, &slices_of(&ran.outputs), pass);
                     pass.pairs.push(pair);
                 }
                 Some(_) => {}
@@ -321,12 +349,12 @@ impl ReproPlan {
             if x + 1 >= reps.len() {
                 break;
             }
-            let first = self.run_one(a, held)?;
+            let first = Kept::of(self.run_one(a, held)?.outputs);
             pass.reruns += 1;
             for &b in &reps[x + 1..] {
                 let second = self.run_one(b, held)?;
                 pass.reruns += 1;
-                let pair = self.pair(a, &first.outputs, b, &second.outputs, pass);
+                let pair = self.pair(a, &first.ranks(), b, &slices_of(&second.outputs), pass);
                 pass.pairs.push(pair);
             }
         }
@@ -335,13 +363,11 @@ impl ReproPlan {
 
     /// Configurations `a` and `b` (first members of their classes) compared over their common
     /// elements.
-    fn pair(&self, a: usize, out_a: &[Vec<u8>], b: usize, out_b: &[Vec<u8>], pass: &Pass) -> Pair {
+    fn pair(&self, a: usize, sa: &[&[u8]], b: usize, sb: &[&[u8]], pass: &Pass) -> Pair {
         let (ca, cb) = (&self.configs[a].config, &self.configs[b].config);
         let size = usize::from(ca.dtype.bytes().max(1));
         let n = ca.elems.min(cb.elems) as usize;
-        let sa: Vec<&[u8]> = out_a.iter().map(Vec::as_slice).collect();
-        let sb: Vec<&[u8]> = out_b.iter().map(Vec::as_slice).collect();
-        let diff: Difference = bits::compare(&sa, &sb, size, n);
+        let diff: Difference = bits::compare(sa, sb, size, n);
         let first = diff.first.map(|(element, rank)| {
             let (x, y) =
                 (bits::bits_at(sa[rank], size, element as usize), bits::bits_at(sb[rank], size, element as usize));
@@ -350,4 +376,8 @@ impl ReproPlan {
         let class_of = |i: usize| pass.configs[i].as_ref().map_or(0, |c| c.class);
         Pair { a, b, class_a: class_of(a), class_b: class_of(b), diff, first, separated_by: Vec::new() }
     }
+}
+
+fn slices_of(outputs: &[Vec<u8>]) -> Vec<&[u8]> {
+    outputs.iter().map(Vec::as_slice).collect()
 }
