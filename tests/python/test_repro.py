@@ -208,3 +208,21 @@ def test_python_repro_refuses_bad_input(kwargs, message):
     with pytest.raises(cce.CceError) as e:
         cce.repro(**kwargs)
     assert message in str(e.value)
+
+
+def test_all_pairs_compares_every_pair_of_classes(tmp_path, run_cli):
+    inputs = bf16_inputs(4, 4104, seed=5)
+    write_ranks(tmp_path / "inputs", inputs)
+    rep = json.loads(run_cli("repro", "--ranks", 4, "--algo", ",".join(ALGOS), "--elems", "4096,4104", "--dtype", "bf16",
+                             "--input-dir", tmp_path / "inputs", "--all-pairs", "--json").stdout)
+    configs = rep["configs"]
+    outs = [outputs_of(run_cli, str(tmp_path), inputs, c) for c in configs]
+    reps = [k[0] for k in rep["classes"]]
+    want = {(a, b) for i, a in enumerate(reps) for b in reps[i + 1:]}
+    assert {(p["a"], p["b"]) for p in rep["pairs"]} == want
+    assert rep["reruns"] > 0
+    for p in rep["pairs"]:
+        differ, first = first_difference(outs[p["a"]], outs[p["b"]])
+        assert p["differ"] == differ
+        got = None if p["first"] is None else (p["first"]["element"], p["first"]["rank"])
+        assert got == (None if first is None else first[:2])
