@@ -596,3 +596,47 @@ impl ReproPlan {
         self.groups.iter().map(|g| g.ranks as usize).max().unwrap_or(0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elems_lists_and_sweeps() {
+        assert_eq!(elems_values("4104").unwrap(), vec![4104]);
+        assert_eq!(elems_values("1024:5000").unwrap(), vec![1024, 2048, 4096]);
+        assert_eq!(elems_values("7:7").unwrap(), vec![7]);
+        for bad in ["8:4", "0:4", "x", "4:", ""] {
+            assert!(elems_values(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_space_runs_rne_once_and_sr_once_per_seed() {
+        let p = ReproParams {
+            roundings: vec![RoundingMode::Rne, RoundingMode::Sr],
+            seeds: vec![5, 6],
+            ..ReproParams::new(vec![4], vec![AlgoChoice::Auto], vec![64, 128], vec![SdmaDtype::Bf16])
+        };
+        let space = p.configurations().unwrap();
+        let seen: Vec<(u64, Option<u64>)> = space.iter().map(|c| (c.elems, c.seed)).collect();
+        assert_eq!(seen, [(64, None), (64, Some(5)), (64, Some(6)), (128, None), (128, Some(5)), (128, Some(6))]);
+        assert_eq!(p.swept(), [Axis::Elems, Axis::Rounding, Axis::Seed]);
+        // The rounding axis carries its seed: two configurations differing in rounding alone.
+        assert_eq!(space[0].differing(&space[1]), [Axis::Rounding, Axis::Seed]);
+        let too_many = ReproParams { elems: (1..=1025).collect(), ..p.clone() };
+        assert!(too_many.configurations().is_err());
+        let empty = ReproParams { archs: Vec::new(), ..p };
+        assert!(empty.configurations().unwrap_err().to_string().contains("`arch`: the list is empty"));
+    }
+
+    #[test]
+    fn separations_in_words() {
+        let s = |axis, a: &str, b: &str, alone| Separation { axis, a: a.into(), b: b.into(), alone };
+        assert_eq!(separation_words(&[s(Axis::Elems, "4096", "4104", true)]), "elems: 4096 vs 4104");
+        let two = [s(Axis::Algo, "ring", "mesh", true), s(Axis::Arch, "2", "3", true)];
+        assert_eq!(separation_words(&two), "algo: ring vs mesh or arch: 2 vs 3");
+        let together = [s(Axis::Algo, "ring", "mesh", false), s(Axis::Elems, "4096", "4104", false)];
+        assert_eq!(separation_words(&together), "algo: ring vs mesh and elems: 4096 vs 4104");
+    }
+}
