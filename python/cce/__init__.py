@@ -24,7 +24,7 @@ from ._errors import CceError, EngineFault, RankFailed
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
     "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "element", "gce_compress", "gce_decompress",
-    "identify", "make_probe",
+    "identify", "make_probe", "repro",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -424,6 +424,76 @@ def make_probe(ranks, elems, dtype="bf16", directory=None):
         with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as f:
             f.write(readme)
     return arrays, info
+def _list(name, v, item):
+    """A keyword's value as a list of ``item(x)``: a list or tuple, or one value alone."""
+    values = list(v) if isinstance(v, (list, tuple)) else [v]
+    return [item(name, x) for x in values]
+
+
+def _text(name, x):
+    if not isinstance(x, (str, int, np.integer)) or isinstance(x, bool):
+        raise CceError(f"{name}: {x!r} is not a name or a number")
+    return str(x)
+
+
+def repro(*, ranks, algo, elems=None, dtype=None, accum=None, rounding="rne", seed=1, arch=3, compress="none",
+          ranks_per_node=None, op="add", input_seed=1, inputs=None, all_pairs=False):
+    """Why are my bits different? Runs every configuration of the lists once on the same inputs,
+    as ``cce repro --json``, and returns its object as a dict: ``configs`` (each with its
+    ``class``, ``ranks_agree``, errors), ``classes`` (lists of config indices whose outputs are
+    bit-identical), ``pairs`` (each class against the first of its inputs, or with
+    ``all_pairs=True`` every pair: ``a``, ``b``, ``differ``, ``first`` = {``element``, ``rank``,
+    ``a``, ``b``, ``ulps``}, ``separated_by``, ``words``), ``invariant`` ({axis: [algorithms]}),
+    ``verdicts``, ``skipped``, ``env``.
+
+    Every list keyword takes a list or one value, mirroring the CLI's flags: ``ranks``,
+    ``algo`` (names, ``"auto"``, or paths ending in ``.xml``: users' MSCCL schedules), ``elems``
+    (numbers or ``"MIN:MAX"`` doubling sweeps; default: the inputs' length), ``dtype`` (default:
+    the inputs' dtype), ``accum`` (default: fp32 for floats), ``rounding``, ``seed`` (stochastic
+    rounding's, 32 bits), ``arch``, ``compress``, ``ranks_per_node``. ``inputs``: one array per
+    rank of one dtype and length (read in place; each size uses the first N elements); without
+    them, inputs are generated from ``input_seed`` (rank r's as ``cce gen --seed input_seed +
+    r``). Raises CceError (a ValueError) for bad input: an empty list, an unknown name, an empty
+    sweep, arrays of different lengths, a space of more than 1024 configurations, a
+    configuration or memory budget the model refuses — before anything runs."""
+    raw_inputs = None
+    if inputs is not None:
+        arrays, dt = _arrays_of_one_dtype(inputs, "rank", "repro: inputs=[] holds no rank's array")
+        raw_inputs = [raw(np.ascontiguousarray(a).reshape(-1)) for a in arrays]
+        if dtype is None:
+            dtype = dt
+        if elems is None:
+            elems = [min(a.size for a in arrays)]
+    if dtype is None:
+        raise CceError("repro: dtype= is needed without inputs=")
+    if elems is None:
+        raise CceError("repro: elems= is needed without inputs=")
+    algos, files = [], []
+    for a in _list("algo", algo, lambda n, x: x):
+        if isinstance(a, os.PathLike) or (isinstance(a, str) and a.lower().endswith(".xml")):
+            path = os.fspath(a)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    files.append((path, f.read()))
+            except (OSError, UnicodeDecodeError) as e:
+                raise CceError(f"algo: {path}: {e}") from None
+        else:
+            algos.append(_text("algo", a))
+    none = lambda v: [] if v is None else v  # noqa: E731
+    lists = {
+        "ranks": _list("ranks", ranks, lambda n, x: _uint(n, x, 64)),
+        "algo": algos,
+        "algo_files": files,
+        "elems": _list("elems", elems, _text),
+        "dtype": _list("dtype", dtype, lambda n, x: cce_name(x)),
+        "accum": _list("accum", none(accum), lambda n, x: cce_name(x)),
+        "rounding": _list("rounding", rounding, _text),
+        "seed": _list("seed", seed, lambda n, x: _uint(n, x, 64)),
+        "arch": _list("arch", arch, lambda n, x: _uint(n, x, 32)),
+        "compress": _list("compress", compress, _text),
+        "ranks_per_node": _list("ranks_per_node", none(ranks_per_node), lambda n, x: _uint(n, x, 64)),
+    }
+    return _cce.repro(lists, str(op), _uint("input_seed", input_seed, 64), bool(all_pairs), raw_inputs)
 
 
 # --- GCE gradient compression (the project's MODEL codec) ----------------------------------

@@ -81,3 +81,10 @@ def identify(
 def make_probe(
     ranks: int, elems: int, dtype: DType = ..., directory: str | os.PathLike[str] | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
+def repro(
+    *, ranks: int | Sequence[int], algo: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    elems: int | str | Sequence[int | str] | None = ..., dtype: DType | Sequence[DType] | None = ...,
+    accum: DType | Sequence[DType] | None = ..., rounding: str | Sequence[str] = ..., seed: int | Sequence[int] = ...,
+    arch: int | Sequence[int] = ..., compress: str | Sequence[str] = ..., ranks_per_node: int | Sequence[int] | None = ...,
+    op: str = ..., input_seed: int = ..., inputs: Sequence[ArrayLike] | None = ..., all_pairs: bool = ...,
+) -> dict[str, Any]: ...

@@ -27,6 +27,9 @@
 //!   model once) → its run; [`allreduce`] in one call; `--explain`
 //!   ([`Explanation`](collective::Explanation)), the demo ([`Demo`](collective::Demo)), the
 //!   numerics report, and a sweep over every algorithm with its chart;
+//! - [`repro`](mod@repro): `cce repro`, the bit-identity matrix of a configuration space
+//!   ([`ReproParams`](repro::ReproParams) → [`plan`](repro::ReproParams::plan) → its run →
+//!   [`Repro`](repro::Repro): classes, pairs, invariance verdicts, environment);
 //! - [`ringfile`]: ring dump files as the fronts read them;
 //! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
 //! - [`identify`](mod@identify): `cce identify` — which reduction order made an observed output
@@ -65,6 +68,7 @@ pub mod params;
 pub mod reduce;
 pub mod reduce_rings;
 pub mod render;
+pub mod repro;
 pub mod ringfile;
 pub use render::{plot, report, trace};
 pub mod run;

@@ -83,6 +83,13 @@ pub(crate) enum Command {
     /// `--make-probe DIR` writes inputs on which every pair of those orders gives different
     /// bits in every chunk of 64 elements, and a README on running them on a Trainium instance.
     Identify(Box<IdentifyArgs>),
+    /// Why are my bits different? Runs every configuration of the lists once on the same
+    /// inputs: the classes of bit-identical outputs, each class against the first (the count
+    /// of differing elements, the first one, both values, their distance in ulps), the
+    /// parameter that separates them, each algorithm's invariance over each swept axis.
+    ///
+    /// Lists: comma-separated, or the flag repeated, or both (`--algo ring,mesh --algo rdh`).
+    Repro(Box<ReproArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -229,6 +236,79 @@ pub(crate) struct AllreduceArgs {
     pub(crate) rank: Option<u64>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`; with --element:
     /// `{"element": {...}}`).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Same inputs: generated inputs are prefix-stable (element i of rank r depends only on \
+--input-seed, r and i) and --input-dir's files give each size their first N elements, so runs \
+of different sizes are compared on the elements both have (batch invariance). Different rank \
+counts or dtypes have different inputs: they get error figures, not a bit comparison. \
+Combinations that cannot run (mesh over 32 ranks, rdh at a rank count that is not a power of \
+two, ring-2r2w on arch 2, --compress gce off ring, a schedule at another rank count) are listed \
+as skipped. At most 1024 configurations; every one (its memory budget with the reference output \
+held beside it included) is checked before anything runs.")]
+pub(crate) struct ReproArgs {
+    /// Rank counts, 2..=64.
+    #[arg(long, required = true, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
+    pub(crate) ranks: Vec<u64>,
+    /// Algorithms: ring, ring-2r2w, kangaring, mesh, rdh, auto.
+    #[arg(long, value_delimiter = ',', required_unless_present = "algo_file")]
+    pub(crate) algo: Vec<String>,
+    /// A user's MSCCL XML schedule, one more algorithm (repeat for several).
+    #[arg(long, value_name = "FILE.xml")]
+    pub(crate) algo_file: Vec<std::path::PathBuf>,
+    /// Elements per rank: numbers, or MIN:MAX (doubling from MIN); without it, --input-dir's
+    /// files' length.
+    #[arg(long, value_delimiter = ',', required_unless_present = "input_dir")]
+    pub(crate) elems: Vec<String>,
+    /// Buffer dtypes.
+    #[arg(long, required = true, value_delimiter = ',', value_parser = cce_api::values::parse_sdma_dtype)]
+    pub(crate) dtype: Vec<cce_api::SdmaDtype>,
+    /// Accumulate dtypes; omitted: fp32 for a float dtype, the dtype itself for an integer one.
+    #[arg(long, value_delimiter = ',', value_parser = cce_api::values::parse_sdma_dtype)]
+    pub(crate) accum: Vec<cce_api::SdmaDtype>,
+    /// Roundings: rne, sr.
+    #[arg(long, value_delimiter = ',', default_value = "rne")]
+    pub(crate) rounding: Vec<String>,
+    /// Stochastic rounding's seeds (32 bits; the sr configurations run once per seed).
+    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = cce_api::values::parse_u64)]
+    pub(crate) seed: Vec<u64>,
+    /// NeuronCore archs (2, 3 or 4).
+    #[arg(long, value_delimiter = ',', default_value = "3", value_parser = cce_api::values::parse_u64)]
+    pub(crate) arch: Vec<u64>,
+    /// Compression: none, gce (the ring all-reduce only).
+    #[arg(long, value_delimiter = ',', default_value = "none")]
+    pub(crate) compress: Vec<String>,
+    /// Ranks per node (the time model's, and the node boundaries --compress gce compresses
+    /// over); omitted: the model's default.
+    #[arg(long, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
+    pub(crate) ranks_per_node: Vec<u64>,
+    /// add, min, max or avg (one for every configuration).
+    #[arg(long, default_value = "add")]
+    pub(crate) op: String,
+    /// Seed of the generated inputs (rank r's are `cce gen --seed <seed + r>`'s, as `cce
+    /// allreduce --seed` generates them).
+    #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
+    pub(crate) input_seed: u64,
+    /// Read rank r's input from DIR/rank{r}.npy or DIR/rank{r}.bin (equally long; a size N
+    /// reads the first N elements).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) input_dir: Option<std::path::PathBuf>,
+    /// Compare every pair of classes, not only each with the first (their first configurations
+    /// run again, one pair at a time).
+    #[arg(long)]
+    pub(crate) all_pairs: bool,
+    /// Model memory budget in bytes; default: 3/4 of this host's memory.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) budget: Option<u64>,
+    /// Draw the matrix into this SVG: a cell per pair of configurations, coloured by class
+    /// (at most 256 configurations).
+    #[arg(long, value_name = "FILE.svg")]
+    pub(crate) plot: Option<std::path::PathBuf>,
+    /// One JSON object instead of the report.
     #[arg(long)]
     pub(crate) json: bool,
 }

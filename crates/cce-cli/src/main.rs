@@ -21,6 +21,7 @@ mod mpi_cmd;
 mod output;
 mod reduce_cmd;
 mod report_cmd;
+mod repro_cmd;
 mod ring_cmd;
 mod ring_input;
 
@@ -80,6 +81,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Report(a) => report_cmd::report(&a)?,
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
         Command::Identify(a) => identify_cmd::identify(&a)?,
+        Command::Repro(a) => repro_cmd::repro(&a)?,
     }
     Ok(())
 }

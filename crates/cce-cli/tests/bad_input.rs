@@ -22,6 +22,8 @@ mod identify;
 mod msccl;
 #[path = "bad_input/packets.rs"]
 mod packets;
+#[path = "bad_input/repro.rs"]
+mod repro;
 
 use std::path::PathBuf;
 
@@ -327,6 +329,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     gce::rows(&mut all);
     msccl::rows(f, &mut all);
     identify::rows(&mut all);
+    repro::rows(&mut all);
     all
 }
 
@@ -372,6 +375,7 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
         .chain(gce::UNREACHABLE)
         .chain(msccl::UNREACHABLE)
         .chain(identify::UNREACHABLE)
+        .chain(repro::UNREACHABLE)
         .copied()
         .collect();
     let templates = catalogue::templates();

@@ -11,6 +11,8 @@
 //!   [`collective::run`] runs;
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
+//! - [`repro`]: outputs compared bit for bit (128-bit digests of every prefix asked for, the
+//!   exact element-by-element comparison, distances in ulps), as `cce repro` compares runs;
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
 //!   with every algorithm;
 #![forbid(unsafe_code)]
@@ -20,3 +22,4 @@ pub mod demo;
 pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
+pub mod repro;

@@ -17,6 +17,7 @@ mod bits;
 mod errors;
 mod identify;
 mod numbers;
+mod repro;
 mod rings;
 mod seeds;
 mod xla_ffi;
@@ -55,6 +56,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(allreduce::element, m)?)?;
     m.add_function(wrap_pyfunction!(identify::identify, m)?)?;
     m.add_function(wrap_pyfunction!(identify::make_probe, m)?)?;
+    m.add_function(wrap_pyfunction!(repro::repro, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

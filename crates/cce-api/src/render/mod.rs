@@ -15,6 +15,7 @@ pub mod mpi;
 pub mod plot;
 mod reduce;
 pub mod report;
+mod repro;
 mod run;
 pub(crate) mod ser;
 pub mod story;

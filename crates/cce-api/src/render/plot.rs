@@ -187,7 +187,7 @@ fn hex((r, g, b): Rgb) -> String {
 }
 
 /// `s` as one line of at most [`MAX_TEXT`] characters that XML accepts.
-fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' { ' ' } else { c })
         .take(MAX_TEXT)
@@ -358,7 +358,7 @@ fn ticks(scale: Scale) -> impl Fn(&f64) -> String {
     move |v| if scale.is_log() { log_tick(*v, scale) } else { tick(*v) }
 }
 
-fn plot_error(e: impl std::fmt::Display) -> ApiError {
+pub(crate) fn plot_error(e: impl std::fmt::Display) -> ApiError {
     ApiError::Failed(format!("svg plot: {e}"))
 }
 

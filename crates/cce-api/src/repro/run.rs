@@ -1,0 +1,383 @@
+//! The pass over a [`ReproPlan`]: input group by input group, every configuration run once,
+//! its outputs digested, a new class measured and compared with the group's reference while
+//! they are held (see the module above for the memory bound).
+
+use std::borrow::Cow;
+
+use cce_collectives::metrics::{self, Metrics};
+use cce_collectives::repro::{self as bits, Difference, Digest};
+use cce_format::SdmaDtype;
+
+use super::analysis::{self, Pair, Verdict};
+use super::{Axis, Environment, Group, ReproConfig, ReproPlan, Skipped, input};
+use crate::error::ApiError;
+
+/// Where the inputs come from.
+#[derive(Clone, Copy, Debug)]
+pub enum ReproInputs<'a> {
+    /// Generated from the plan's input seed (rank r's as `cce gen --seed <seed + r>`).
+    Generated,
+    /// One raw little-endian buffer of the dtype per rank, equally long, holding at least
+    /// [`ReproPlan::ranks_needed`] ranks and [`ReproPlan::elems_needed`] elements (read in place).
+    Given(&'a [&'a [u8]]),
+}
+
+/// A configuration as it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunConfig {
+    /// The configuration.
+    pub config: ReproConfig,
+    /// The algorithm that ran (`auto`'s choice; a user's schedule as `file`).
+    pub ran: &'static str,
+    /// Its class (an index into [`Repro::classes`]).
+    pub class: usize,
+    /// Whether every rank's output is the same bytes.
+    pub ranks_agree: bool,
+    /// Wall-clock seconds of its run.
+    pub seconds: f64,
+}
+
+/// Configurations whose outputs are bit-identical: every rank, every element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Class {
+    /// The configurations, ascending; the first ran first and stands for the class.
+    pub members: Vec<usize>,
+    /// The first member's outputs against the exact reduction of their inputs (every member's,
+    /// as they hold the same bytes over the same inputs).
+    pub errors: Metrics,
+}
+
+/// The first element at which two classes differ, both values, and their distance.
+///
+/// The element stories of issue 44 (how each output made this element: `story_a`,
+/// `story_b`) will join this record when the element-story API is wired in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstDifference {
+    /// The element's index.
+    pub element: u64,
+    /// The lowest rank whose outputs differ there.
+    pub rank: usize,
+    /// The dtype both values are of.
+    pub dtype: SdmaDtype,
+    /// The first class's bits.
+    pub a: u64,
+    /// The second class's bits.
+    pub b: u64,
+    /// Their distance in ulps (`None` when either is NaN).
+    pub ulps: Option<u64>,
+}
+
+/// What was given or generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputsUsed {
+    /// Generated from this seed.
+    Generated {
+        /// The input seed.
+        seed: u64,
+    },
+    /// Given, this shape.
+    Given(super::GivenShape),
+}
+
+/// `cce repro`'s report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repro {
+    /// Every configuration that ran, in the space's order.
+    pub configs: Vec<RunConfig>,
+    /// The classes, in the order their first members ran.
+    pub classes: Vec<Class>,
+    /// Each class against the first of its input group (and with `all_pairs`, every pair).
+    pub pairs: Vec<Pair>,
+    /// Each algorithm's invariance over each swept axis.
+    pub verdicts: Vec<Verdict>,
+    /// The axes with more than one value.
+    pub swept: Vec<Axis>,
+    /// The combinations that could not run.
+    pub skipped: Vec<Skipped>,
+    /// The inputs.
+    pub inputs: InputsUsed,
+    /// Whether every pair of classes of an input group was compared.
+    pub all_pairs: bool,
+    /// Runs made again to compare classes with each other (`all_pairs`).
+    pub reruns: usize,
+    /// The machine and build.
+    pub env: Environment,
+}
+
+/// Every rank's digests of one run: at each size of its group up to its own.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Digests {
+    /// (size, one digest per rank), ascending sizes; the last is the whole output.
+    at: Vec<(u64, Vec<Digest>)>,
+}
+
+impl Digests {
+    /// The digests of the first `n` elements of every rank, if `n` is one of the sizes.
+    pub(super) fn at(&self, n: u64) -> Option<&[Digest]> {
+        self.at.iter().find(|(s, _)| *s == n).map(|(_, d)| d.as_slice())
+    }
+
+    fn whole(&self) -> &[Digest] {
+        self.at.last().map_or(&[], |(_, d)| d.as_slice())
+    }
+
+    /// The digests of `outputs` (`elems` elements of `size` bytes each) at every size of
+    /// `sizes` up to `elems`, one rank per thread at a time.
+    fn of(outputs: &[Vec<u8>], sizes: &[u64], elems: u64, size: usize) -> Digests {
+        let smaller: Vec<u64> = sizes.iter().copied().filter(|&s| s < elems).collect();
+        let bounds: Vec<usize> = smaller.iter().map(|&s| s as usize * size).collect();
+        let threads = metrics::check_threads().clamp(1, outputs.len().max(1));
+        let mut per_rank: Vec<Vec<Digest>> = vec![Vec::new(); outputs.len()];
+        std::thread::scope(|s| {
+            for (t, chunk) in per_rank.chunks_mut(outputs.len().div_ceil(threads).max(1)).enumerate() {
+                let bounds = &bounds;
+                let first = t * outputs.len().div_ceil(threads).max(1);
+                s.spawn(move || {
+                    for (k, slot) in chunk.iter_mut().enumerate() {
+                        *slot = bits::prefix_digests(&outputs[first + k], bounds);
+                    }
+                });
+            }
+        });
+        let at = smaller
+            .iter()
+            .chain([&elems])
+            .enumerate()
+            .map(|(k, &s)| (s, per_rank.iter().map(|d| d[k]).collect()))
+            .collect();
+        Digests { at }
+    }
+}
+
+/// What the pass keeps between runs.
+#[derive(Default)]
+struct Pass {
+    configs: Vec<Option<RunConfig>>,
+    digests: Vec<Digests>,
+    classes: Vec<Class>,
+    pairs: Vec<Pair>,
+    reruns: usize,
+}
+
+/// A run's outputs with the ranks that hold the same bytes stored once: what the reference
+/// keeps (ranks that agree cost one output, not R).
+struct Kept {
+    distinct: Vec<Vec<u8>>,
+    of_rank: Vec<usize>,
+}
+
+impl Kept {
+    fn of(outputs: Vec<Vec<u8>>) -> Kept {
+        let mut kept = Kept { distinct: Vec::new(), of_rank: Vec::with_capacity(outputs.len()) };
+        for o in outputs {
+            match kept.distinct.iter().position(|d| *d == o) {
+                Some(k) => kept.of_rank.push(k),
+                None => {
+                    kept.of_rank.push(kept.distinct.len());
+                    kept.distinct.push(o);
+                }
+            }
+        }
+        kept
+    }
+
+    /// Every rank's output.
+    fn ranks(&self) -> Vec<&[u8]> {
+        self.of_rank.iter().map(|&k| self.distinct[k].as_slice()).collect()
+    }
+}
+
+/// One run's outputs and wall time.
+struct Ran {
+    outputs: Vec<Vec<u8>>,
+    seconds: f64,
+    ran: &'static str,
+}
+
+impl ReproPlan {
+    /// Runs every configuration once over `inputs` (see the module for the memory bound),
+    /// calling `progress` after each run, then compares and judges.
+    ///
+    /// # Errors
+    /// Given inputs that do not fit the plan; a run that fails.
+    pub fn run(&self, inputs: ReproInputs<'_>, progress: &mut dyn FnMut()) -> Result<Repro, ApiError> {
+        if let ReproInputs::Given(given) = inputs {
+            self.check_inputs(given)?;
+        }
+        let mut pass = Pass {
+            configs: vec![None; self.configs.len()],
+            digests: vec![Digests::default(); self.configs.len()],
+            ..Pass::default()
+        };
+        for g in &self.groups {
+            let held = self.group_inputs(g, inputs);
+            self.run_group(g, &held, &mut pass, progress)?;
+            if self.params.all_pairs {
+                self.every_pair(g, &held, &mut pass)?;
+            }
+        }
+        let configs: Vec<RunConfig> = pass.configs.into_iter().flatten().collect();
+        let swept = self.params.swept();
+        let verdicts = analysis::verdicts(&configs, &pass.digests, &swept);
+        let mut pairs = pass.pairs;
+        for p in &mut pairs {
+            p.separated_by = analysis::separations(&configs, &pass.classes, p);
+        }
+        Ok(Repro {
+            configs,
+            classes: pass.classes,
+            pairs,
+            verdicts,
+            swept,
+            skipped: self.skipped.clone(),
+            inputs: match self.given {
+                Some(g) => InputsUsed::Given(g),
+                None => InputsUsed::Generated { seed: self.params.input_seed },
+            },
+            all_pairs: self.params.all_pairs,
+            reruns: pass.reruns,
+            env: cce_bench::machine::environment(),
+        })
+    }
+
+    /// Given inputs: enough ranks, equally long, whole elements, enough of them.
+    fn check_inputs(&self, given: &[&[u8]]) -> Result<(), ApiError> {
+        let size = self.groups.first().map_or(1, |g| usize::from(g.dtype.bytes().max(1)));
+        let len = given.first().map_or(0, |b| b.len());
+        if let Some((r, b)) = given.iter().enumerate().find(|(_, b)| b.len() != len) {
+            return Err(input(format!(
+                "rank {r}'s input holds {} bytes, rank 0's {len}: the inputs must be equally long",
+                b.len()
+            )));
+        }
+        let need = self.elems_needed() as usize * size;
+        if given.len() < self.ranks_needed() || len < need || len % size != 0 {
+            return Err(input(format!(
+                "the inputs hold {} ranks of {len} bytes: the plan needs {} ranks of at least {need} bytes, whole elements of {size} bytes",
+                given.len(),
+                self.ranks_needed()
+            )));
+        }
+        Ok(())
+    }
+
+    /// A group's inputs at its largest size: generated, or the given ones cut (not copied).
+    fn group_inputs<'a>(&self, g: &Group, inputs: ReproInputs<'a>) -> Vec<Cow<'a, [u8]>> {
+        let bytes = g.max_elems() as usize * usize::from(g.dtype.bytes().max(1));
+        match inputs {
+            ReproInputs::Given(given) => given[..g.ranks as usize].iter().map(|b| Cow::Borrowed(&b[..bytes])).collect(),
+            ReproInputs::Generated => {
+                let first = &self.configs[g.members[0]].prepared;
+                let cfg = crate::collective::Config { elems: g.max_elems(), ..first.config().clone() };
+                (0..g.ranks as usize)
+                    .map(|r| Cow::Owned(metrics::generate_rank(&cfg, self.params.input_seed, r)))
+                    .collect()
+            }
+        }
+    }
+
+    /// Runs configuration `i` over the first elements of `held`.
+    fn run_one(&self, i: usize, held: &[Cow<'_, [u8]>]) -> Result<Ran, ApiError> {
+        let p = &self.configs[i].prepared;
+        let bytes = p.input_bytes() as usize;
+        let r = p.run(held.iter().map(|b| Cow::Borrowed(&b[..bytes])).collect())?;
+        Ok(Ran { outputs: r.outcome.outputs, seconds: r.outcome.seconds, ran: p.config().algo.name() })
+    }
+
+    /// The first pass over one input group.
+    fn run_group(
+        &self,
+        g: &Group,
+        held: &[Cow<'_, [u8]>],
+        pass: &mut Pass,
+        progress: &mut dyn FnMut(),
+    ) -> Result<(), ApiError> {
+        let size = usize::from(g.dtype.bytes().max(1));
+        let mut reference: Option<(usize, Kept)> = None;
+        for &i in &g.members {
+            let ran = self.run_one(i, held)?;
+            let c = &self.configs[i].config;
+            let digests = Digests::of(&ran.outputs, &g.sizes, c.elems, size);
+            let same = |k: &Class| {
+                let rep = k.members[0];
+                self.configs[rep].config.ranks == g.ranks
+                    && self.configs[rep].config.dtype == g.dtype
+                    && self.configs[rep].config.elems == c.elems
+                    && pass.digests[rep].whole() == digests.whole()
+            };
+            let class = match pass.classes.iter().position(same) {
+                Some(k) => {
+                    pass.classes[k].members.push(i);
+                    k
+                }
+                None => {
+                    let p = &self.configs[i].prepared;
+                    let slices: Vec<&[u8]> = held.iter().map(|b| &b[..p.input_bytes() as usize]).collect();
+                    let errors = metrics::measure(p.config(), &slices, &ran.outputs);
+                    pass.classes.push(Class { members: vec![i], errors });
+                    pass.classes.len() - 1
+                }
+            };
+            let ranks_agree = ran.outputs.windows(2).all(|w| w[0] == w[1]);
+            pass.configs[i] =
+                Some(RunConfig { config: c.clone(), ran: ran.ran, class, ranks_agree, seconds: ran.seconds });
+            pass.digests[i] = digests;
+            let new_class = pass.classes[class].members.len() == 1;
+            match &reference {
+                None => reference = Some((i, Kept::of(ran.outputs))),
+                Some((r, kept)) if new_class => {
+                    let pair = self.pair(*r, &kept.ranks(), i, &slices_of(&ran.outputs), pass);
+                    pass.pairs.push(pair);
+                }
+                Some(_) => {}
+            }
+            progress();
+        }
+        Ok(())
+    }
+
+    /// With `all_pairs`: every pair of the group's classes but the first's (compared in the
+    /// first pass), each side run again, one held at a time.
+    fn every_pair(&self, g: &Group, held: &[Cow<'_, [u8]>], pass: &mut Pass) -> Result<(), ApiError> {
+        let reps: Vec<usize> = pass
+            .classes
+            .iter()
+            .map(|k| k.members[0])
+            .filter(|&r| self.configs[r].config.ranks == g.ranks && self.configs[r].config.dtype == g.dtype)
+            .collect();
+        for (x, &a) in reps.iter().enumerate().skip(1) {
+            if x + 1 >= reps.len() {
+                break;
+            }
+            let first = Kept::of(self.run_one(a, held)?.outputs);
+            pass.reruns += 1;
+            for &b in &reps[x + 1..] {
+                let second = self.run_one(b, held)?;
+                pass.reruns += 1;
+                let pair = self.pair(a, &first.ranks(), b, &slices_of(&second.outputs), pass);
+                pass.pairs.push(pair);
+            }
+        }
+        Ok(())
+    }
+
+    /// Configurations `a` and `b` (first members of their classes) compared over their common
+    /// elements.
+    fn pair(&self, a: usize, sa: &[&[u8]], b: usize, sb: &[&[u8]], pass: &Pass) -> Pair {
+        let (ca, cb) = (&self.configs[a].config, &self.configs[b].config);
+        let size = usize::from(ca.dtype.bytes().max(1));
+        let n = ca.elems.min(cb.elems) as usize;
+        let diff: Difference = bits::compare(sa, sb, size, n);
+        let first = diff.first.map(|(element, rank)| {
+            let (x, y) =
+                (bits::bits_at(sa[rank], size, element as usize), bits::bits_at(sb[rank], size, element as usize));
+            FirstDifference { element, rank, dtype: ca.dtype, a: x, b: y, ulps: bits::ulp_distance(ca.dtype, x, y) }
+        });
+        let class_of = |i: usize| pass.configs[i].as_ref().map_or(0, |c| c.class);
+        Pair { a, b, class_a: class_of(a), class_b: class_of(b), diff, first, separated_by: Vec::new() }
+    }
+}
+
+fn slices_of(outputs: &[Vec<u8>]) -> Vec<&[u8]> {
+    outputs.iter().map(Vec::as_slice).collect()
+}
