@@ -8,11 +8,6 @@ use crate::{Files, Row, build_args, reduce_args, set, sv};
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     (
-        "order: ",
-        "the order grammar's parser (cce-numerics order.rs) has no command-line input yet; its \
-         unit tests hold every refusal, and the forensics commands that read orders will add rows",
-    ),
-    (
         "the kernel alone: ",
         "`cce bench reduce` times the numerics kernel on the sources and spec the engine has just \
          reduced; reduce_with refuses only shapes the bench's size check refuses first",
