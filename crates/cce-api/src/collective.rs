@@ -794,6 +794,19 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// The order of every element of rank 0's output as `(first element, order)` segments,
+    /// ascending (an element's order is the last segment's that starts at or before it):
+    /// one story per chunk, no run ([`collective::orders`]).
+    ///
+    /// # Errors
+    /// A user schedule of more chunks than stories are told for
+    /// ([`collective::MAX_ORDER_CHUNKS`]).
+    pub fn orders(&self) -> Result<Vec<(u64, cce_numerics::order::Order)>, ApiError> {
+        Ok(collective::orders(self.config(), None)?)
+    }
+}
+
 /// One element's story with the configuration it tells (`--element`'s result).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElementStory {

@@ -16,16 +16,18 @@
 //!   is an alias of that candidate. Accumulated in the buffer dtype, `kangaring` is `ring` and `mesh` the sequential sum
 //!   from rank 0 up (their documented orders, each add rounded: merge 2), so neither runs then:
 //!   each is an alias of the candidate it equals.
-//! - cce's algorithms carry no per-element order yet (*order: filled from the element story*):
-//!   their `expr` is absent and, with stochastic rounding, their consistency is not computed
-//!   (their bit-exact matches, which are consistent, still count).
+//! - cce's algorithms carry every element's order from the element story
+//!   ([`Prepared::orders`](crate::collective::Prepared::orders): one story per chunk, no run),
+//!   so their `expr` is shown and, with stochastic rounding, their consistency is computed as
+//!   the families' is. A user schedule of more chunks than stories are told for
+//!   (`MAX_ORDER_CHUNKS`) has no `expr`; its bit-exact matches still count.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use cce_collectives::collective::{Algo, Collective, RedOp, UserAlgo};
 use cce_collectives::metrics::Check;
-use cce_forensics::{Candidate, Identification, Prediction, Problem, Rounding, family_candidates};
+use cce_forensics::{Candidate, Identification, OrderOf, Prediction, Problem, Rounding, family_candidates};
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;
 
@@ -133,8 +135,16 @@ pub fn identify(
     }
     id.add(family).map_err(forensics)?;
     for run in runs(params, problem.ranks(), &accums, rounding, dtype) {
-        let outputs = run_one(params, &run, inputs)?;
-        id.add(vec![Candidate { prediction: Prediction::Outputs(outputs), ..run.candidate }]).map_err(forensics)?;
+        let (outputs, segments) = run_one(params, &run, inputs)?;
+        let order_breaks = segments.as_ref().map_or(Vec::new(), |seg| seg.iter().skip(1).map(|s| s.0).collect());
+        let order_of: Option<OrderOf> = segments.map(|seg| -> OrderOf {
+            Arc::new(move |i| {
+                let k = seg.partition_point(|(first, _)| *first <= i).saturating_sub(1);
+                seg[k].1.clone()
+            })
+        });
+        let candidate = Candidate { prediction: Prediction::Outputs(outputs), order_of, order_breaks, ..run.candidate };
+        id.add(vec![candidate]).map_err(forensics)?;
     }
     Ok(Identified { report: id.report() })
 }
@@ -225,8 +235,9 @@ fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rou
                 accum: group.clone(),
                 aliases,
                 prediction: Prediction::Outputs(Vec::new()),
-                // Order: filled from the element story.
+                // The order of every element: from the element story, once the run is prepared.
                 order_of: None,
+                order_breaks: Vec::new(),
             };
             out.push(Run { candidate, algo: c.algo.clone(), accum: group[0] });
         }
@@ -239,8 +250,10 @@ fn arch(params: &IdentifyParams) -> u32 {
     u32::try_from(params.arch).unwrap_or(u32::MAX)
 }
 
-/// Runs one candidate's all-reduce over `inputs` (read in place), RNE, nothing checked.
-fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>, ApiError> {
+/// Runs one candidate's all-reduce over `inputs` (read in place), RNE, nothing checked; with
+/// its outputs, the order of every element as the element story tells it (`None` for a user
+/// schedule of more chunks than stories are told for).
+fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<(Vec<Vec<u8>>, Option<Segments>), ApiError> {
     let accum = run.accum.to_sdma().ok_or_else(|| ApiError::Input(format!("`accum` {}: no SDMA dtype", run.accum)))?;
     let p = AllreduceParams {
         accum: Some(accum),
@@ -250,9 +263,13 @@ fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<Vec<V
     };
     let elems = inputs[0].len() as u64 / params.dtype.bytes().max(1) as u64;
     let job = p.prepare(elems)?;
+    let segments = job.orders().ok().filter(|s| !s.is_empty());
     let r = job.run(inputs.iter().map(|&i| Cow::Borrowed(i)).collect())?;
-    Ok(r.outcome.outputs)
+    Ok((r.outcome.outputs, segments))
 }
+
+/// `(first element, order)` segments, ascending.
+type Segments = Vec<(u64, cce_numerics::order::Order)>;
 
 /// Probe inputs and what they separate.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -230,8 +230,8 @@ pub(crate) struct AllreduceArgs {
     /// element alone (any size; with --input-dir only the needed elements are read).
     #[arg(long, value_parser = cce_api::values::parse_u64, conflicts_with_all = ["sweep", "explain", "trace", "output_dir", "fail_rank"])]
     pub(crate) element: Option<u64>,
-    /// With --element: the rank whose output is shown (default 0; for a reduce-scatter the rank
-    /// that holds the element).
+    /// With --element: the rank whose output is shown; rank 0 unless given, or for a
+    /// reduce-scatter the rank that holds the element.
     #[arg(long, requires = "element", value_parser = cce_api::values::parse_u64)]
     pub(crate) rank: Option<u64>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`; with --element:

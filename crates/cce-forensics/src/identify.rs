@@ -52,10 +52,14 @@ pub struct Candidate {
     pub aliases: Vec<String>,
     /// Its predicted bits.
     pub prediction: Prediction,
-    /// The order of element `i`. `None` for cce's algorithms and users' schedules: *order:
-    /// filled from the element story* (the per-element story of issue 44 part 2 gives it; until
-    /// it is wired, their `expr` is absent and stochastic-rounding consistency is not computed).
+    /// The order of element `i` (a family's by its rule; cce's algorithms' and users'
+    /// schedules' from the element story, which the door computes). `None` when it is not
+    /// known: the candidate has no `expr` and stochastic-rounding consistency is not computed
+    /// for it (its bit-exact matches still count).
     pub order_of: Option<OrderOf>,
+    /// The elements at which `order_of` changes from the element before, ascending (empty:
+    /// one order throughout). The map splits its ranges there, so each range has one order.
+    pub order_breaks: Vec<u64>,
 }
 
 impl core::fmt::Debug for Candidate {
@@ -99,6 +103,7 @@ pub fn family_candidates(ranks: u32, dtype: NumType, accums: &[NumType], roundin
                 aliases: Vec::new(),
                 prediction: Prediction::Rule(evaluated(&rule, dtype, rounding)),
                 order_of: Some(Arc::new(move |_| order.clone())),
+                order_breaks: Vec::new(),
             });
         }
     }

@@ -21,8 +21,8 @@
 //!   elements ([`make_probe`]).
 //!
 //! cce's own algorithms are candidates too: cce-api runs them (bit-exact) and hands their
-//! outputs in as [`Prediction::Outputs`]; their per-element order is left `None` (*order: filled
-//! from the element story*).
+//! outputs in as [`Prediction::Outputs`] with their per-element order ([`OrderOf`], which the
+//! door takes from the element story).
 //!
 //! ## Guarantees
 //! - A match is bit for bit; a stochastic-rounding consistency is exact or reported undecided.

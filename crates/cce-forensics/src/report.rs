@@ -229,13 +229,18 @@ fn map(ev: &[Evidence], explained: &[u64], unexplained: &[u64], n: usize) -> Vec
             }
         }
         let Some((end, k)) = pick else { break };
-        let last = last_set(ev[k].explains(), i, end);
+        let mut last = last_set(ev[k].explains(), i, end);
+        // One order per range: stop before the candidate's order changes.
+        let c = &ev[k].candidate;
+        if let Some(&b) = c.order_breaks.iter().find(|&&b| b as usize > i && b as usize <= last) {
+            last = last_set(ev[k].explains(), i, b as usize);
+        }
         let range_count = |bits: &[u64]| (i..=last).filter(|&j| bit(bits, j)).count() as u64;
         out.push(MapRange {
             first: i as u64,
             last: last as u64,
             candidate: k,
-            expr: ev[k].candidate.order_of.as_ref().map(|o| o(i as u64)),
+            expr: c.order_of.as_ref().map(|o| o(i as u64)),
             explained: range_count(ev[k].explains()),
             unexplained: range_count(unexplained),
         });

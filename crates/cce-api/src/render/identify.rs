@@ -43,8 +43,9 @@ fn candidate(c: &Ranked) -> Value {
     })
 }
 
-/// What a cce algorithm's missing order reads as.
-const ORDER_PENDING: &str = "order: from the element story (not wired yet)";
+/// What a candidate without an order (a user schedule of more chunks than the element story
+/// tells orders for) reads as.
+const ORDER_PENDING: &str = "order: not told (more chunks than stories are told for)";
 
 impl Identified {
     /// The object `cce identify --json` prints.

@@ -1,7 +1,7 @@
 //! `cce repro`'s JSON, text and heatmap.
 //!
 //! The JSON keys `configs`, `classes` ([[config index…]]), `pairs` ([{`a`, `b`, `differ`,
-//! `first`: {`element`, `rank`, `a`, `b`, `ulps`}}]), `invariant` ({axis: [algorithms]}) and
+//! `first`: {`element`, `rank`, `a`, `b`, `ulps`, `story_a`, `story_b`}}]), `invariant` ({axis: [algorithms]}) and
 //! `env` are the contract of issue 44; the others extend it. A value is `{"hex", "value"}`:
 //! its bits and its decimal value (text when not finite).
 
@@ -14,6 +14,7 @@ use super::plot::{clean, palette, plot_error};
 use crate::error::ApiError;
 use crate::repro::{
     Axis, FirstDifference, InputsUsed, Pair, Repro, RunConfig, Separation, Skipped, Verdict, separation_words,
+    story_words,
 };
 
 /// A number as JSON: itself when finite, else its text.
@@ -40,6 +41,31 @@ fn value_text(f: &FirstDifference, bits: u64) -> String {
     }
 }
 
+/// The first difference's two reductions side by side (each configuration's order, bits and
+/// value), and the difference in words.
+fn side_by_side(f: &FirstDifference, p: &Pair) -> String {
+    let bytes = usize::from(f.dtype.bytes().max(1));
+    let (sa, sb) = (&f.story_a.story, &f.story_b.story);
+    let width = [sa, sb].iter().map(|s| s.expr.to_string().len()).max().unwrap_or(0);
+    let label = |i: usize| format!("config {i}");
+    let mut t = String::new();
+    for (i, s) in [(p.b, sb), (p.a, sa)] {
+        let _ = writeln!(
+            t,
+            "    {:<10} {:<width$}  {} = {}",
+            label(i),
+            s.expr.to_string(),
+            hex(s.output.bits, bytes),
+            s.output.value
+        );
+    }
+    let _ = writeln!(t, "    exact {}", sa.reference);
+    if let Some(w) = story_words(p) {
+        let _ = writeln!(t, "    {w}");
+    }
+    t
+}
+
 fn config_json(i: usize, c: &RunConfig, r: &Repro) -> Value {
     let k = &c.config;
     let e = &r.classes[c.class].errors;
@@ -58,13 +84,17 @@ fn separation_json(s: &Separation) -> Value {
 
 fn pair_json(p: &Pair) -> Value {
     let first = p.first.as_ref().map_or(Value::Null, |f| {
-        json!({"element": f.element, "rank": f.rank, "a": value_json(f, f.a), "b": value_json(f, f.b), "ulps": f.ulps})
+        json!({
+            "element": f.element, "rank": f.rank, "a": value_json(f, f.a), "b": value_json(f, f.b), "ulps": f.ulps,
+            "story_a": f.story_a.to_json()["element"], "story_b": f.story_b.to_json()["element"],
+        })
     });
     json!({
         "a": p.a, "b": p.b, "differ": p.diff.differ, "first": first, "class_a": p.class_a, "class_b": p.class_b,
         "compared": p.diff.compared, "differ_positions": p.diff.positions,
         "separated_by": p.separated_by.iter().map(separation_json).collect::<Vec<_>>(),
         "words": separation_words(&p.separated_by),
+        "story_words": story_words(p),
     })
 }
 
@@ -240,6 +270,9 @@ impl Repro {
                 );
             }
             let _ = writeln!(t, "; separated by {}", separation_words(&p.separated_by));
+            if let Some(f) = &p.first {
+                t.push_str(&side_by_side(f, p));
+            }
         }
     }
 

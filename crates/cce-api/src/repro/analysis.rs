@@ -138,3 +138,35 @@ pub fn separation_words(s: &[Separation]) -> String {
     let joiner = if s.iter().all(|s| s.alone) { " or " } else { " and " };
     s.iter().map(one).collect::<Vec<_>>().join(joiner)
 }
+
+/// The first difference of `pair` told in words from its two stories: what changed between
+/// the configurations, where the element moved and how its reduction changed — "from 4096 to
+/// 4104 elements, element 513 moves from chunk 1 to chunk 0: its sum starts at rank 0 instead
+/// of rank 1". `None` when no element differs.
+pub fn story_words(pair: &Pair) -> Option<String> {
+    let f = pair.first.as_ref()?;
+    let (a, b) = (&f.story_a.story, &f.story_b.story);
+    let change = match &pair.separated_by[..] {
+        [s] if s.axis == Axis::Elems => format!("from {} to {} elements", s.a, s.b),
+        [s] => format!("from {} {} to {}", s.axis.name(), s.a, s.b),
+        [] => "between the two configurations".to_string(),
+        many => format!("with {}", separation_words(many)),
+    };
+    let place = if a.chunk == b.chunk {
+        format!("element {} stays in chunk {}", f.element, a.chunk)
+    } else {
+        format!("element {} moves from chunk {} to chunk {}", f.element, a.chunk, b.chunk)
+    };
+    let ranks = |l: &[u32]| l.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    let how = if a.expr == b.expr {
+        format!("the same order {}, rounded otherwise", a.expr)
+    } else if a.leaves.first() != b.leaves.first() {
+        let start = |l: &[u32]| l.first().map_or("no rank".to_string(), |r| format!("rank {r}"));
+        format!("its sum starts at {} instead of {}", start(&b.leaves), start(&a.leaves))
+    } else if a.leaves != b.leaves {
+        format!("its ranks enter as {} instead of {}", ranks(&b.leaves), ranks(&a.leaves))
+    } else {
+        format!("it is reduced as {} instead of {}", b.expr, a.expr)
+    };
+    Some(format!("{change}, {place}: {how}"))
+}

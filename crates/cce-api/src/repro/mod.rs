@@ -50,7 +50,7 @@ use crate::collective::{AllreduceParams, Prepared};
 use crate::error::ApiError;
 use crate::params::{Algo, AlgoChoice, Check, Compress, RedOp, RoundingMode};
 
-pub use analysis::{Pair, Separation, Verdict, separation_words};
+pub use analysis::{Pair, Separation, Verdict, separation_words, story_words};
 /// The machine and build a report ran on ([`Repro::env`]).
 pub use cce_bench::machine::Environment;
 /// A class's error against the exact reduction ([`Class::errors`]).

@@ -10,6 +10,7 @@ use cce_format::SdmaDtype;
 
 use super::analysis::{self, Pair, Verdict};
 use super::{Axis, Environment, Group, ReproConfig, ReproPlan, Skipped, input};
+use crate::collective::{ElementStory, StoryInputs};
 use crate::error::ApiError;
 
 /// Where the inputs come from.
@@ -47,11 +48,9 @@ pub struct Class {
     pub errors: Metrics,
 }
 
-/// The first element at which two classes differ, both values, and their distance.
-///
-/// The element stories of issue 44 (how each output made this element: `story_a`,
-/// `story_b`) will join this record when the element-story API is wired in.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The first element at which two classes differ, both values, their distance, and how each
+/// configuration made it (its element story).
+#[derive(Clone, Debug, PartialEq)]
 pub struct FirstDifference {
     /// The element's index.
     pub element: u64,
@@ -65,6 +64,10 @@ pub struct FirstDifference {
     pub b: u64,
     /// Their distance in ulps (`None` when either is NaN).
     pub ulps: Option<u64>,
+    /// How the first class's configuration made the element on that rank.
+    pub story_a: Box<ElementStory>,
+    /// How the second's made it.
+    pub story_b: Box<ElementStory>,
 }
 
 /// What was given or generated.
@@ -326,7 +329,7 @@ impl ReproPlan {
             match &reference {
                 None => reference = Some((i, Kept::of(ran.outputs))),
                 Some((r, kept)) if new_class => {
-                    let pair = self.pair(*r, &kept.ranks(), i, &slices_of(&ran.outputs), pass);
+                    let pair = self.pair((*r, &kept.ranks()), (i, &slices_of(&ran.outputs)), held, pass)?;
                     pass.pairs.push(pair);
                 }
                 Some(_) => {}
@@ -354,27 +357,55 @@ impl ReproPlan {
             for &b in &reps[x + 1..] {
                 let second = self.run_one(b, held)?;
                 pass.reruns += 1;
-                let pair = self.pair(a, &first.ranks(), b, &slices_of(&second.outputs), pass);
+                let pair = self.pair((a, &first.ranks()), (b, &slices_of(&second.outputs)), held, pass)?;
                 pass.pairs.push(pair);
             }
         }
         Ok(())
     }
 
-    /// Configurations `a` and `b` (first members of their classes) compared over their common
-    /// elements.
-    fn pair(&self, a: usize, sa: &[&[u8]], b: usize, sb: &[&[u8]], pass: &Pass) -> Pair {
+    /// Configurations `a` and `b` (first members of their classes, each with its outputs)
+    /// compared over their common elements; the first differing element's story told for
+    /// both over the group's inputs `held`.
+    fn pair(
+        &self,
+        (a, sa): (usize, &[&[u8]]),
+        (b, sb): (usize, &[&[u8]]),
+        held: &[Cow<'_, [u8]>],
+        pass: &Pass,
+    ) -> Result<Pair, ApiError> {
         let (ca, cb) = (&self.configs[a].config, &self.configs[b].config);
         let size = usize::from(ca.dtype.bytes().max(1));
         let n = ca.elems.min(cb.elems) as usize;
         let diff: Difference = bits::compare(sa, sb, size, n);
-        let first = diff.first.map(|(element, rank)| {
-            let (x, y) =
-                (bits::bits_at(sa[rank], size, element as usize), bits::bits_at(sb[rank], size, element as usize));
-            FirstDifference { element, rank, dtype: ca.dtype, a: x, b: y, ulps: bits::ulp_distance(ca.dtype, x, y) }
-        });
+        let first = match diff.first {
+            None => None,
+            Some((element, rank)) => {
+                let (x, y) =
+                    (bits::bits_at(sa[rank], size, element as usize), bits::bits_at(sb[rank], size, element as usize));
+                Some(FirstDifference {
+                    element,
+                    rank,
+                    dtype: ca.dtype,
+                    a: x,
+                    b: y,
+                    ulps: bits::ulp_distance(ca.dtype, x, y),
+                    story_a: Box::new(self.story(a, element, rank, held)?),
+                    story_b: Box::new(self.story(b, element, rank, held)?),
+                })
+            }
+        };
         let class_of = |i: usize| pass.configs[i].as_ref().map_or(0, |c| c.class);
-        Pair { a, b, class_a: class_of(a), class_b: class_of(b), diff, first, separated_by: Vec::new() }
+        Ok(Pair { a, b, class_a: class_of(a), class_b: class_of(b), diff, first, separated_by: Vec::new() })
+    }
+
+    /// How configuration `i` made element `element` of rank `rank`'s output, told over the
+    /// first elements of `held` (no run).
+    fn story(&self, i: usize, element: u64, rank: usize, held: &[Cow<'_, [u8]>]) -> Result<ElementStory, ApiError> {
+        let p = &self.configs[i].prepared;
+        let bytes = p.input_bytes() as usize;
+        let slices: Vec<&[u8]> = held.iter().map(|b| &b[..bytes]).collect();
+        p.element_story(element, Some(rank as u64), StoryInputs::Arrays(&slices))
     }
 }
 

@@ -91,9 +91,14 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     // cce-collectives
     (
-        "need {} inputs of {bytes} bytes each",
-        "the CLI passes exactly --ranks inputs of --elems elements: generated, or read after read_inputs refused \
-         every rank{r}.bin of another length",
+        "need {} inputs of ",
+        "the CLI passes exactly --ranks inputs of --elems elements (a run, or a story over arrays, which only \
+         Python's cce.element gives): generated, or read after read_inputs refused every rank{r}.bin of another length",
+    ),
+    (
+        "rank {rank}'s input element {element}: ",
+        "a story reads --input-dir's files element by element after checking each file's length, so only a file \
+         that shrinks between the check and the read (or a failing disk) gets here",
     ),
     (
         "a buffer of {} bytes exceeds the model's {STRIDE}-byte slot",

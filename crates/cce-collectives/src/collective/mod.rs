@@ -104,7 +104,8 @@ pub use model::{Instance, Parameter, TimeModel};
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
 pub use story::{
-    Difference, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep, differences, story,
+    Difference, MAX_ORDER_CHUNKS, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep,
+    differences, orders, story,
 };
 pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};
 

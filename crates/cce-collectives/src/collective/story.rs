@@ -236,6 +236,61 @@ pub fn story(cfg: &Config, source: &dyn InputSource, index: u64, rank: Option<us
     Ok(ev.tell(root, index, q))
 }
 
+/// At most this many chunks get an order of their own in [`orders`] (a user schedule's chunks
+/// repeat every loop; past this many, the orders are not given).
+pub const MAX_ORDER_CHUNKS: u64 = 4096;
+
+/// Reads nothing: every input element is +0 (an order does not depend on the values).
+struct Zeros;
+
+impl InputSource for Zeros {
+    fn block<'a>(&'a self, _: usize, _: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+        buf.clear();
+        buf.resize(count.saturating_mul(8), 0);
+        Ok(buf.as_slice())
+    }
+}
+
+/// The order (the story's `expr`) of every element of rank `rank`'s output (`None`: as
+/// [`story`]), as `(first element, order)` segments in ascending order: an element's order is
+/// its segment's, the last that starts at or before it. Every element of a chunk is reduced in
+/// the same order, so one story per chunk (told over zero inputs) gives them all; adjacent
+/// chunks of one order are one segment.
+///
+/// # Errors
+/// As [`story`]; a user schedule of more than [`MAX_ORDER_CHUNKS`] chunks is a
+/// [`StoryError::Range`] that says so.
+pub fn orders(cfg: &Config, rank: Option<usize>) -> Result<Vec<(u64, Order)>, StoryError> {
+    check_model(cfg)?;
+    let low = Lowered::new(cfg);
+    let starts: Vec<u64> = match &low.shape {
+        Shape::User(g) => {
+            let per = (g.chunk / low.l.size).max(1);
+            let chunks = cfg.elems.div_ceil(per);
+            if chunks > MAX_ORDER_CHUNKS {
+                return Err(StoryError::Range(format!(
+                    "the schedule's {chunks} chunks are more than the {MAX_ORDER_CHUNKS} whose orders are told"
+                )));
+            }
+            (0..chunks).map(|c| c * per).collect()
+        }
+        Shape::BuiltIn { .. } => (0..low.l.r).map(|c| low.l.start(c)).collect(),
+    };
+    let mut out: Vec<(u64, Order)> = Vec::new();
+    let mut last = None;
+    for first in starts {
+        if first >= cfg.elems || last.is_some_and(|l| first <= l) {
+            continue;
+        }
+        last = Some(first);
+        let s = story(cfg, &Zeros, first, rank)?;
+        if out.last().is_none_or(|(_, o)| *o != s.expr) {
+            out.push((first, s.expr));
+        }
+    }
+    Ok(out)
+}
+
 /// The chunk of element `index` (a user schedule's MSCCL chunk).
 fn chunk_of(low: &Lowered, index: u64) -> u64 {
     match &low.shape {
