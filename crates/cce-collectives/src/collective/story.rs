@@ -351,13 +351,21 @@ struct Entry {
     /// The work's position in its step.
     item: usize,
     work: Work,
+    /// The work's destinations and the bytes it writes at each (computed once: the story
+    /// asks every entry before a point whether it writes an address).
+    dests: Vec<u64>,
+    len: u64,
 }
 
 impl Entry {
+    fn new(rank: usize, step: Option<usize>, item: usize, work: Work, size: u64) -> Entry {
+        let (dests, len) = (work.writes(), work.write_len(size));
+        Entry { rank, step, item, work, dests, len }
+    }
+
     /// The destination that holds `addr` and the byte offset in it, if the work writes it.
-    fn writes(&self, addr: u64, size: u64) -> Option<(u64, u64)> {
-        let len = self.work.write_len(size);
-        self.work.writes().into_iter().find(|&d| addr >= d && addr - d < len).map(|d| (d, addr - d))
+    fn writes(&self, addr: u64, _size: u64) -> Option<(u64, u64)> {
+        self.dests.iter().find(|&&d| addr >= d && addr - d < self.len).map(|&d| (d, addr - d))
     }
 }
 
@@ -367,7 +375,7 @@ fn entries(cfg: &Config, low: &Lowered) -> Result<Vec<Entry>, StoryError> {
     let mut out = Vec::new();
     for q in 0..cfg.ranks {
         for (i, (from, to, bytes)) in low.preload(cfg, q).into_iter().enumerate() {
-            out.push(Entry { rank: q, step: None, item: i, work: Work::Copy { src: from, dst: to, bytes } });
+            out.push(Entry::new(q, None, i, Work::Copy { src: from, dst: to, bytes }, low.l.size));
         }
     }
     let steps = &low.steps;
@@ -382,7 +390,7 @@ fn entries(cfg: &Config, low: &Lowered) -> Result<Vec<Entry>, StoryError> {
                     break;
                 }
                 for (i, w) in st.work.iter().enumerate().filter(|(_, w)| !w.is_empty()) {
-                    out.push(Entry { rank: q, step: Some(next[q]), item: i, work: w.clone() });
+                    out.push(Entry::new(q, Some(next[q]), i, w.clone(), low.l.size));
                 }
                 next[q] += 1;
                 done += 1;
@@ -432,6 +440,8 @@ struct Eval<'a> {
     low: &'a Lowered,
     source: &'a dyn InputSource,
     entries: Vec<Entry>,
+    /// Per rank: the entries that write into its memory, ascending.
+    writers: HashMap<usize, Vec<usize>>,
     nodes: Vec<Node>,
     memo: HashMap<(u64, usize), usize>,
     programs: HashMap<usize, Program>,
@@ -442,12 +452,25 @@ struct Eval<'a> {
 
 impl<'a> Eval<'a> {
     fn new(cfg: &'a Config, low: &'a Lowered, source: &'a dyn InputSource, index: u64) -> Result<Eval<'a>, StoryError> {
+        let entries = entries(cfg, low)?;
+        let mut writers: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (p, e) in entries.iter().enumerate() {
+            let mut ranks: Vec<usize> = e.dests.iter().map(|&d| Layout::rank_of(d)).collect();
+            ranks.dedup();
+            for r in ranks {
+                let list = writers.entry(r).or_default();
+                if list.last() != Some(&p) {
+                    list.push(p);
+                }
+            }
+        }
         Ok(Eval {
             cfg,
             index,
             low,
             source,
-            entries: entries(cfg, low)?,
+            entries,
+            writers,
             nodes: Vec::new(),
             memo: HashMap::new(),
             programs: HashMap::new(),
@@ -467,7 +490,10 @@ impl<'a> Eval<'a> {
 
     /// The value at `addr` just before entry `before` runs.
     fn value(&mut self, addr: u64, before: usize) -> Result<usize, StoryError> {
-        let at = (0..before).rev().find(|&p| self.entries[p].writes(addr, self.size()).is_some());
+        let at = self.writers.get(&Layout::rank_of(addr)).and_then(|list| {
+            let below = list.partition_point(|&p| p < before);
+            list[..below].iter().rev().copied().find(|&p| self.entries[p].writes(addr, self.size()).is_some())
+        });
         let key = (addr, at.map_or(usize::MAX, |p| p));
         if let Some(&n) = self.memo.get(&key) {
             return Ok(n);
