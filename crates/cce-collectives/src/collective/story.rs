@@ -98,7 +98,7 @@ impl StepKind {
 /// The packet that moved the element: where it sits on its rank's queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PacketRef {
-    /// The queue (every rank's program runs on its queue [`RANK_QUEUE`]).
+    /// The queue (every rank's program runs on one queue, `RANK_QUEUE` = 0).
     pub queue: u32,
     /// Its index among the packets of the rank's queue, from 0.
     pub packet: u64,
@@ -432,6 +432,9 @@ struct Block {
     scale_exponent: i32,
 }
 
+/// A rank's (packets, tx, rx descriptors) before each of its works, by (step, item).
+type QueueMarks = HashMap<(usize, usize), (u64, u64, u64)>;
+
 /// The evaluator: the run's works, and the values made so far.
 struct Eval<'a> {
     cfg: &'a Config,
@@ -447,7 +450,7 @@ struct Eval<'a> {
     programs: HashMap<usize, Program>,
     blocks: HashMap<(usize, u64), Block>,
     /// Per rank: (packets, tx, rx descriptors) before each of its works, by (step, item).
-    queue_marks: HashMap<usize, HashMap<(usize, usize), (u64, u64, u64)>>,
+    queue_marks: HashMap<usize, QueueMarks>,
 }
 
 impl<'a> Eval<'a> {
@@ -957,7 +960,8 @@ pub fn differences(a: &Config, b: &Config) -> Vec<Difference> {
         cce_host::Rounding::Rne => "rne".to_string(),
         cce_host::Rounding::Stochastic { seed } => format!("sr (seed {seed})"),
     };
-    let fields: [(&'static str, fn(&Config) -> String); 9] = [
+    type Field = (&'static str, fn(&Config) -> String);
+    let fields: [Field; 9] = [
         ("algo", |c| match &c.user {
             Some(u) if c.algo == Algo::File => u.file.clone(),
             _ => c.algo.name().to_string(),
