@@ -109,3 +109,29 @@ fn the_probe_tells_kangaring_from_every_family_order_in_every_chunk() {
         }
     }
 }
+
+/// cce's algorithms carry their orders from the element story: the ring's candidate shows chunk
+/// 0's documented order, the map gives each chunk its own range and order (chunk c's sum starts
+/// at rank c), and with stochastic rounding its consistency is computed (an RNE output is one
+/// of the outcomes SR can reach, so every element is consistent).
+#[test]
+fn cce_algorithms_carry_their_orders_chunk_by_chunk() {
+    let ins = inputs(4, 4096, 9);
+    let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+    let out = run(Algo::Ring, SdmaDtype::Fp32, &ins);
+    let seen: Vec<(usize, &[u8])> = out.iter().enumerate().map(|(r, o)| (r, o.as_slice())).collect();
+    let r = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
+    let best = &r.candidates[r.best.unwrap()];
+    assert_eq!(best.name, "ring");
+    assert_eq!(best.expr.as_ref().map(ToString::to_string).as_deref(), Some("(((0+1)+2)+3)"));
+    let want = ["(((0+1)+2)+3)", "(((1+2)+3)+0)", "(((2+3)+0)+1)", "(((3+0)+1)+2)"];
+    assert_eq!(r.map.len(), 4, "{:?}", r.map);
+    for (c, (m, w)) in r.map.iter().zip(want).enumerate() {
+        assert_eq!((m.first, m.last), (c as u64 * 1024, c as u64 * 1024 + 1023));
+        assert_eq!(m.expr.as_ref().map(ToString::to_string).as_deref(), Some(w), "chunk {c}");
+    }
+    let sr = IdentifyParams { rounding: cce_api::params::RoundingMode::Sr, ..IdentifyParams::new(SdmaDtype::Bf16) };
+    let r = identify(&sr, &slices, &seen).unwrap().report;
+    let ring = r.candidates.iter().find(|c| c.algo.as_deref() == Some("ring")).unwrap();
+    assert_eq!(ring.consistent, Some(4096), "{ring:?}");
+}

@@ -242,7 +242,29 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     rows.extend(convert_bench_report_rows(&p));
     rows.extend(allreduce_rows(&p));
     rows.extend(compress_rows());
+    rows.extend(element_rows());
     rows
+}
+
+/// `--element` and `--rank`: out of range, a reduce-scatter rank that does not hold it, a rank
+/// without an element.
+fn element_rows() -> Vec<Row> {
+    let ar = |extra: &[&str]| {
+        with(
+            &["allreduce", "--ranks", "4", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "100"],
+            extra,
+        )
+    };
+    vec![
+        (ar(&["--element", "100"]), "--element 100 is past the run's 100 elements per rank (0..100)", 2),
+        (ar(&["--element", "5", "--rank", "4"]), "--rank 4: the run has ranks 0..4", 2),
+        (
+            ar(&["--element", "0", "--rank", "0", "--collective", "reduce-scatter"]),
+            "--rank 0 does not hold element 0 after a reduce-scatter (its elements are 25..50): rank 3 does",
+            2,
+        ),
+        (ar(&["--rank", "1"]), "missing --element", 2),
+    ]
 }
 
 /// The rows of build's flags, the missing and mistyped flags, and the flags of gen and encode.
