@@ -180,8 +180,37 @@ impl InputSource for Generated {
 /// Inputs in files, rank r's in `dir/rank{r}.bin` (what `--input-dir` names), read block by
 /// block.
 pub struct RankFiles {
-    files: Vec<std::fs::File>,
+    files: Vec<AtFile>,
     size: usize,
+}
+
+/// A file read at offsets by several threads at once: a positional read on unix; elsewhere (the
+/// page's wasm32, other hosts) a lock around each seek and read.
+struct AtFile(#[cfg(unix)] std::fs::File, #[cfg(not(unix))] std::sync::Mutex<std::fs::File>);
+
+impl AtFile {
+    fn new(f: std::fs::File) -> AtFile {
+        #[cfg(unix)]
+        return AtFile(f);
+        #[cfg(not(unix))]
+        return AtFile(std::sync::Mutex::new(f));
+    }
+
+    /// Fills `buf` from `offset`.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.0.read_exact_at(buf, offset)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            f.seek(SeekFrom::Start(offset))?;
+            f.read_exact(buf)
+        }
+    }
 }
 
 impl RankFiles {
@@ -193,7 +222,9 @@ impl RankFiles {
         let files = (0..cfg.ranks)
             .map(|q| {
                 let p = dir.join(format!("rank{q}.bin"));
-                std::fs::File::open(&p).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
+                std::fs::File::open(&p)
+                    .map(AtFile::new)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
             })
             .collect::<std::io::Result<Vec<_>>>()?;
         Ok(RankFiles { files, size: usize::from(cfg.dtype.bytes().max(1)) })
@@ -202,7 +233,6 @@ impl RankFiles {
 
 impl InputSource for RankFiles {
     fn block<'a>(&'a self, rank: usize, first: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
-        use std::os::unix::fs::FileExt;
         buf.clear();
         buf.resize(count * self.size, 0);
         let f = self.files.get(rank).ok_or_else(|| std::io::Error::other(format!("no input file for rank {rank}")))?;
