@@ -279,6 +279,20 @@ def run(ring, load=None, dump=(), *, threads=1):
 # --- Collectives ----------------------------------------------------------------------------
 
 
+def _algo_and_file(algo):
+    """``algo`` as the extension takes it: a built-in name as it is, or a path of a user's MSCCL
+    XML schedule (a ``PathLike`` or a name ending in ``.xml``) read into ``("file", (path,
+    text))``."""
+    if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
+        path = os.fspath(algo)
+        try:
+            with open(path, encoding="utf-8") as f:
+                return "file", (path, f.read())
+        except (OSError, UnicodeDecodeError) as e:
+            raise CceError(f"algo: {path}: {e}") from None
+    return algo, None
+
+
 def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
               ranks_per_node=None, check="exact"):
     """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
@@ -306,15 +320,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     while the call runs, without the GIL (a C-contiguous array is never copied): another thread
     must not write them meanwhile."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
-    algo_file = None
-    if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
-        path = os.fspath(algo)
-        try:
-            with open(path, encoding="utf-8") as f:
-                algo_file = (path, f.read())
-        except (OSError, UnicodeDecodeError) as e:
-            raise CceError(f"algo: {path}: {e}") from None
-        algo = "file"
+    algo, algo_file = _algo_and_file(algo)
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
@@ -340,15 +346,7 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
     ``output``, ``reference`` and ``error`` (docs/forensics.md). Raises CceError for bad input:
     an element or rank out of range, arrays of different lengths."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "element: at least two ranks' arrays")
-    algo_file = None
-    if isinstance(algo, os.PathLike) or (isinstance(algo, str) and algo.lower().endswith(".xml")):
-        path = os.fspath(algo)
-        try:
-            with open(path, encoding="utf-8") as f:
-                algo_file = (path, f.read())
-        except (OSError, UnicodeDecodeError) as e:
-            raise CceError(f"algo: {path}: {e}") from None
-        algo = "file"
+    algo, algo_file = _algo_and_file(algo)
     return _cce.element(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),

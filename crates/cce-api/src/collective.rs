@@ -816,6 +816,28 @@ pub struct ElementStory {
     pub story: Story,
 }
 
+/// Checks that `dir/rank{r}.bin` holds `cfg.elems` elements of `cfg`'s dtype for every rank,
+/// before any is read (`--input-dir`: the run and the story).
+///
+/// # Errors
+/// A file that is missing or of another length, named with its length and the expected one.
+pub fn check_rank_files(cfg: &Config, dir: &std::path::Path) -> Result<(), ApiError> {
+    let want = cfg.elems.saturating_mul(cfg.dtype.bytes().max(1) as u64);
+    for q in 0..cfg.ranks {
+        let p = dir.join(format!("rank{q}.bin"));
+        let len = std::fs::metadata(&p).map_err(|e| input(format!("{}: {e}", p.display())))?.len();
+        if len != want {
+            return Err(input(format!(
+                "{}: {len} bytes, expected {want} ({} elements of {})",
+                p.display(),
+                cfg.elems,
+                cfg.dtype.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The story of `cfg`'s element `index` over `inputs`.
 fn story_of(cfg: &Config, index: u64, rank: Option<u64>, inputs: StoryInputs<'_>) -> Result<ElementStory, ApiError> {
     let rank = rank.map(|r| usize::try_from(r).unwrap_or(usize::MAX));
@@ -830,18 +852,7 @@ fn story_of(cfg: &Config, index: u64, rank: Option<u64>, inputs: StoryInputs<'_>
             Box::new(metrics::Held::new(cfg, arrays))
         }
         StoryInputs::RankFiles(dir) => {
-            for q in 0..cfg.ranks {
-                let p = dir.join(format!("rank{q}.bin"));
-                let len = std::fs::metadata(&p).map_err(|e| input(format!("{}: {e}", p.display())))?.len();
-                if len != want {
-                    return Err(input(format!(
-                        "{}: {len} bytes, expected {want} ({} elements of {})",
-                        p.display(),
-                        cfg.elems,
-                        cfg.dtype.name()
-                    )));
-                }
-            }
+            check_rank_files(cfg, dir)?;
             Box::new(metrics::RankFiles::open(cfg, dir).map_err(|e| input(e.to_string()))?)
         }
     };

@@ -59,21 +59,11 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
 }
 
 fn read_inputs(cfg: &Config, dir: &std::path::Path) -> Result<Vec<Vec<u8>>, CliError> {
-    let want = cfg.elems * cfg.dtype.bytes() as u64;
+    cce_api::collective::check_rank_files(cfg, dir)?;
     (0..cfg.ranks)
         .map(|r| {
             let p = dir.join(format!("rank{r}.bin"));
-            let io = |source| CliError::Io { path: p.display().to_string(), source };
-            let len = std::fs::metadata(&p).map_err(io)?.len();
-            if len != want {
-                return Err(input(format!(
-                    "{}: {len} bytes, expected {want} ({} elements of {})",
-                    p.display(),
-                    cfg.elems,
-                    cfg.dtype.name()
-                )));
-            }
-            std::fs::read(&p).map_err(io)
+            std::fs::read(&p).map_err(|source| CliError::Io { path: p.display().to_string(), source })
         })
         .collect()
 }

@@ -32,19 +32,32 @@ pub(crate) fn allreduce<'py>(
     algo_file: Option<(String, String)>,
     check: &str,
 ) -> PyResult<Outputs<'py>> {
-    let algo_file = algo_file
-        .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
-        .transpose()
-        .map_err(|e| api_error(py, e))?;
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
-    let params = params(inputs.len() as u64, keywords, seed, arch, compress.as_deref(), ranks_per_node, algo_file)
-        .map_err(|e| api_error(py, e))?;
+    let params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
     // The engines read every rank's array in place (nothing of it is copied), without the GIL.
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let result = detached(py, || cce_api::allreduce_slices(&params, &slices))?.map_err(|e| api_error(py, e))?;
     let stats = to_py(py, &result.to_json())?;
     let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
     Ok((outs, stats))
+}
+
+/// The parameters of a Python call (`allreduce`, `element`): its schedule file (name, text)
+/// loaded, then its keywords parsed by [`params`]; a refusal as the documented exception.
+fn call_params(
+    py: Python<'_>,
+    ranks: u64,
+    keywords: Keywords<'_>,
+    seed: u64,
+    arch: u64,
+    (compress, ranks_per_node): (Option<String>, Option<u64>),
+    algo_file: Option<(String, String)>,
+) -> PyResult<AllreduceParams> {
+    let algo_file = algo_file
+        .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
+        .transpose()
+        .map_err(|e| api_error(py, e))?;
+    params(ranks, keywords, seed, arch, compress.as_deref(), ranks_per_node, algo_file).map_err(|e| api_error(py, e))
 }
 
 /// `cce.allreduce`'s string keywords: algo, op, dtype, accum, rounding, check.
@@ -107,13 +120,8 @@ pub(crate) fn element<'py>(
     index: u64,
     rank: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let algo_file = algo_file
-        .map(|(name, text)| cce_api::collective::load_algorithm(&name, &text))
-        .transpose()
-        .map_err(|e| api_error(py, e))?;
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, "none");
-    let params = params(inputs.len() as u64, keywords, seed, arch, compress.as_deref(), ranks_per_node, algo_file)
-        .map_err(|e| api_error(py, e))?;
+    let params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let size = params.dtype.bytes().max(1) as u64;
     let len = slices.first().map_or(0, |s| s.len() as u64);
