@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import cce
+from order_grammar import parse
 
 NP = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32}
 UINT = {2: np.uint16, 4: np.uint32}
@@ -71,30 +72,6 @@ def reduce_values(op, accum, dtype, vals, scales):
             acc = combine(op, accum, acc, to_acc(x, accum), None)
     return np.asarray(acc).astype(NP[dtype])[()]
 
-
-def parse(expr):
-    """The grammar's tree: an int (rank) or a list of operands (one rounding)."""
-    pos = 0
-
-    def node():
-        nonlocal pos
-        if expr[pos] == "(":
-            pos += 1
-            kids = [node()]
-            while expr[pos] == "+":
-                pos += 1
-                kids.append(node())
-            assert expr[pos] == ")", expr
-            pos += 1
-            return kids
-        start = pos
-        while pos < len(expr) and expr[pos].isdigit():
-            pos += 1
-        return int(expr[start:pos])
-
-    tree = node()
-    assert pos == len(expr), expr
-    return tree
 
 
 def evaluate(tree, leaf, op, accum, dtype, ranks):

@@ -10,33 +10,10 @@ import numpy as np
 import pytest
 
 import cce
+from order_grammar import parse
 
 BF16 = ml_dtypes.bfloat16
 
-
-def parse(expr):
-    """The order grammar as nested lists (a rank is an int), read from its text."""
-    pos = 0
-
-    def node():
-        nonlocal pos
-        if expr[pos] == "(":
-            pos += 1
-            ops = [node()]
-            while expr[pos] == "+":
-                pos += 1
-                ops.append(node())
-            assert expr[pos] == ")"
-            pos += 1
-            return ops
-        start = pos
-        while pos < len(expr) and expr[pos].isdigit():
-            pos += 1
-        return int(expr[start:pos])
-
-    tree = node()
-    assert pos == len(expr)
-    return tree
 
 
 def evaluate(tree, xs, round_=lambda a: a.astype(BF16)):
