@@ -23,7 +23,7 @@
 //! count; the better of [`PREFETCHES`]), and each row reports `ratio_to_floor`, its GB/s over
 //! that floor's (`floor_gbps`). A kernel at 1.0 of it does all the memory allows.
 
-mod floor;
+pub(crate) mod floor;
 
 pub use floor::{PREFETCHES, Prefetch, floor_pass};
 

@@ -66,6 +66,8 @@ pub mod error;
 pub mod float;
 mod fp32_tiles;
 pub mod gce;
+#[doc(hidden)]
+pub mod internals;
 pub mod order;
 pub mod reduce;
 pub mod rng;
