@@ -299,6 +299,7 @@ pub fn narrow_f32_rne_small(x: u32, fmt: FloatFormat, saturate: bool, keep_sign:
 
 /// The lane constants of [`narrow_f32_rne_small`] for a one-byte format, for the explicit-SIMD
 /// encoder ([`crate::simd::Caps::fp8_encode`]), which runs the same steps on 16 lanes at a time.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // only the x86 kernels read it
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fp8Enc {
     /// Dropped mantissa bits of a normal result (`23 - mbits`).

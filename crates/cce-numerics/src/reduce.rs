@@ -254,6 +254,7 @@ pub fn kernel_name(spec: &ReduceSpec, n_sources: usize, elements: usize, exec: &
     struct Probe<'p> {
         plan: Option<F32AccPlan<'p>>,
         n_sources: usize,
+        #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // only the x86 dispatch asks
         fp8: bool,
         name: alloc::string::String,
     }
