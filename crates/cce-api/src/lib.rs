@@ -19,6 +19,9 @@
 //! - [`reduce`](mod@reduce): [`ReduceParams`] → [`reduce()`] — the whole path (host rings, the
 //!   engine executing their bytes);
 //! - [`convert`](mod@convert): [`convert()`] and [`generate`] on raw arrays;
+//! - [`dtype_value`](mod@dtype_value): `cce value` and the browser page's "dtypes" view —
+//!   [`dtype_value()`] → [`DtypeValue`] (bits, exact decimal, fields, neighbours, RNE and
+//!   stochastic rounding of a decimal, the value in every other dtype), [`value_bits`];
 //! - [`params`]: the values a user names (ops, rounding, algorithms, collectives, FMA
 //!   selectors, clamp constants, dtypes), each a type with the one `FromStr` the fronts parse
 //!   with — its refusal never names a flag, the front does;
@@ -58,6 +61,7 @@ pub mod bench;
 pub mod bits;
 pub mod collective;
 pub mod convert;
+pub mod dtype_value;
 pub mod error;
 pub mod gce;
 pub mod identify;
@@ -81,6 +85,7 @@ pub use bits::{
 };
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};
+pub use dtype_value::{DtypeValue, DtypeValues, dtype_value, dtype_values, value_bits};
 pub use error::{ApiError, ErrorKind, LoadProblem};
 pub use listing::{Desc, Listing, PacketListing, QueueListing, RingSide, disasm};
 pub use params::{

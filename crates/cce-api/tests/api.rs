@@ -1,5 +1,9 @@
 //! The library API without a command line: each entry point against the layer below it, the
 //! text and JSON renderings of one listing against each other, and the error policy's fields.
+//! `api/dtype_value.rs`: `cce value`'s library function on vectors checked by hand.
+
+#[path = "api/dtype_value.rs"]
+mod dtype_value;
 
 use cce_api::params::{Algo, RedOp};
 use cce_api::render::flag;

@@ -6,6 +6,7 @@ pub mod bench;
 mod bits;
 pub mod collective;
 mod convert;
+mod dtype_value;
 mod fields;
 mod identify;
 mod identify_readme;
