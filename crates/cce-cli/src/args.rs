@@ -61,6 +61,11 @@ pub(crate) enum Command {
     Convert(ConvertArgs),
     /// Write a deterministic raw little-endian test array (inputs for reduce, run and convert).
     Gen(GenArgs),
+    /// One value in one dtype, told in full: its bits and exact decimal, class and bit fields,
+    /// neighbours and ulp, how a decimal rounds into the dtype (to nearest even, and the two
+    /// outcomes of stochastic rounding with their probabilities), and the value converted to
+    /// every other dtype.
+    Value(ValueArgs),
     /// All-reduce over R simulated ranks, lowered to CCE packets and executed on the engine.
     ///
     /// `--algo-file FILE.xml` runs a user's MSCCL XML schedule instead of cce's own algorithms
@@ -433,6 +438,28 @@ pub(crate) struct ConvertArgs {
     #[arg(long, default_value = "1", value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: u64,
     /// One JSON object (what was written: elements, bytes, dtypes, rounding) instead of a line.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ValueArgs {
+    /// The dtype (the SDMA names, or fp8e4fn; also f16, f32, e3m4, e4m3, e5m2, e4m3fn).
+    #[arg(long)]
+    pub(crate) dtype: String,
+    /// Overflow to ±max finite instead of ±inf / NaN: the value's rounding and the conversions.
+    #[arg(long)]
+    pub(crate) saturate: bool,
+    /// A value, as an option (repeatable; before the positional ones): for text that starts
+    /// with `-` and is no plain number (`--value -inf`).
+    #[arg(long = "value", value_name = "VALUE", allow_hyphen_values = true, action = clap::ArgAction::Append)]
+    pub(crate) value_opt: Vec<String>,
+    /// Values: a decimal number (read as the nearest f64, then rounded to nearest even into
+    /// --dtype; inf, -inf, nan), an integer dtype's integer, or 0x and the bits. Several print
+    /// {"values": [...]} with --json.
+    #[arg(value_name = "VALUE", allow_negative_numbers = true, required_unless_present = "value_opt")]
+    pub(crate) values: Vec<String>,
+    /// One JSON object (every key of the text, the page's contract) instead of the text.
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -24,6 +24,7 @@ mod report_cmd;
 mod repro_cmd;
 mod ring_cmd;
 mod ring_input;
+mod value_cmd;
 
 use std::process::ExitCode;
 
@@ -76,6 +77,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Run(a) => reduce_cmd::run(&a)?,
         Command::Convert(a) => convert_cmd::convert(&a)?,
         Command::Gen(a) => gen_cmd::generate(&a)?,
+        Command::Value(a) => value_cmd::value(&a)?,
         Command::Allreduce(a) => allreduce_cmd::allreduce(&a)?,
         Command::Algo(a) => algo_cmd::algo(&a)?,
         Command::Report(a) => report_cmd::report(&a)?,

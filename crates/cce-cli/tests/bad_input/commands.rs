@@ -243,7 +243,30 @@ pub(crate) fn rows(f: &Files) -> Vec<Row> {
     rows.extend(allreduce_rows(&p));
     rows.extend(compress_rows());
     rows.extend(element_rows());
+    rows.extend(value_rows());
     rows
+}
+
+/// `cce value`: the dtype, and a value that does not read in it.
+fn value_rows() -> Vec<Row> {
+    let value = |dtype: &str, v: &str| sv(&["value", "--dtype", dtype, "--value", v]);
+    vec![
+        (sv(&["value", "--dtype", "bf16"]), "missing <VALUE>", 2),
+        (value("fp64", "1"), "--dtype 'fp64': expected one of u8, i8, u16, i16, u32, i32, u64, i64, fp16, bf16", 2),
+        (
+            value("fp32r", "1"),
+            "--dtype 'fp32r': sdma dtype fp32r (value 11) is not valid as an input or output dtype",
+            2,
+        ),
+        (value("bf16", "0xzz"), "--value '0xzz': expected 0x and hex digits (the bits of bf16)", 2),
+        (value("u8", "0x100"), "--value '0x100' is wider than u8's 8 bits (at most 0xff)", 2),
+        (
+            value("bf16", "one"),
+            "--value 'one': expected a decimal number, inf, -inf, nan, or 0x and the bits of bf16",
+            2,
+        ),
+        (value("i8", "-129"), "--value '-129': expected an integer in -128..=127 (a i8), or 0x and its bits", 2),
+    ]
 }
 
 /// `--element` and `--rank`: out of range, a reduce-scatter rank that does not hold it, a rank
