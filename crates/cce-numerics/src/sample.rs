@@ -160,7 +160,9 @@ pub fn sample_into(t: NumType, first: u64, seed: u64, kind: SampleKind, out: &mu
         while done < n {
             let at = start.wrapping_add(done as u64);
             let lo = at as u32;
-            let run = (n - done).min((u64::from(u32::MAX) - u64::from(lo) + 1) as usize);
+            // In u64: the room left, up to 2³², is 0 as a 32-bit usize (wasm32), which looped.
+            let room = u64::from(u32::MAX) - u64::from(lo) + 1;
+            let run = ((n - done) as u64).min(room) as usize;
             let (keys, part) = (keys(seed, (at >> 32) as u32), &mut chunk[done * size..(done + run) * size]);
             match (kind, t.is_float()) {
                 (SampleKind::Uniform, true) if direct && size == 2 => {
