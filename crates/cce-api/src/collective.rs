@@ -632,6 +632,7 @@ pub fn sweep_every_algorithm(
 /// per algorithm two series: `<algo> simulator on this CPU` (solid: the bus bandwidth of the
 /// simulator's wall time on this machine) and `<algo> Trainium model` (dashed: that of the
 /// model's time on the Trainium node), auto's choice marked on the model curves.
+#[cfg(feature = "plot")]
 pub fn sweep_chart(points: &[SweepPoint], ranks: u64, dtype: SdmaDtype) -> crate::plot::Chart {
     use crate::plot::{Chart, Mark, Scale, Series};
     let mut series = Vec::new();

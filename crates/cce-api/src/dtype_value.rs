@@ -5,7 +5,7 @@
 //!
 //! ## Guarantees
 //! - Every exact value is every digit of the stored value in decimal (`1.296875`), computed
-//!   with integers ([`decimal`]); `inf`, `-inf`, `nan`, `-nan` for the specials.
+//!   with integers (the `decimal` module); `inf`, `-inf`, `nan`, `-nan` for the specials.
 //! - A decimal is read as numpy reads it: Rust's f64 parse (correctly rounded), then rounded
 //!   to nearest even into the dtype by `cce_numerics::float::round_value`, the numerics' own
 //!   rule (ml_dtypes' `astype`: overflow → ±inf, NaN for e4m3fn), or with `saturate` to ±max

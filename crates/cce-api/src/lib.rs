@@ -74,7 +74,9 @@ pub mod reduce_rings;
 pub mod render;
 pub mod repro;
 pub mod ringfile;
-pub use render::{plot, report, trace};
+#[cfg(feature = "plot")]
+pub use render::plot;
+pub use render::{report, trace};
 pub mod run;
 pub mod runtime;
 pub mod values;

@@ -13,6 +13,7 @@ mod identify_readme;
 mod listing;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "plot")]
 pub mod plot;
 mod reduce;
 pub mod report;

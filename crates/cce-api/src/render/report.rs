@@ -11,6 +11,7 @@ use cce_collectives::numerics_report::{self as nr, MEASURE};
 use crate::collective::{Report, Series};
 use serde_json::{Value, json};
 
+#[cfg(feature = "plot")]
 use crate::plot::{self, Chart, Scale};
 
 /// The object `cce report numerics --json` prints.
@@ -38,6 +39,7 @@ pub fn numerics_json(r: &Report) -> Value {
 }
 
 /// The chart: the error of each series against R, log-log (R in powers of 2).
+#[cfg(feature = "plot")]
 pub fn numerics_chart(r: &Report) -> Chart {
     let series = Series::ALL
         .iter()

@@ -7,10 +7,13 @@
 
 use std::fmt::Write as _;
 
+#[cfg(feature = "plot")]
 use plotters::prelude::*;
 use serde_json::{Value, json};
 
+#[cfg(feature = "plot")]
 use super::plot::{clean, palette, plot_error};
+#[cfg(feature = "plot")]
 use crate::error::ApiError;
 use crate::repro::{
     Axis, FirstDifference, InputsUsed, Pair, Repro, RunConfig, Separation, Skipped, Verdict, separation_words,
@@ -301,6 +304,7 @@ impl Repro {
     /// The matrix as an SVG heatmap: a cell per pair of configurations, in its class's colour
     /// when both are in one class, grey when they ran on the same inputs and differ, white
     /// when their inputs differ (not compared).
+    #[cfg(feature = "plot")]
     pub fn heatmap_svg(&self) -> Result<String, ApiError> {
         let n = self.configs.len();
         crate::repro::check_plot(n)?;
