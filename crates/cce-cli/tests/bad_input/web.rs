@@ -1,0 +1,24 @@
+//! The page's request messages (crates/cce-web): a request is a JSON object the page's script
+//! builds, never a command line, so none of them is reachable from `cce`. Each is produced by
+//! `crates/cce-web/tests/requests.rs` (natively) or by the browser test (tests/web/test_page.py).
+
+const WHY: &str = "a request of the page's WebAssembly module (JSON from its script), not a command line; \
+                   crates/cce-web/tests/requests.rs and tests/web produce it";
+
+pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    ("a request of {} bytes: at most", WHY),
+    ("unknown --fn '{other}'", WHY),
+    ("--{key} must be a string or a number", WHY),
+    ("--{key} must be an integer ≥ 0", WHY),
+    ("--{key} must be true or false", WHY),
+    ("--fields must be an object of field names", WHY),
+    ("{} has no field --{name}", WHY),
+    ("--hex is not hex", WHY),
+    ("--hex has an odd number of digits", WHY),
+    ("--values has {} values for {} ranks", WHY),
+    ("--element {index} is past the {elems} elements", WHY),
+    ("typed values build {total} bytes of arrays", WHY),
+    ("--values [{r}] must be a string or a number", WHY),
+    ("the request is not a JSON object", WHY),
+    ("--values must be a list of one value per rank", WHY),
+];
