@@ -123,10 +123,19 @@ const hex32 = (w) => "0x" + (w >>> 0).toString(16).padStart(8, "0");
 
 let restoring = false;
 
+// The URL follows the view once per burst of input (a task later), not per keystroke.
+let pendingHash = null;
+
+function flushHash() {
+  if (pendingHash !== null && location.hash !== pendingHash) history.replaceState(null, "", pendingHash);
+  pendingHash = null;
+}
+
 function setHash(parts) {
   if (restoring) return;
-  const h = "#" + parts.map((p) => encodeURIComponent(p).replace(/%3D/g, "=").replace(/%26/g, "&").replace(/%2C/g, ",")).join("/");
-  if (location.hash !== h) history.replaceState(null, "", h);
+  const first = pendingHash === null;
+  pendingHash = "#" + parts.map((p) => encodeURIComponent(p).replace(/%3D/g, "=").replace(/%26/g, "&").replace(/%2C/g, ",")).join("/");
+  if (first) setTimeout(flushHash, 0);
 }
 
 function query(obj) {
@@ -586,6 +595,7 @@ async function main() {
     t.addEventListener("drop", (e) => { e.preventDefault(); t.classList.remove("dragover"); if (e.dataTransfer.files[0]) readRingFile(e.dataTransfer.files[0]); });
   }
   $("#copy-link").addEventListener("click", async () => {
+    flushHash();
     try { await navigator.clipboard.writeText(location.href); $("#copy-state").textContent = " copied"; } catch (_) { $("#copy-state").textContent = ` ${location.href}`; }
   });
   window.addEventListener("hashchange", restore);

@@ -246,6 +246,10 @@ def test_permalinks_restore_their_view(page):
     ]:
         page.execute_script(act)
         shown = page.find_element(By.ID, f"view-{view}").text
+        for _ in range(100):  # the URL follows a task after the input
+            if page.current_url.split("#")[1].startswith(view):
+                break
+            time.sleep(0.01)
         url = page.current_url
         assert url.split("#")[1].startswith(view)
         open_page(page, "#" + url.split("#")[1])
