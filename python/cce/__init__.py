@@ -22,7 +22,7 @@ from ._dtypes import as_array, cce_name, from_raw, numpy_dtype, raw
 from ._errors import CceError, EngineFault, RankFailed
 
 __all__ = [
-    "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "reduce", "nki",
+    "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "value", "reduce", "nki",
     "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "element", "gce_compress", "gce_decompress",
     "identify", "make_probe", "repro",
 ]
@@ -193,6 +193,25 @@ def decode(encoder, words_or_bytes):
     except TypeError:
         raise CceError("decode: a list of 32-bit words, or bytes") from None
     return _cce.decode_words(str(encoder), words)
+
+
+def value(dtype, value, *, saturate=False):
+    """One value in ``dtype`` told in full — the object ``cce value --dtype DTYPE VALUE --json``
+    prints (and the page's Dtypes view shows): its bits, exact decimal, class, fields,
+    neighbours, ulp, the round-to-nearest-even of a decimal with its exact error, stochastic
+    rounding's two outcomes, and its conversion to every dtype.
+
+    Args:
+        dtype: a cce dtype name (``"bf16"``, ``"fp8e4"``, ``"i32"`` …).
+        value: a decimal (``"1.3"``, ``"inf"``, a Python number) or ``"0x…"`` bits.
+        saturate: round and convert with saturation (±max finite instead of ±inf / NaN).
+
+    Raises:
+        CceError: an unknown dtype, a value that is not a number, bits wider than the dtype.
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise CceError("value: a decimal string, a number or 0x bits")
+    return _cce.value(str(dtype), value if isinstance(value, str) else repr(value), bool(saturate))
 
 
 def tables():

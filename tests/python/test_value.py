@@ -484,3 +484,23 @@ def int_to_float(v, to, saturate):
             return math.copysign(fmax(to), v)
         return decode(to, enc | ((1 << (width(to) - 1)) if v < 0 else 0))
     return math.copysign(grid.g[enc], v) if v else 0.0
+
+
+def test_the_python_call_is_the_cli_object():
+    """cce.value(dtype, value) is `cce value --dtype DTYPE VALUE --json`'s object (a thin front
+    over the same library call); a refusal raises CceError with the CLI's message."""
+    import os
+
+    import cce
+
+    binary = os.environ.get("CCE_BIN", "cce")
+    for dtype, text, saturate in [("bf16", "1.3", False), ("fp8e4", "1000", True), ("fp16", "0x7e01", False),
+                                  ("i16", "-1234", False), ("fp32", "-inf", False)]:
+        args = [binary, "value", "--dtype", dtype, "--value", text, "--json"] + (["--saturate"] if saturate else [])
+        want = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        assert cce.value(dtype, text, saturate=saturate) == want, (dtype, text)
+    assert cce.value("bf16", 1.5)["bits_hex"] == "0x3fc0"
+    with pytest.raises(cce.CceError, match="dtype"):
+        cce.value("bf17", "1")
+    with pytest.raises(cce.CceError):
+        cce.value("fp8e4", "0x1ff")

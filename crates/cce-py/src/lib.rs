@@ -41,6 +41,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(xla_ffi_handler, m)?)?;
     m.add_function(wrap_pyfunction!(seeds::py_derived_seed, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(numbers::value, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::reduce, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::gce_compress, m)?)?;
     m.add_function(wrap_pyfunction!(numbers::gce_decompress, m)?)?;

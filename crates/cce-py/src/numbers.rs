@@ -39,6 +39,15 @@ pub(crate) fn convert<'py>(
     Ok(PyArray1::from_vec(py, out))
 }
 
+/// One value (a decimal, or `0x` bits) in `dtype`, told in full — `cce value --json`'s object
+/// for one value (the page's Dtypes view shows the same).
+#[pyfunction]
+#[pyo3(signature = (dtype, value, saturate = false))]
+pub(crate) fn value<'py>(py: Python<'py>, dtype: &str, value: &str, saturate: bool) -> PyResult<Bound<'py, PyAny>> {
+    let v = cce_api::dtype_value(dtype, value, saturate).map_err(|e| api_error(py, e))?;
+    to_py(py, &v.to_json())
+}
+
 /// Reduces `srcs` (raw arrays of `in_dt`, equal lengths) through the whole path — cce-host
 /// builds the rings, cce-engine executes their bytes over memory, the sources read in place —
 /// as `cce reduce` does, writing each destination into `outs` (fresh `uint8` arrays of
