@@ -64,16 +64,35 @@ pub fn parse_sdma_dtype(s: &str) -> Result<SdmaDtype, String> {
     parse_dtype(s, 16).map(|v| SdmaDtype::from_nibble(v as u32))
 }
 
-/// Parses hex bytes (spaces, `_` and `:` ignored) into exactly `n` bytes.
+/// Whether `c` separates hex digits (ignored): whitespace, `_` and `:`.
+fn hex_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '_' | ':')
+}
+
+/// Parses hex bytes of any count (separators ignored: whitespace, `_`, `:`), for input of any
+/// size: a refusal names the first bad digit and its place, never echoes the input.
+pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = s.chars().filter(|&c| !hex_separator(c)).map(|c| c as u32 as u8).collect();
+    if let Some((at, c)) = s.chars().filter(|&c| !hex_separator(c)).enumerate().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        return Err(format!("malformed hex: '{c}' at digit {at} is not 0-9 a-f"));
+    }
+    if digits.len() % 2 != 0 {
+        return Err(format!("malformed hex: {} digits, an odd number (a byte is two digits)", digits.len()));
+    }
+    let nibble = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
+    Ok(digits.chunks_exact(2).map(|p| nibble(p[0]) << 4 | nibble(p[1])).collect())
+}
+
+/// Parses hex bytes (separators ignored as by [`parse_hex`]) into exactly `n` bytes.
 pub fn parse_hex_bytes(s: &str, n: usize) -> Result<Vec<u8>, String> {
-    let clean: String = s.chars().filter(|c| !matches!(c, ' ' | '_' | ':')).collect();
+    let clean: String = s.chars().filter(|&c| !hex_separator(c)).collect();
     if !clean.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("malformed hex '{s}': only 0-9 a-f allowed"));
     }
     if clean.len() != 2 * n {
         return Err(format!("malformed hex: expected {} hex digits ({n} bytes), got {}", 2 * n, clean.len()));
     }
-    (0..n).map(|i| u8::from_str_radix(&clean[2 * i..2 * i + 2], 16).map_err(|e| e.to_string())).collect()
+    parse_hex(&clean)
 }
 
 /// Lowercase hex of bytes.
@@ -99,6 +118,15 @@ mod tests {
         assert!(parse_u64("1e3").is_err());
         assert!(parse_u64("99999999999999999999").is_err());
         assert_eq!(parse_max("8", 7, 3), Err("8 does not fit 3 bits (0..=7)".to_string()));
+    }
+
+    #[test]
+    fn hex_of_any_length() {
+        assert_eq!(parse_hex("00 ff\n1a:2B_3c"), Ok(vec![0x00, 0xff, 0x1a, 0x2b, 0x3c]));
+        assert_eq!(parse_hex(""), Ok(vec![]));
+        assert_eq!(parse_hex("0g"), Err("malformed hex: 'g' at digit 1 is not 0-9 a-f".to_string()));
+        assert_eq!(parse_hex("abc"), Err("malformed hex: 3 digits, an odd number (a byte is two digits)".to_string()));
+        assert_eq!(parse_hex_bytes("0102 0304", 4), Ok(vec![1, 2, 3, 4]));
     }
 
     #[test]

@@ -175,25 +175,9 @@ fn encode(req: &Request) -> Answer {
     Ok(to_value(&cce_api::encode_values(encoder.name, &values).map_err(api)?))
 }
 
-/// Bytes from hex: pairs of digits, whitespace, commas and `0x` prefixes ignored.
-fn hex_bytes(text: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .flat_map(|w| w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")).unwrap_or(w).bytes())
-        .collect();
-    if let Some(bad) = digits.iter().position(|b| !b.is_ascii_hexdigit()) {
-        return Err(format!("`hex` is not hex: '{}' at digit {bad}", char::from(digits[bad])));
-    }
-    if digits.len() % 2 != 0 {
-        return Err(format!("`hex` has an odd number of digits ({}): bytes are two digits each", digits.len()));
-    }
-    let nibble = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-    Ok(digits.chunks_exact(2).map(|p| nibble(p[0]) << 4 | nibble(p[1])).collect())
-}
-
 /// `cce disasm`: a ring dump (any version the CLI reads), as hex.
 fn disasm(req: &Request) -> Answer {
-    let bytes = hex_bytes(&req.text("hex")?)?;
+    let bytes = cce_api::values::parse_hex(&req.text("hex")?).map_err(|e| format!("`hex`: {e}"))?;
     let bytes = cce_api::ringfile::upgrade(&bytes).map_err(|e| format!("the ring dump: {e}"))?;
     let file = cce_api::ringfile::RingFile::parse(&bytes).map_err(|e| format!("the ring dump: {e}"))?;
     Ok(cce_api::Listing::of(&file).to_json())

@@ -23,8 +23,8 @@ fn refusals_name_what_is_wrong() {
     assert!(error(r#"{"fn": "decode", "encoder": "fma-meta-ctrl"}"#).contains("missing `hex`"));
     assert!(error(r#"{"fn": "encode", "encoder": "fma-descriptor", "fields": {"zz": 1}}"#).contains("no field `zz`"));
     assert!(error(r#"{"fn": "encode", "encoder": "fma-descriptor", "fields": {"scale": "x"}}"#).starts_with("`scale`"));
-    assert!(error(r#"{"fn": "disasm", "hex": "abc"}"#).contains("odd number of digits"));
-    assert!(error(r#"{"fn": "disasm", "hex": "zz"}"#).contains("not hex"));
+    assert!(error(r#"{"fn": "disasm", "hex": "abc"}"#).contains("3 digits, an odd number"));
+    assert!(error(r#"{"fn": "disasm", "hex": "00 0z"}"#).contains("'z' at digit 3 is not 0-9 a-f"));
     let e = error(r#"{"fn": "element", "ranks": 4, "dtype": "bf16", "elems": 8, "values": ["1", "2"]}"#);
     assert!(e.contains("2 values for 4 ranks"), "{e}");
     let e = error(r#"{"fn": "element", "ranks": 2, "dtype": "bf16", "elems": 1000000000, "values": ["1", "2"]}"#);

@@ -13,8 +13,16 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ("--{key} must be true or false", WHY),
     ("--fields must be an object of field names", WHY),
     ("{} has no field --{name}", WHY),
-    ("--hex is not hex", WHY),
-    ("--hex has an odd number of digits", WHY),
+    (
+        "malformed hex: '{c}' at digit {at} is not 0-9 a-f",
+        "cce_api::values::parse_hex, which only the page calls directly: the CLI's hex goes through \
+         parse_hex_bytes, whose own checks refuse bad digits first; crates/cce-web/tests/requests.rs produces it",
+    ),
+    (
+        "malformed hex: {} digits, an odd number",
+        "cce_api::values::parse_hex, which only the page calls directly: the CLI's hex goes through \
+         parse_hex_bytes, whose own length check refuses first; crates/cce-web/tests/requests.rs produces it",
+    ),
     ("--values has {} values for {} ranks", WHY),
     ("--element {index} is past the {elems} elements", WHY),
     ("typed values build {total} bytes of arrays", WHY),
