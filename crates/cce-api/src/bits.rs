@@ -467,6 +467,15 @@ pub struct MinMaxInfo {
     pub constant: u32,
 }
 
+/// The decoders [`decode`] takes that are not encoders: every reading of a meta-control word,
+/// and the 140-byte `cce_info` struct.
+pub const DECODERS_BEYOND_ENCODERS: [&str; 2] = ["meta-ctrl", "cce-info"];
+
+/// Every name [`decode`] takes: [`DECODERS_BEYOND_ENCODERS`], then every encoder's.
+pub fn decoder_names() -> Vec<&'static str> {
+    DECODERS_BEYOND_ENCODERS.into_iter().chain(encoders().map(|e| e.name)).collect()
+}
+
 /// Decodes hex bytes (little-endian, as `bytes_hex`; spaces, `_` and `:` ignored; a one-word
 /// layout also takes a `0x` number) as `encoder`'s output, or as `meta-ctrl` (every encoder a
 /// word can come from) or `cce-info` (the 140-byte struct): what `cce decode` prints.

@@ -83,7 +83,7 @@ pub mod values;
 
 pub use bits::{
     Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,
-    dtype_gate, encode, encode_values, encoder, encoder_fields, encoders, packet_size, tables,
+    decoder_names, dtype_gate, encode, encode_values, encoder, encoder_fields, encoders, packet_size, tables,
 };
 pub use collective::{AllreduceParams, AllreduceResult, allreduce, allreduce_owned, allreduce_slices};
 pub use convert::{Conversion, FILE_BUDGET, Generated, Generation, convert, generate, generation, num_type};

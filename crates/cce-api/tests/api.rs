@@ -376,3 +376,16 @@ fn the_listing_shows_both_readings_of_s2m_bit_29() {
         );
     }
 }
+
+/// Every name `decoder_names` lists is one `decode` takes (zero bytes of the right length:
+/// decoded, or refused for its bits, never as an unknown name), and a name it does not list is
+/// refused as unknown.
+#[test]
+fn every_listed_decoder_decodes() {
+    for name in cce_api::decoder_names() {
+        let bytes = if name == "cce-info" { 140 } else { cce_api::encoder(name).map_or(4, |e| 4 * e.words as usize) };
+        let r = cce_api::decode(name, &"00".repeat(bytes));
+        assert!(r.as_ref().err().is_none_or(|e| !e.to_string().contains("unknown encoder")), "{name}: {r:?}");
+    }
+    assert!(cce_api::decode("no-such", "00").unwrap_err().to_string().contains("unknown encoder"));
+}

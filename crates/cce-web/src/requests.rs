@@ -143,8 +143,7 @@ fn encoders() -> Value {
             json!({ "name": e.name, "source": e.source, "words": e.words, "fields": fields })
         })
         .collect();
-    let decoders: Vec<&str> =
-        ["meta-ctrl", "cce-info"].into_iter().chain(cce_api::encoders().map(|e| e.name)).collect();
+    let decoders = cce_api::decoder_names();
     json!({ "encoders": encoders, "decoders": decoders })
 }
 
