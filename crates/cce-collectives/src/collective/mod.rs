@@ -68,7 +68,8 @@
 //!   memory: atomics), with hooks before and after each step for a transport that moves bytes;
 //! - `partition`: the ranks split over several memories, the data crossing between them as
 //!   messages planned from the schedule ([`run_partitioned`]);
-//! - `rank`: one rank's thread, its engine fed step by step;
+//! - `rank`: one rank, its engine fed step by step;
+//! - `tasks`: the ranks run as tasks on a pool of workers, each step when its dependencies are met;
 //! - `story`: one element's story, from the schedule for that element alone ([`story`]).
 
 mod budget;
@@ -87,6 +88,7 @@ mod program;
 mod rank;
 mod schedule;
 mod story;
+mod tasks;
 pub mod threads;
 mod timeline;
 mod transport;

@@ -25,10 +25,10 @@ use super::config::{CollectiveError, Config, Outcome, RankCounts};
 use super::lifetimes::{Lifetimes, lifetimes};
 use super::lowered::Lowered;
 use super::prepared::{Prepared, prepare};
-use super::rank::{RankEnd, RankShared, rank_main};
+use super::rank::{RankEnd, RankShared};
 use super::schedule::{Step, Work};
-use super::threads;
 use super::transport::{InProcess, Stop, Transport, wait_until};
+use super::{tasks, threads};
 
 /// What a partitioned run adds to its outcome.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -233,8 +233,8 @@ impl Blocks<'_, '_> {
 }
 
 impl Transport for Blocks<'_, '_> {
-    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
-        self.net.wait(peer, packets, deadline)
+    fn reached(&self, peer: usize, packets: i64) -> bool {
+        self.net.reached(peer, packets)
     }
     fn post(&self, rank: usize, semaphore: i64) {
         self.net.post(rank, semaphore);
@@ -253,14 +253,28 @@ impl Transport for Blocks<'_, '_> {
     fn waits_for(&self, rank: usize, peer: usize) -> bool {
         self.group[rank] == self.group[peer]
     }
-    fn before_step(&self, rank: usize, step: usize, deadline: Instant) -> Result<(), Stop> {
+    fn arrived(&self, rank: usize, step: usize) -> bool {
         let g = self.group[rank];
         let key = Key::Step(rank, step);
-        let from = self.plan.senders.get(&(g, key)).map_or(&[][..], Vec::as_slice);
+        let want = self.plan.expect.get(&(g, key)).copied().unwrap_or(0);
+        want == 0
+            || self.boxes[g].got.lock().unwrap_or_else(PoisonError::into_inner).get(&key).map_or(0, Vec::len) >= want
+    }
+    fn waiting(&self, rank: usize, step: usize, blocked: bool) {
+        let from = match blocked {
+            true => self.plan.senders.get(&(self.group[rank], Key::Step(rank, step))).map_or(&[][..], Vec::as_slice),
+            false => &[],
+        };
         self.wire.waiting(rank, step, from);
-        let msgs = self.take(g, key, deadline);
-        self.wire.waiting(rank, step, &[]);
-        let msgs = msgs?;
+    }
+    fn bring_in(&self, rank: usize, step: usize) -> Result<(), String> {
+        let g = self.group[rank];
+        let msgs = self.boxes[g]
+            .got
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&Key::Step(rank, step))
+            .unwrap_or_default();
         let mut mem = self.mems[g].clone();
         let mut shadows = self.shadows[g].lock().unwrap_or_else(PoisonError::into_inner);
         for (a, bytes) in msgs.into_iter().flatten() {
@@ -269,11 +283,7 @@ impl Transport for Blocks<'_, '_> {
                 *n += 1;
             } else if mem.check(a, bytes.len() as u64).is_ok() {
                 // A buffer of this block that another block wrote (a receive buffer).
-                if let Err(e) = mem.write(a, &bytes) {
-                    drop(shadows);
-                    self.fail(rank, step, e.to_string());
-                    return Err(Stop::Aborted);
-                }
+                mem.write(a, &bytes).map_err(|e| e.to_string())?;
             } else if mem.add_region_from(a, bytes).is_ok() {
                 shadows.insert(a, 1);
             }
@@ -594,9 +604,8 @@ fn map_rank_buffers(
     Ok(())
 }
 
-/// Runs this process's ranks (`is_here`), each on a thread of its own from a kept pool (they
-/// wait on one another); a rank that panics ends as a failed one. Returns their ends in rank
-/// order and the run's seconds.
+/// Runs this process's ranks (`is_here`) as tasks on a pool of workers ([`tasks`]). Returns
+/// their ends in rank order and the run's seconds.
 fn run_local_ranks(
     cfg: &Config,
     prepared: &Prepared,
@@ -606,27 +615,9 @@ fn run_local_ranks(
 ) -> Result<(Vec<RankEnd>, f64), CollectiveError> {
     let Prepared { low, group, programs, life, .. } = prepared;
     let mine: Vec<usize> = (0..cfg.ranks).filter(|&q| is_here[q]).collect();
-    let ends: Vec<Mutex<RankEnd>> = mine.iter().map(|_| Mutex::new(Err(()))).collect();
     let shared = RankShared { cfg, programs, steps: &low.steps, life, users_left, net: blocks, t0: Instant::now() };
-    threads::with_pool(mine.len(), |pool| {
-        pool.scope(|scope| {
-            for (&q, end) in mine.iter().zip(&ends) {
-                let (mem, shared) = (blocks.mems[group[q]].clone(), &shared);
-                scope.spawn(move |_| {
-                    let run = || rank_main(shared, q, mem);
-                    *end.lock().unwrap_or_else(PoisonError::into_inner) =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or(Err(()));
-                });
-            }
-        });
-    })
-    .map_err(|e| CollectiveError::RankFailed {
-        rank: 0,
-        step: 0,
-        reason: format!("no threads for the ranks: {e}"),
-    })?;
-    let results: Vec<RankEnd> =
-        ends.into_iter().map(|e| e.into_inner().unwrap_or_else(PoisonError::into_inner)).collect();
+    let results = tasks::run_ranks(&shared, &mine, |q| blocks.mems[group[q]].clone())
+        .map_err(|reason| CollectiveError::RankFailed { rank: 0, step: 0, reason })?;
     Ok((results, shared.t0.elapsed().as_secs_f64()))
 }
 

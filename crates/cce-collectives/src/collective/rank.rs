@@ -1,5 +1,8 @@
-//! One rank's thread: its engine over its queue's rings, fed step by step, each step after the
-//! dependencies' semaphores say their packets are done (through a [`Transport`]).
+//! One rank: its engine over its queue's rings, fed step by step. A rank is a task, not a
+//! thread ([`super::tasks`] runs it): [`RankRun::ready`] says, without waiting, whether its next
+//! step's dependencies are met (their semaphores, through a [`Transport`]), and
+//! [`RankRun::step`] runs that step. Between steps a rank holds its engine, its counts and a
+//! few hundred bytes, no stack.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,7 +17,7 @@ use super::config::Config;
 use super::lifetimes::Lifetimes;
 use super::program::RankProgram;
 use super::schedule::Step;
-use super::transport::{Stop, Transport};
+use super::transport::Transport;
 
 /// A rank's end: the engine's report and each step's measured (start, end), or `Err` when it
 /// failed (the failure is in the transport).
@@ -23,12 +26,12 @@ pub(super) type RankEnd = Result<(RunReport, Vec<(f64, f64)>), ()>;
 /// The queue every rank's program runs on (its number keys stochastic rounding).
 pub(super) const RANK_QUEUE: u32 = 0;
 
-/// Stack of a rank thread.
+/// Stack of a worker that runs ranks' steps.
 pub(super) const RANK_STACK: usize = 64 << 20;
 
-/// What every rank thread of one run shares: the run, every rank's rings and steps, the
-/// scratch lifetimes, the users still to come of each scratch region, the transport and the
-/// run's start.
+/// What every rank of one run shares: the run, every rank's rings and steps, the scratch
+/// lifetimes, the users still to come of each scratch region, the transport and the run's
+/// start.
 pub(super) struct RankShared<'a, T> {
     /// The run.
     pub(super) cfg: &'a Config,
@@ -46,62 +49,101 @@ pub(super) struct RankShared<'a, T> {
     pub(super) t0: Instant,
 }
 
-/// Runs rank `q`: its engine over its rings in `mem`, step by step; a step starts when every
-/// dependency's semaphore (through `shared.net`) has reached the packets of that peer's step.
-/// Before a step the scratch buffers it writes are mapped; after it, those it was the last user
-/// of are unmapped (`shared.users_left` counts each region's users still to come), before its
-/// semaphore is posted. The first failure anywhere (a fault, a timeout, `--fail-rank`) is
-/// recorded in the transport and stops the rest. Returns the engine's report and each step's
-/// measured (start, end), in seconds since `shared.t0` (a step starts once its dependencies are
-/// met).
-pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: SharedMemory) -> RankEnd {
-    let RankShared { cfg, programs: all, steps, life, users_left, net, t0 } = *shared;
-    let (prog, steps) = (&all[q], &steps[q]);
-    let scratch = mem.clone();
-    let fail = |step: usize, reason: String| {
-        net.fail(q, step, reason);
-        Err(())
-    };
-    let ring = prog.rings.ring_size;
-    let (tx_ring, rx_ring) = Layout::rings(q, ring);
-    let mut engine = Engine::new(mem, EngineConfig { arch: cfg.arch, ..EngineConfig::default() });
-    if let Err(e) = engine.add_queue(
-        RANK_QUEUE,
-        QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase },
-    ) {
-        return fail(0, e.to_string());
+/// What stops a rank's next step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Blocked {
+    /// The semaphore of rank `.0` has not reached its step `.1`.
+    Peer(usize, usize),
+    /// Data from another memory has not arrived.
+    Data,
+}
+
+/// One rank between its steps: its engine, its counts so far and its next step.
+pub(super) struct RankRun<'m> {
+    q: usize,
+    engine: Engine<SharedMemory<'m>>,
+    scratch: SharedMemory<'m>,
+    report: RunReport,
+    walls: Vec<(f64, f64)>,
+    fed: (u64, u64),
+    next: usize,
+}
+
+impl<'m> RankRun<'m> {
+    /// Rank `q` with its engine over its rings in `mem`, before its first step.
+    pub(super) fn start(
+        shared: &RankShared<'_, impl Transport>,
+        q: usize,
+        mem: SharedMemory<'m>,
+    ) -> Result<Self, String> {
+        let prog = &shared.programs[q];
+        let ring = prog.rings.ring_size;
+        let (tx_ring, rx_ring) = Layout::rings(q, ring);
+        let scratch = mem.clone();
+        let mut engine = Engine::new(mem, EngineConfig { arch: shared.cfg.arch, ..EngineConfig::default() });
+        engine
+            .add_queue(
+                RANK_QUEUE,
+                QueueConfig { tx_ring, rx_ring, ring_size: ring, initial_phase: prog.rings.initial_phase },
+            )
+            .map_err(|e| e.to_string())?;
+        let steps = shared.steps[q].len();
+        Ok(RankRun {
+            q,
+            engine,
+            scratch,
+            report: RunReport::default(),
+            walls: Vec::with_capacity(steps),
+            fed: (0, 0),
+            next: 0,
+        })
     }
-    let mut report = RunReport::default();
-    let mut walls = Vec::with_capacity(steps.len());
-    let mut fed = (0u64, 0u64);
-    for (s, step) in steps.iter().enumerate() {
-        if cfg.fail == Some((q, s)) {
-            return fail(s, "injected failure (the rank stopped)".into());
-        }
-        // Wait for every dependency's semaphore: the packets of that rank through that step.
-        let deadline = Instant::now() + cfg.timeout;
-        for &(p, t) in step.deps.iter().filter(|&&(p, _)| net.waits_for(q, p)) {
-            match net.wait(p, all[p].marks[t].2 as i64, deadline) {
-                Ok(()) => {}
-                Err(Stop::Aborted) => return Err(()),
-                Err(Stop::TimedOut) => return fail(s, format!("timed out waiting for rank {p} step {t}")),
+
+    /// The next step to run (the rank's step count once it is done).
+    pub(super) fn next(&self) -> usize {
+        self.next
+    }
+
+    /// Whether every step ran.
+    pub(super) fn done(&self, shared: &RankShared<'_, impl Transport>) -> bool {
+        self.next >= shared.steps[self.q].len()
+    }
+
+    /// What stops the next step now, if anything: a dependency's semaphore that has not
+    /// reached the packets of that peer's step, or data from another memory still to come.
+    pub(super) fn ready(&self, shared: &RankShared<'_, impl Transport>) -> Result<(), Blocked> {
+        let (q, s) = (self.q, self.next);
+        for &(p, t) in &shared.steps[q][s].deps {
+            if shared.net.waits_for(q, p) && !shared.net.reached(p, shared.programs[p].marks[t].2 as i64) {
+                return Err(Blocked::Peer(p, t));
             }
         }
-        match net.before_step(q, s, deadline) {
-            Ok(()) => {}
-            Err(Stop::Aborted) => return Err(()),
-            Err(Stop::TimedOut) => return fail(s, "timed out waiting for data from another memory".into()),
+        if !shared.net.arrived(q, s) {
+            return Err(Blocked::Data);
         }
-        if net.aborted() {
-            return Err(());
+        Ok(())
+    }
+
+    /// Runs the next step (its dependencies met: [`Self::ready`]). Before it the scratch
+    /// buffers it writes are mapped and what it reads from another memory brought in; after it,
+    /// the scratch buffers it was the last user of are unmapped (`shared.users_left` counts
+    /// each region's users still to come), then its semaphore is posted. A failure (a fault,
+    /// `--fail-rank`) is returned with its reason; the caller records it.
+    pub(super) fn step(&mut self, shared: &RankShared<'_, impl Transport>) -> Result<(), String> {
+        let RankShared { cfg, programs, life, users_left, net, t0, .. } = *shared;
+        let (q, s) = (self.q, self.next);
+        let prog = &programs[q];
+        if cfg.fail == Some((q, s)) {
+            return Err("injected failure (the rank stopped)".into());
         }
+        net.bring_in(q, s)?;
         let started = t0.elapsed().as_secs_f64();
         for &(base, bytes) in &life.allocs[q][s] {
             // Every byte is written by the step before any step reads it (schedule tests).
-            if let Err(e) = scratch.add_scratch_region(base, bytes) {
-                return fail(s, e.to_string());
-            }
+            self.scratch.add_scratch_region(base, bytes).map_err(|e| e.to_string())?;
         }
+        let ring = prog.rings.ring_size;
+        let (tx_ring, rx_ring) = Layout::rings(q, ring);
         let (tx_end, rx_end, _) = prog.marks[s];
         let mut feeds = [Feed {
             queue: RANK_QUEUE,
@@ -110,30 +152,32 @@ pub(super) fn rank_main(shared: &RankShared<'_, impl Transport>, q: usize, mem: 
             ring_size: ring,
             tx: &prog.rings.tx,
             rx: &prog.rings.rx,
-            fed,
+            fed: self.fed,
             end: (tx_end, rx_end),
         }];
-        if let Err(e) = feed_all(&mut engine, &mut feeds, &mut report) {
-            return fail(s, e.to_string());
-        }
-        fed = feeds[0].fed;
-        let Some(st) = engine.status(RANK_QUEUE) else { return fail(s, "queue vanished".into()) };
+        feed_all(&mut self.engine, &mut feeds, &mut self.report).map_err(|e| e.to_string())?;
+        self.fed = feeds[0].fed;
+        let st = self.engine.status(RANK_QUEUE).ok_or("queue vanished")?;
         if let Some(f) = st.fault {
-            return fail(s, f.to_string());
+            return Err(f.to_string());
         }
         if st.packets != prog.marks[s].2 {
-            return fail(s, format!("{} packets done, {} expected", st.packets, prog.marks[s].2));
+            return Err(format!("{} packets done, {} expected", st.packets, prog.marks[s].2));
         }
-        if let Err(e) = net.after_step(q, s) {
-            return fail(s, e);
-        }
+        net.after_step(q, s)?;
         for base in &life.releases[q][s] {
             if users_left.get(base).is_some_and(|n| n.fetch_sub(1, Ordering::AcqRel) == 1) {
-                scratch.release_region(*base);
+                self.scratch.release_region(*base);
             }
         }
-        walls.push((started, t0.elapsed().as_secs_f64()));
+        self.walls.push((started, t0.elapsed().as_secs_f64()));
+        self.next += 1;
         net.post(q, st.semaphore as i64);
+        Ok(())
     }
-    Ok((report, walls))
+
+    /// The rank's end: its engine's report and each step's (start, end).
+    pub(super) fn end(self) -> (RunReport, Vec<(f64, f64)>) {
+        (self.report, self.walls)
+    }
 }

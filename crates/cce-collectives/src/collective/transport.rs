@@ -1,5 +1,7 @@
 //! The transport seam: how a rank learns that a peer's packets are done and tells its own, and
-//! how the first failure stops everyone. A rank's engine reads and writes its peers' buffers
+//! how the first failure stops everyone. Every question a rank asks here is answered at once
+//! (nothing blocks): the ranks are tasks ([`super::tasks`]), and a rank that is not ready yet
+//! gives its worker back until a peer's post or a message wakes it. A rank's engine reads and writes its peers' buffers
 //! at their model addresses; with [`InProcess`] every rank's buffers sit in one shared memory,
 //! so only the semaphores travel. A transport between processes would also move the bytes a
 //! step reads from, or writes into, another process's memory before the semaphore that
@@ -47,11 +49,11 @@ pub(super) fn wait_until<T, R>(
     }
 }
 
-/// What every rank thread shares with its peers.
+/// What every rank shares with its peers.
 pub(super) trait Transport: Sync {
-    /// Blocks until `peer`'s completion semaphore reaches `packets` (the packets of its steps
-    /// through the one waited for), another rank fails, or `deadline` passes.
-    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop>;
+    /// Whether `peer`'s completion semaphore has reached `packets` (the packets of its steps
+    /// through the one waited for).
+    fn reached(&self, peer: usize, packets: i64) -> bool;
     /// Publishes `rank`'s completion semaphore after a step.
     fn post(&self, rank: usize, semaphore: i64);
     /// Records `rank`'s failure at `step` (the first one wins) and wakes every waiter.
@@ -65,9 +67,14 @@ pub(super) trait Transport: Sync {
     fn waits_for(&self, _rank: usize, _peer: usize) -> bool {
         true
     }
-    /// Before `rank` runs `step` (its semaphore waits done): brings in what the step reads from
-    /// another memory. One shared memory: nothing to bring.
-    fn before_step(&self, _rank: usize, _step: usize, _deadline: Instant) -> Result<(), Stop> {
+    /// Whether what `rank`'s `step` reads from another memory has all arrived (one shared
+    /// memory: nothing to wait for).
+    fn arrived(&self, _rank: usize, _step: usize) -> bool {
+        true
+    }
+    /// Before `rank` runs `step` (its semaphores reached, its data [`Self::arrived`]): maps what
+    /// the step reads from another memory. One shared memory: nothing to bring.
+    fn bring_in(&self, _rank: usize, _step: usize) -> Result<(), String> {
         Ok(())
     }
     /// After `rank` ran `step`, before its semaphore is posted: sends what other memories read
@@ -75,15 +82,16 @@ pub(super) trait Transport: Sync {
     fn after_step(&self, _rank: usize, _step: usize) -> Result<(), String> {
         Ok(())
     }
+    /// Tells whoever reports a stopped job that `rank` waits before `step` for its messages
+    /// (`blocked`), or runs the step (not `blocked`).
+    fn waiting(&self, _rank: usize, _step: usize, _blocked: bool) {}
 }
 
-/// Rank threads of one process over one shared memory: semaphores are atomics, waiters sleep
-/// on one condition variable (woken by every post and by a failure, and every 20 ms).
+/// Ranks of one process over one shared memory: semaphores are atomics.
 pub(super) struct InProcess {
     sems: Vec<AtomicI64>,
     failed: Mutex<Option<(usize, usize, String)>>,
     abort: AtomicBool,
-    bell: (Mutex<()>, Condvar),
 }
 
 impl InProcess {
@@ -93,21 +101,17 @@ impl InProcess {
             sems: (0..ranks).map(|_| AtomicI64::new(0)).collect(),
             failed: Mutex::new(None),
             abort: AtomicBool::new(false),
-            bell: (Mutex::new(()), Condvar::new()),
         }
     }
 }
 
 impl Transport for InProcess {
-    fn wait(&self, peer: usize, packets: i64, deadline: Instant) -> Result<(), Stop> {
-        wait_until(&self.bell.0, &self.bell.1, deadline, &|| self.aborted(), |_| {
-            (self.sems[peer].load(Ordering::SeqCst) >= packets).then_some(())
-        })
+    fn reached(&self, peer: usize, packets: i64) -> bool {
+        self.sems[peer].load(Ordering::SeqCst) >= packets
     }
 
     fn post(&self, rank: usize, semaphore: i64) {
         self.sems[rank].store(semaphore, Ordering::SeqCst);
-        self.bell.1.notify_all();
     }
 
     fn fail(&self, rank: usize, step: usize, reason: String) {
@@ -116,7 +120,6 @@ impl Transport for InProcess {
             *f = Some((rank, step, reason));
         }
         self.abort.store(true, Ordering::SeqCst);
-        self.bell.1.notify_all();
     }
 
     fn aborted(&self) -> bool {
