@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::buffers::{CHUNK_STRIDE, P_OFF};
+use super::buffers::P_OFF;
 use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
 use super::lifetimes::{add_backpressure, lifetimes};
-use super::lowered::Lowered;
+use super::lowered::{Lowered, layout};
 use super::program::{plan_work, ring_size};
 use super::schedule::Step;
 use super::user::Geometry;
@@ -128,6 +128,9 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     if cfg.algo == Algo::File || cfg.user.is_some() {
         check_user(cfg)?;
     }
+    if cfg.algo == Algo::Hier {
+        check_hier(cfg)?;
+    }
     if cfg.op == RedOp::Avg && !cfg.accum.is_float() {
         return bad(format!(
             "avg is an FMA with scale 1/R: it needs a float accumulate dtype, not {}",
@@ -178,6 +181,46 @@ fn check_user(cfg: &Config) -> Result<(), CollectiveError> {
         .map_err(|e| CollectiveError::Config(format!("{}: {e}", u.file)))
 }
 
+/// What a hierarchy runs (docs/MODEL.md H1–H3): whole nodes of at least 2 ranks, at least
+/// 2 of them, an intra-node algorithm that can run a node's ranks, an inter-node one that can
+/// run the nodes in this collective, and at least one element per rank.
+fn check_hier(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    let (r, y) = (cfg.ranks, cfg.model.ranks_per_node);
+    if y < 2 {
+        return bad(format!("hier runs nodes of at least 2 ranks, not `ranks-per-node` {y}"));
+    }
+    if r % y != 0 {
+        return bad(format!(
+            "hier runs whole nodes: {r} ranks are not a multiple of `ranks-per-node` {y} (R = nodes x ranks-per-node)"
+        ));
+    }
+    let x = r / y;
+    if x < 2 {
+        return bad(format!(
+            "hier spans nodes, and {r} ranks of {y} per node are one node: give `nodes` of at least 2"
+        ));
+    }
+    let intra = cfg.hier.intra;
+    if !Algo::ALL.contains(&intra) {
+        let names = cce_format::op::alternatives(Algo::ALL.map(Algo::name));
+        return bad(format!("`intra` {}: expected {names}", intra.name()));
+    }
+    if let Some(why) = intra.refusal(y, cfg.arch) {
+        return bad(format!("`intra` {} inside a node of {y} ranks: {why}", intra.name()));
+    }
+    if let Some(why) = cfg.hier.inter.refusal(x, cfg.collective) {
+        return bad(format!("`inter` {} between {x} nodes: {why}", cfg.hier.inter.name()));
+    }
+    if cfg.elems < r as u64 {
+        return bad(format!(
+            "hier cuts every rank's elements into R = {r} chunks: at least {r} elements per rank, not {}",
+            cfg.elems
+        ));
+    }
+    Ok(())
+}
+
 /// What `--compress gce` runs (docs/MODEL.md G6): the ring all-reduce of float buffers over
 /// at least two nodes, on an arch with the EXT combo packet.
 fn check_gce(cfg: &Config) -> Result<(), CollectiveError> {
@@ -224,7 +267,11 @@ pub(super) fn fits_slots(cfg: &Config) -> bool {
     let bytes = cfg.elems.saturating_mul(cfg.dtype.bytes() as u64);
     match &cfg.user {
         Some(u) if cfg.algo == Algo::File => Geometry::new(cfg, &u.schedule).fits(bytes),
-        _ => bytes / cfg.ranks as u64 + 64 <= CHUNK_STRIDE && bytes <= P_OFF,
+        // A scratch slot holds a chunk (a hierarchy's: a node's block) and its GCE headers.
+        _ => {
+            let per_slot = if cfg.algo == Algo::Hier { cfg.model.ranks_per_node.max(1) } else { cfg.ranks };
+            bytes / per_slot as u64 + 64 <= layout(cfg).stride() && bytes <= P_OFF
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use super::model::TimeModel;
 /// Fewest ranks a collective runs over.
 pub const MIN_RANKS: usize = 2;
 /// Most ranks a collective runs over.
-pub const MAX_RANKS: usize = 64;
+pub const MAX_RANKS: usize = 4096;
 /// Most ranks `mesh` runs over: it reduces every rank's chunk in one packet, and a CCE packet
 /// has at most 32 sources (study §4.1).
 pub const MESH_MAX_RANKS: usize = cce_format::packet::MAX_SOURCES;
@@ -34,6 +34,9 @@ pub enum Algo {
     Rdh,
     /// A user's schedule from an MSCCL XML file ([`Config::user`], docs/MODEL.md X1–X13).
     File,
+    /// Hierarchical: an intra-node algorithm and an inter-node one ([`Config::hier`],
+    /// docs/MODEL.md H1–H6).
+    Hier,
 }
 
 impl Algo {
@@ -48,11 +51,12 @@ impl Algo {
             Algo::Mesh => "mesh",
             Algo::Rdh => "rdh",
             Algo::File => "file",
+            Algo::Hier => "hier",
         }
     }
-    /// By CLI name.
+    /// By CLI name (`hier` included; `file` is no name: a schedule comes with its file).
     pub fn from_name(s: &str) -> Option<Algo> {
-        Self::ALL.into_iter().find(|a| a.name() == s)
+        Self::ALL.into_iter().chain([Algo::Hier]).find(|a| a.name() == s)
     }
     /// Why this algorithm cannot run `ranks` ranks on `arch`, or `None` when it can (a user's
     /// schedule is checked with its file).
@@ -69,6 +73,105 @@ impl Algo {
             )),
             _ => None,
         }
+    }
+}
+
+/// The inter-node algorithms of a hierarchy (among the ranks of one local index, one per
+/// node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Inter {
+    /// Ring reduce-scatter and all-gather over the nodes.
+    #[default]
+    Ring,
+    /// One X-source reduce per rank, then copies (X ≤ [`MESH_MAX_RANKS`]).
+    Mesh,
+    /// The single-step mesh all-reduce: every rank reduces the whole block from all X nodes in
+    /// one X-source packet, in node order (all-reduce only).
+    SingleStepMesh,
+    /// Recursive halving, then doubling (X a power of two).
+    Rdh,
+}
+
+impl Inter {
+    /// Every inter-node algorithm.
+    pub const ALL: [Inter; 4] = [Inter::Ring, Inter::Mesh, Inter::SingleStepMesh, Inter::Rdh];
+    /// CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Inter::Ring => "ring",
+            Inter::Mesh => "mesh",
+            Inter::SingleStepMesh => "single-step-mesh",
+            Inter::Rdh => "rdh",
+        }
+    }
+    /// By CLI name.
+    pub fn from_name(s: &str) -> Option<Inter> {
+        Self::ALL.into_iter().find(|a| a.name() == s)
+    }
+    /// The flat algorithm whose reduce-scatter and all-gather it runs (`None`: the single-step
+    /// mesh, which is neither).
+    pub fn staged(self) -> Option<Algo> {
+        match self {
+            Inter::Ring => Some(Algo::Ring),
+            Inter::Mesh => Some(Algo::Mesh),
+            Inter::Rdh => Some(Algo::Rdh),
+            Inter::SingleStepMesh => None,
+        }
+    }
+    /// Why it cannot run over `nodes` nodes in `collective`, or `None` when it can.
+    pub fn refusal(self, nodes: usize, collective: Collective) -> Option<String> {
+        match self {
+            Inter::SingleStepMesh if collective != Collective::AllReduce => Some(format!(
+                "the single-step mesh is an all-reduce, not a {}: use ring, mesh or rdh between nodes",
+                collective.name()
+            )),
+            Inter::Mesh | Inter::SingleStepMesh if nodes > MESH_MAX_RANKS => Some(format!(
+                "{} reduces all {nodes} nodes in one packet: at most {MESH_MAX_RANKS} sources (use ring or rdh between nodes)",
+                self.name()
+            )),
+            Inter::Rdh if !nodes.is_power_of_two() => Some(format!(
+                "rdh between nodes pairs them by recursive halving: it needs a power-of-two node count, not {nodes}"
+            )),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Inter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Inter {
+    type Err = String;
+    /// [`Inter::from_name`]; a refusal says what is expected, without the flag.
+    fn from_str(s: &str) -> Result<Inter, String> {
+        Inter::from_name(s)
+            .ok_or_else(|| format!("'{s}': expected {}", cce_format::op::alternatives(Inter::ALL.map(Inter::name))))
+    }
+}
+
+/// A hierarchy's two algorithms (docs/MODEL.md H1): `intra` among the ranks of a node (one of
+/// [`Algo::ALL`]), `inter` among the ranks of one local index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hier {
+    /// Inside a node.
+    pub intra: Algo,
+    /// Between nodes.
+    pub inter: Inter,
+}
+
+impl Default for Hier {
+    fn default() -> Self {
+        Hier { intra: Algo::Ring, inter: Inter::Ring }
+    }
+}
+
+impl Hier {
+    /// `hier(intra/inter)`.
+    pub fn label(self) -> String {
+        format!("hier({}/{})", self.intra.name(), self.inter.name())
     }
 }
 
@@ -290,6 +393,9 @@ pub struct Config {
     pub compress: Compress,
     /// The user's schedule when `algo` is [`Algo::File`] (else `None`).
     pub user: Option<std::sync::Arc<UserAlgo>>,
+    /// The two algorithms when `algo` is [`Algo::Hier`] (nodes of the time model's
+    /// [`TimeModel::ranks_per_node`] ranks).
+    pub hier: Hier,
 }
 
 impl Config {
@@ -323,6 +429,7 @@ impl Config {
             budget: default_budget(),
             compress: Compress::None,
             user: None,
+            hier: Hier::default(),
         }
     }
 

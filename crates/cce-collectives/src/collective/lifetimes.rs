@@ -42,8 +42,8 @@ pub(super) fn lifetimes(low: &Lowered, steps: &[Vec<Step>]) -> Lifetimes {
                         allocs[q][s].push((a, w.write_len(low.l.size).max(1)));
                     }
                 }
-                for a in w.reads() {
-                    if low.is_scratch(a) {
+                for a in w.reads().into_iter().filter_map(|a| low.scratch_of(a)) {
+                    {
                         let r = readers.entry(a).or_default();
                         if !r.contains(&(q, s)) {
                             r.push((q, s));
@@ -108,7 +108,15 @@ pub(super) fn add_backpressure(steps: &mut [Vec<Step>], life: &Lifetimes) -> boo
 /// Whether the steps' order (each rank's steps in sequence, plus every dependency) has no cycle.
 pub(super) fn acyclic(steps: &[Vec<Step>]) -> bool {
     // Kahn's algorithm over (rank, step).
-    let idx = |q: usize, s: usize| steps[..q].iter().map(Vec::len).sum::<usize>() + s;
+    let first: Vec<usize> = steps
+        .iter()
+        .scan(0, |at, st| {
+            let here = *at;
+            *at += st.len();
+            Some(here)
+        })
+        .collect();
+    let idx = |q: usize, s: usize| first[q] + s;
     let n: usize = steps.iter().map(Vec::len).sum();
     let mut indeg = vec![0usize; n];
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];

@@ -9,6 +9,16 @@ use super::config::{Algo, Collective, Config};
 use super::schedule::{Step, schedule};
 use super::user::{self, Geometry};
 
+/// The buffer map of `cfg`: R scratch slots per kind, 2R for a hierarchy (its inter-node
+/// stage's partials take the slots from R, [`super::group`]).
+pub(super) fn layout(cfg: &Config) -> Layout {
+    let mut l = Layout::new(cfg.ranks, cfg.elems, cfg.dtype.bytes() as u64);
+    if cfg.algo == Algo::Hier {
+        l.slots = 2 * cfg.ranks;
+    }
+    l
+}
+
 /// Whose buffers.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Shape {
@@ -30,7 +40,7 @@ impl Lowered {
     /// The steps of `cfg` (without back pressure) and its buffers. `cfg` passed the shape
     /// check (a user's schedule has its [`Config::user`]).
     pub(super) fn new(cfg: &Config) -> Lowered {
-        let l = Layout { r: cfg.ranks, n: cfg.elems, size: cfg.dtype.bytes() as u64 };
+        let l = layout(cfg);
         match (cfg.algo, &cfg.user) {
             (Algo::File, Some(u)) => {
                 let g = Geometry::new(cfg, &u.schedule);
@@ -58,6 +68,15 @@ impl Lowered {
         }
     }
 
+    /// The scratch buffer `addr` lies in, by its start: a hierarchy's inter-node stage reads
+    /// its input `T` piece by piece (a user's schedule reads its buffers from their starts).
+    pub(super) fn scratch_of(&self, addr: u64) -> Option<u64> {
+        match &self.shape {
+            Shape::BuiltIn { .. } => self.l.scratch_of(addr),
+            Shape::User(g) => g.is_scratch(addr).then_some(addr),
+        }
+    }
+
     /// The regions rank `q` maps before the run besides its input and rings. A built-in
     /// schedule whose output is every chunk (all-reduce, all-gather), none of them empty, maps
     /// its `W` chunks as one region: the output is then that buffer, taken without a copy.
@@ -65,6 +84,10 @@ impl Lowered {
         match &self.shape {
             Shape::BuiltIn { .. } if cfg.collective != Collective::ReduceScatter && cfg.elems >= self.l.r as u64 => {
                 vec![(self.l.w(q, 0), self.l.w_offset(self.l.r))]
+            }
+            // A hierarchy's reduce-scatter writes each rank's own chunk only.
+            Shape::BuiltIn { owner } if cfg.algo == Algo::Hier => {
+                vec![(self.l.w(q, owner[q]), self.l.chunk_bytes(owner[q]))]
             }
             Shape::BuiltIn { .. } => (0..self.l.r).map(|c| (self.l.w(q, c), self.l.chunk_bytes(c))).collect(),
             Shape::User(g) => g.buffers(q),
@@ -96,6 +119,9 @@ impl Lowered {
     /// buffer that is only unmapped).
     pub(super) fn outputs(&self, cfg: &Config, q: usize) -> Vec<(u64, u64)> {
         match &self.shape {
+            Shape::BuiltIn { owner } if cfg.algo == Algo::Hier && cfg.collective == Collective::ReduceScatter => {
+                vec![(self.l.w(q, owner[q]), self.l.len(owner[q]) * self.l.size)]
+            }
             Shape::BuiltIn { owner } => (0..self.l.r)
                 .map(|c| {
                     let keep = cfg.collective != Collective::ReduceScatter || c == owner[q];

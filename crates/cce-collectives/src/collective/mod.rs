@@ -76,9 +76,11 @@ mod budget;
 mod buffers;
 mod choose;
 mod config;
+mod group;
+mod hier;
 mod hops;
 mod lifetimes;
-mod lowered;
+pub(crate) mod lowered;
 mod model;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -97,8 +99,8 @@ mod user;
 pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, memory_need};
 pub use choose::{Candidate, choose};
 pub use config::{
-    Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, MAX_RANKS, MESH_MAX_RANKS, MIN_RANKS,
-    Outcome, RankCounts, RedOp, UserAlgo, default_budget,
+    Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_RANKS, MESH_MAX_RANKS,
+    MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,
 };
 pub use hops::{HopBytes, hop_bytes, hop_report};
 pub use model::{Instance, Parameter, TimeModel};
@@ -178,6 +180,12 @@ pub fn rings(cfg: &Config) -> Result<Vec<cce_host::Rings>, CollectiveError> {
     budget::check_model(cfg)?;
     let low = lowered::Lowered::new(cfg);
     low.steps.iter().enumerate().map(|(q, st)| program::build(cfg, q, st).map(|p| p.rings)).collect()
+}
+
+/// The shape rules alone (tests).
+#[cfg(test)]
+pub(crate) fn budget_shape(cfg: &Config) -> Result<(), CollectiveError> {
+    budget::check_model(cfg)
 }
 
 /// A rank's input: owned (moved into the model) or borrowed (read in place).

@@ -114,7 +114,9 @@ pub(super) fn plan(low: &Lowered, steps: &[Vec<Step>], group: &[usize]) -> Plan 
             for w in &step.work {
                 let (reads, writes) = ranges(w, low.l.size);
                 for (a, b) in reads {
-                    let (from, after) = writer(a, s).map_or((Layout::rank_of(a), None), |(w, ws)| (w, Some(ws)));
+                    // A piece of a scratch buffer (a hierarchy's `T`) was written by the buffer's writer.
+                    let whole = low.scratch_of(a).unwrap_or(a);
+                    let (from, after) = writer(whole, s).map_or((Layout::rank_of(a), None), |(w, ws)| (w, Some(ws)));
                     if group[from] != group[q] {
                         by.entry((from, after, group[q], Key::Step(q, s))).or_default().push((a, b));
                     }

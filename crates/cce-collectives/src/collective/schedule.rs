@@ -4,6 +4,8 @@
 
 use super::buffers::Layout;
 use super::config::{Algo, Collective, Compress, Config, RedOp};
+use super::group::{self, Group};
+use super::hier;
 
 /// One operation of a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,10 +92,7 @@ pub(super) struct Step {
 
 /// The chunk each rank owns after the reduce-scatter (and starts from in an all-gather alone).
 fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
-    match cfg.algo {
-        Algo::Mesh | Algo::Rdh => (0..l.r).collect(),
-        _ => (0..l.r).map(|q| l.m(q as i64 + 1)).collect(),
-    }
+    group::owners(cfg.algo, l.r)
 }
 
 /// The partial slot `P(q, slot)` that RDH's round `k` writes for chunk `c` (R a power of two):
@@ -104,15 +103,18 @@ pub(super) fn rdh_slot(r: usize, k: usize, c: usize) -> usize {
     (r - (r >> k)) + (c >> (k + 1))
 }
 
-fn reduce(l: &Layout, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>) -> Work {
-    Work::Reduce { srcs, dsts, elems: l.len(c), scales }
+fn reduce(g: &Group, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>) -> Work {
+    Work::Reduce { srcs, dsts, elems: g.len(c), scales }
 }
 
-/// The reduce-scatter schedule; returns the steps and the chunk each rank ends with.
-#[allow(clippy::needless_range_loop, reason = "rank indices take part in the chunk arithmetic")]
-fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
-    let r = l.r;
-    let inv = 1.0 / r as f32;
+/// Appends group `g`'s reduce-scatter to its members' steps (each member's steps so far all
+/// of the same count, which the dependencies count from); its final chunks go to
+/// [`Group::result`].
+#[allow(clippy::needless_range_loop, reason = "member indices take part in the chunk arithmetic")]
+pub(super) fn reduce_scatter(cfg: &Config, g: &Group, steps: &mut [Vec<Step>]) {
+    let r = g.n();
+    let base = steps[g.g(0)].len();
+    let inv = g.input_scale;
     let avg = cfg.op == RedOp::Avg;
     let sc = |partial: bool, n_in: usize| -> Vec<f32> {
         if !avg {
@@ -122,33 +124,33 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
         v.extend(std::iter::repeat_n(inv, n_in));
         v
     };
-    let mut steps = vec![Vec::new(); r];
-    let owner = owners(cfg, l);
+    let dep = |p: usize, t: usize| (g.g(p), base + t);
     for q in 0..r {
         let qi = q as i64;
-        match cfg.algo {
+        let mine = &mut steps[g.g(q)];
+        match g.algo {
             Algo::Ring | Algo::Ring2r2w => {
-                let two = cfg.algo == Algo::Ring2r2w;
+                let two = g.algo == Algo::Ring2r2w;
                 for s in 0..r - 1 {
-                    let c = l.m(qi - s as i64 - 1);
+                    let c = g.m(qi - s as i64 - 1);
                     let last = s == r - 2;
-                    let prev = l.m(qi - 1);
+                    let prev = g.m(qi - 1);
                     let first_src = if s == 0 {
-                        l.input(prev, c)
+                        g.input(prev, c)
                     } else if two {
-                        l.recv(q, c)
+                        g.recv(q, c)
                     } else {
-                        l.p(prev, c)
+                        g.p(prev, c)
                     };
                     let dsts = match (last, two) {
-                        (true, false) => vec![l.w(q, c)],
-                        (true, true) => vec![l.w(q, c), l.w(l.m(qi + 1), c)],
-                        (false, false) => vec![l.p(q, c)],
-                        (false, true) => vec![l.p(q, c), l.recv(l.m(qi + 1), c)],
+                        (true, true) if g.replicates_result() => vec![g.result(q, c), g.w(g.m(qi + 1), c)],
+                        (true, _) => vec![g.result(q, c)],
+                        (false, false) => vec![g.p(q, c)],
+                        (false, true) => vec![g.p(q, c), g.recv(g.m(qi + 1), c)],
                     };
-                    let deps = if s == 0 { vec![] } else { vec![(prev, s - 1)] };
-                    steps[q].push(Step {
-                        work: vec![reduce(l, c, vec![first_src, l.input(q, c)], dsts, sc(s > 0, 1))],
+                    let deps = if s == 0 { vec![] } else { vec![dep(prev, s - 1)] };
+                    mine.push(Step {
+                        work: vec![reduce(g, c, vec![first_src, g.input(q, c)], dsts, sc(s > 0, 1))],
                         deps,
                     });
                 }
@@ -156,23 +158,23 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
             Algo::KangaRing => {
                 let three = (r - 1) / 2; // 3-source steps
                 for s in 0..three {
-                    let c = l.m(qi - 2 - 2 * s as i64);
+                    let c = g.m(qi - 2 - 2 * s as i64);
                     let last = s + 1 == three && r % 2 == 1;
-                    let p2 = l.m(qi - 2);
-                    let first_src = if s == 0 { l.input(p2, c) } else { l.p(p2, c) };
-                    let dst = if last { l.w(q, c) } else { l.p(q, c) };
-                    let deps = if s == 0 { vec![] } else { vec![(p2, s - 1)] };
-                    let srcs = vec![first_src, l.input(l.m(qi - 1), c), l.input(q, c)];
-                    steps[q].push(Step { work: vec![reduce(l, c, srcs, vec![dst], sc(s > 0, 2))], deps });
+                    let p2 = g.m(qi - 2);
+                    let first_src = if s == 0 { g.input(p2, c) } else { g.p(p2, c) };
+                    let dst = if last { g.result(q, c) } else { g.p(q, c) };
+                    let deps = if s == 0 { vec![] } else { vec![dep(p2, s - 1)] };
+                    let srcs = vec![first_src, g.input(g.m(qi - 1), c), g.input(q, c)];
+                    mine.push(Step { work: vec![reduce(g, c, srcs, vec![dst], sc(s > 0, 2))], deps });
                 }
                 if r % 2 == 0 {
                     let s = three;
-                    let c = l.m(qi - 1 - 2 * s as i64);
-                    let p1 = l.m(qi - 1);
-                    let first_src = if s == 0 { l.input(p1, c) } else { l.p(p1, c) };
-                    let deps = if s == 0 { vec![] } else { vec![(p1, s - 1)] };
-                    steps[q].push(Step {
-                        work: vec![reduce(l, c, vec![first_src, l.input(q, c)], vec![l.w(q, c)], sc(s > 0, 1))],
+                    let c = g.m(qi - 1 - 2 * s as i64);
+                    let p1 = g.m(qi - 1);
+                    let first_src = if s == 0 { g.input(p1, c) } else { g.p(p1, c) };
+                    let deps = if s == 0 { vec![] } else { vec![dep(p1, s - 1)] };
+                    mine.push(Step {
+                        work: vec![reduce(g, c, vec![first_src, g.input(q, c)], vec![g.result(q, c)], sc(s > 0, 1))],
                         deps,
                     });
                 }
@@ -185,87 +187,89 @@ fn reduce_scatter(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
                     let d = 1usize << k;
                     let partner = q ^ d;
                     let (lo, hi) = (q.min(partner), q.max(partner));
-                    let value = |x: usize, c: usize| if k == 0 { l.input(x, c) } else { l.p(x, rdh_slot(r, k - 1, c)) };
+                    let value = |x: usize, c: usize| if k == 0 { g.input(x, c) } else { g.p(x, rdh_slot(r, k - 1, c)) };
                     let work = (0..r)
                         .filter(|&c| c % (2 * d) == q % (2 * d))
                         .map(|c| {
-                            let dst = if 2 * d == r { l.w(q, c) } else { l.p(q, rdh_slot(r, k, c)) };
+                            let dst = if 2 * d == r { g.result(q, c) } else { g.p(q, rdh_slot(r, k, c)) };
                             let scales = match (avg, k) {
                                 (false, _) => Vec::new(),
                                 (true, 0) => vec![inv, inv],
                                 (true, _) => vec![1.0, 1.0],
                             };
-                            reduce(l, c, vec![value(lo, c), value(hi, c)], vec![dst], scales)
+                            reduce(g, c, vec![value(lo, c), value(hi, c)], vec![dst], scales)
                         })
                         .collect();
-                    let deps = if k == 0 { vec![] } else { vec![(partner, k - 1)] };
-                    steps[q].push(Step { work, deps });
+                    let deps = if k == 0 { vec![] } else { vec![dep(partner, k - 1)] };
+                    mine.push(Step { work, deps });
                 }
             }
-            // A user's schedule is lowered from its plan (`user`), not scheduled here.
-            Algo::File => {}
+            // A user's schedule is lowered from its plan (`user`), not scheduled here; a
+            // hierarchy is made of groups that each run one of the others.
+            Algo::File | Algo::Hier => {}
             Algo::Mesh => {
-                let srcs = (0..r).map(|p| l.input(p, q)).collect();
+                let srcs = (0..r).map(|p| g.input(p, q)).collect();
                 let scales = if avg { vec![inv; r] } else { Vec::new() };
-                steps[q].push(Step { work: vec![reduce(l, q, srcs, vec![l.w(q, q)], scales)], deps: vec![] });
+                mine.push(Step { work: vec![reduce(g, q, srcs, vec![g.result(q, q)], scales)], deps: vec![] });
             }
         }
     }
-    (steps, owner)
 }
 
-/// Appends the all-gather schedule. `owner[q]` is the chunk rank q holds in `W(q, ·)`;
-/// `rs_steps` are the steps already scheduled per rank (their count, for dependencies).
-fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]) {
-    let r = l.r;
-    let base = steps[0].len();
-    let bytes = |c: usize| l.len(c) * l.size;
-    let copy = |src: u64, dst: u64, c: usize| Work::Copy { src, dst, bytes: bytes(c) };
-    let last_rs = |q: usize| -> Vec<(usize, usize)> { if base == 0 { vec![] } else { vec![(q, base - 1)] } };
+/// Appends group `g`'s all-gather to its members' steps. `owner[q]` is the chunk member q
+/// holds in its output when the all-gather starts; `after_rs` says that a reduce-scatter of the
+/// same group ran just before (ring-2R2W's then delivered a chunk already).
+pub(super) fn all_gather(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], owner: &[usize], after_rs: bool) {
+    let r = g.n();
+    let base = steps[g.g(0)].len();
+    let copy = |src: u64, dst: u64, c: usize| Work::Copy { src, dst, bytes: g.bytes(c) };
+    let dep = |p: usize, t: usize| (g.g(p), base + t);
+    let last_rs = |q: usize| -> Vec<(usize, usize)> { if base == 0 { vec![] } else { vec![(g.g(q), base - 1)] } };
     for q in 0..r {
         let qi = q as i64;
-        match cfg.algo {
+        let mine = &mut steps[g.g(q)];
+        match g.algo {
             Algo::Ring | Algo::Ring2r2w => {
                 // 2R2W already delivered the neighbour's final chunk with its last reduce.
-                let skip = usize::from(cfg.algo == Algo::Ring2r2w && cfg.collective == Collective::AllReduce);
-                let prev = l.m(qi - 1);
+                let skip = usize::from(g.algo == Algo::Ring2r2w && after_rs && g.replicates_result());
+                let prev = g.m(qi - 1);
                 for s in 0..r - 1 - skip {
-                    let g = l.m(owner[prev] as i64 - s as i64 - skip as i64);
-                    let mut deps = if s == 0 { last_rs(prev) } else { vec![(prev, base + s - 1)] };
+                    let c = g.m(owner[prev] as i64 - s as i64 - skip as i64);
+                    let mut deps = if s == 0 { last_rs(prev) } else { vec![dep(prev, s - 1)] };
                     if skip == 1 && s == 0 {
-                        // W(prev, g) arrived from prev's predecessor's last reduce.
-                        deps.extend(last_rs(l.m(qi - 2)));
+                        // W(prev, c) arrived from prev's predecessor's last reduce.
+                        deps.extend(last_rs(g.m(qi - 2)));
                     }
-                    steps[q].push(Step { work: vec![copy(l.w(prev, g), l.w(q, g), g)], deps });
+                    mine.push(Step { work: vec![copy(g.w(prev, c), g.w(q, c), c)], deps });
                 }
                 if skip == 1 && r == 2 {
                     // Nothing left to gather, but the output is complete only when the
                     // neighbour's last reduce wrote it: an empty step that waits for it.
-                    steps[q].push(Step { work: vec![], deps: last_rs(prev) });
+                    mine.push(Step { work: vec![], deps: last_rs(prev) });
                 }
             }
             Algo::KangaRing => {
                 let k_steps = (r - 1).div_ceil(2);
                 for s in 0..k_steps {
-                    let k = l.m(owner[q] as i64 - 2 * s as i64);
+                    let k = g.m(owner[q] as i64 - 2 * s as i64);
                     let last = s + 1 == k_steps;
-                    let mut dsts = vec![l.w(l.m(qi + 1), k)];
+                    let mut dsts = vec![g.w(g.m(qi + 1), k)];
                     if !(last && (r - 1) % 2 == 1) {
-                        dsts.push(l.w(l.m(qi + 2), k));
+                        dsts.push(g.w(g.m(qi + 2), k));
                     }
-                    let deps = if s == 0 { vec![] } else { vec![(l.m(qi - 2), base + s - 1)] };
+                    let deps = if s == 0 { vec![] } else { vec![dep(g.m(qi - 2), s - 1)] };
                     let work = if cfg.arch > 2 {
-                        vec![Work::Reduce { srcs: vec![l.w(q, k)], dsts, elems: l.len(k), scales: Vec::new() }]
+                        vec![Work::Reduce { srcs: vec![g.w(q, k)], dsts, elems: g.len(k), scales: Vec::new() }]
                     } else {
-                        dsts.iter().map(|&d| copy(l.w(q, k), d, k)).collect()
+                        dsts.iter().map(|&d| copy(g.w(q, k), d, k)).collect()
                     };
-                    steps[q].push(Step { work, deps });
+                    mine.push(Step { work, deps });
                 }
                 // The last chunks arrive from ranks q-1 and q-2: wait for them before finishing.
                 if k_steps > 0 {
-                    steps[q].push(Step {
+                    mine.push(Step {
                         work: vec![],
-                        deps: vec![(l.m(qi - 1), base + k_steps - 1), (l.m(qi - 2), base + k_steps - 1)],
+                        deps: vec![dep(g.m(qi - 1), k_steps - 1), dep(g.m(qi - 2), k_steps - 1)],
                     });
                 }
             }
@@ -278,18 +282,18 @@ fn all_gather(cfg: &Config, l: &Layout, steps: &mut [Vec<Step>], owner: &[usize]
                     let partner = q ^ d;
                     let work = (0..r)
                         .filter(|&c| c % (2 * d) == partner % (2 * d))
-                        .map(|c| copy(l.w(partner, c), l.w(q, c), c))
+                        .map(|c| copy(g.w(partner, c), g.w(q, c), c))
                         .collect();
-                    let deps = if j == 0 { last_rs(partner) } else { vec![(partner, base + j - 1)] };
-                    steps[q].push(Step { work, deps });
+                    let deps = if j == 0 { last_rs(partner) } else { vec![dep(partner, j - 1)] };
+                    mine.push(Step { work, deps });
                 }
             }
-            Algo::File => {}
+            Algo::File | Algo::Hier => {}
             Algo::Mesh => {
                 let work =
-                    (0..r).filter(|&p| p != q).map(|p| copy(l.w(p, owner[p]), l.w(q, owner[p]), owner[p])).collect();
+                    (0..r).filter(|&p| p != q).map(|p| copy(g.w(p, owner[p]), g.w(q, owner[p]), owner[p])).collect();
                 let deps = (0..r).filter(|&p| p != q).flat_map(last_rs).collect();
-                steps[q].push(Step { work, deps });
+                mine.push(Step { work, deps });
             }
         }
     }
@@ -351,7 +355,7 @@ fn ring_gce(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
             } else if boundary_after(q) {
                 work.push(compress(srcs, l.c(q, c), c, sc(s > 0)));
             } else {
-                work.push(reduce(l, c, srcs, vec![l.p(q, c)], sc(s > 0)));
+                work.push(Work::Reduce { srcs, dsts: vec![l.p(q, c)], elems: l.len(c), scales: sc(s > 0) });
             }
             // What this reads, prev wrote at its step s (index s; 0 is the first compression).
             let deps = if s == 0 && !boundary_after(prev) { vec![] } else { vec![(prev, s)] };
@@ -379,20 +383,19 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
         // `check` admits only the ring all-reduce.
         return ring_gce(cfg, l);
     }
-    match cfg.collective {
-        Collective::AllReduce => {
-            let (mut steps, owner) = reduce_scatter(cfg, l);
-            all_gather(cfg, l, &mut steps, &owner);
-            (steps, owner)
-        }
-        Collective::ReduceScatter => reduce_scatter(cfg, l),
-        Collective::AllGather => {
-            let owner = owners(cfg, l);
-            let mut steps = vec![Vec::new(); l.r];
-            all_gather(cfg, l, &mut steps, &owner);
-            (steps, owner)
-        }
+    if cfg.algo == Algo::Hier {
+        return hier::schedule(cfg, l);
     }
+    let g = Group::flat(l, cfg.algo);
+    let owner = owners(cfg, l);
+    let mut steps = vec![Vec::new(); l.r];
+    if cfg.collective != Collective::AllGather {
+        reduce_scatter(cfg, &g, &mut steps);
+    }
+    if cfg.collective != Collective::ReduceScatter {
+        all_gather(cfg, &g, &mut steps, &owner, cfg.collective == Collective::AllReduce);
+    }
+    (steps, owner)
 }
 
 #[cfg(test)]
@@ -406,7 +409,7 @@ mod tests {
     fn plan(algo: Algo, ranks: usize, collective: Collective) -> (Layout, Vec<Vec<Step>>) {
         let mut cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 1000);
         cfg.collective = collective;
-        let l = Layout { r: ranks, n: cfg.elems, size: 2 };
+        let l = Layout::new(ranks, cfg.elems, 2);
         let (steps, _) = schedule(&cfg, &l);
         (l, steps)
     }
@@ -425,6 +428,22 @@ mod tests {
                 }
             }
         }
+        // Every hierarchy over 2-4 nodes of 2-4 ranks, every collective.
+        for intra in Algo::ALL {
+            for inter in crate::collective::Inter::ALL {
+                for (x, y) in [(2, 2), (2, 3), (3, 2), (4, 4), (2, 5)] {
+                    for c in Collective::ALL {
+                        let mut cfg = Config::new(x * y, Algo::Hier, RedOp::Add, SdmaDtype::Bf16, 1000);
+                        cfg.collective = c;
+                        cfg.model.ranks_per_node = y;
+                        cfg.hier = crate::collective::Hier { intra, inter };
+                        if crate::collective::budget_shape(&cfg).is_ok() {
+                            v.push(cfg);
+                        }
+                    }
+                }
+            }
+        }
         // The ring all-reduce with GCE, nodes of 1, 2 and 3 ranks.
         for ranks in 2..=9 {
             for per_node in 1..=3 {
@@ -438,13 +457,14 @@ mod tests {
     }
 
     fn steps_of(cfg: &Config) -> Vec<Vec<Step>> {
-        schedule(cfg, &Layout { r: cfg.ranks, n: cfg.elems, size: 2 }).0
+        schedule(cfg, &crate::collective::lowered::layout(cfg)).0
     }
 
     fn name(cfg: &Config) -> String {
         format!(
-            "{:?} R={} {:?} {} per node {}",
+            "{:?} {:?} R={} {:?} {} per node {}",
             cfg.algo,
+            cfg.hier,
             cfg.ranks,
             cfg.collective,
             cfg.compress.name(),
@@ -629,7 +649,7 @@ mod tests {
         let mut cfg = Config::new(r, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 100_000);
         cfg.compress = Compress::Gce;
         cfg.model.ranks_per_node = 4;
-        let l = Layout { r, n: cfg.elems, size: 2 };
+        let l = Layout::new(r, cfg.elems, 2);
         let steps = schedule(&cfg, &l).0;
         let m = |x: i64| x.rem_euclid(r as i64) as usize;
         let h = |c: usize| cce_host::gradient::header_bytes(l.len(c), 3).unwrap();

@@ -1,0 +1,132 @@
+//! A group of ranks that runs one stage of a collective, and where that stage's buffers are
+//! (MODEL, docs/MODEL.md H1–H4). A flat algorithm is one group of every rank over the R
+//! chunks; a hierarchy runs the same algorithms over groups of fewer ranks:
+//!
+//! - **intra-node** — the Y ranks of node n (ranks nY … nY+Y−1) over Y *blocks*, block b
+//!   being the X fine chunks bX … bX+X−1 (so block b is elements [b·N/Y, (b+1)·N/Y));
+//! - **inter-node** — the X ranks with local index i (ranks i, Y+i, 2Y+i, …) over the X fine
+//!   chunks of the block that rank i's intra-node reduce-scatter left it.
+//!
+//! Each group numbers its members 0…n−1 (the node order, or the local order), and the
+//! algorithms address buffers only through a group: its chunk `c` is a run of fine chunks (the
+//! layout's chunks), and its partials take scratch slots of their own — an intra-node stage the
+//! slots below R (slot k of the group at kX), an inter-node stage the slots from R (the block's
+//! fine chunks). The intra-node reduce-scatter of a hierarchy ends in `T(q)` (the receive slot
+//! R), which the inter-node stage reads as its input; an inter-node stage's results go to the
+//! output `W`.
+
+use super::buffers::Layout;
+use super::config::Algo;
+
+/// Which stage a group runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stage {
+    /// Every rank, over the R chunks.
+    Flat,
+    /// The ranks of one node, over blocks of `x` fine chunks (X nodes).
+    Intra { x: usize },
+    /// The ranks of one local index, one in each of `x` nodes, over the fine chunks of `block`.
+    Inter { block: usize, x: usize },
+}
+
+/// A group of ranks running one algorithm's stage over its chunks.
+#[derive(Clone, Debug)]
+pub(super) struct Group<'a> {
+    pub(super) l: &'a Layout,
+    /// Global rank of each member.
+    pub(super) ranks: Vec<usize>,
+    /// The algorithm the group runs.
+    pub(super) algo: Algo,
+    pub(super) stage: Stage,
+    /// The FMA scale of an input (`avg`: 1/R on the collective's inputs, 1 on a stage's input
+    /// that is already a partial).
+    pub(super) input_scale: f32,
+}
+
+impl<'a> Group<'a> {
+    /// Every rank of `l`, running `algo` over the R chunks.
+    pub(super) fn flat(l: &'a Layout, algo: Algo) -> Self {
+        Group { l, ranks: (0..l.r).collect(), algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32 }
+    }
+
+    /// Members.
+    pub(super) fn n(&self) -> usize {
+        self.ranks.len()
+    }
+    /// Global rank of member `i`.
+    pub(super) fn g(&self, i: usize) -> usize {
+        self.ranks[i]
+    }
+    /// Member `x` mod n.
+    pub(super) fn m(&self, x: i64) -> usize {
+        x.rem_euclid(self.n() as i64) as usize
+    }
+    /// The fine chunks of group chunk `c`: (first, how many).
+    fn fine(&self, c: usize) -> (usize, usize) {
+        match self.stage {
+            Stage::Flat => (c, 1),
+            Stage::Intra { x } => (c * x, x),
+            Stage::Inter { block, x } => (block * x + c, 1),
+        }
+    }
+    /// Elements of group chunk `c`.
+    pub(super) fn len(&self, c: usize) -> u64 {
+        let (f, k) = self.fine(c);
+        self.l.start(f + k) - self.l.start(f)
+    }
+    /// Bytes of group chunk `c`.
+    pub(super) fn bytes(&self, c: usize) -> u64 {
+        self.len(c) * self.l.size
+    }
+    /// Member `i`'s input of chunk `c`: `IN`, or (inter-node) the intra-node result `T`.
+    pub(super) fn input(&self, i: usize, c: usize) -> u64 {
+        let (f, _) = self.fine(c);
+        match self.stage {
+            Stage::Inter { block, x } => {
+                self.l.t(self.g(i)) + (self.l.start(f) - self.l.start(block * x)) * self.l.size
+            }
+            _ => self.l.input(self.g(i), f),
+        }
+    }
+    /// Member `i`'s partial in the group's scratch slot `slot` (below n).
+    pub(super) fn p(&self, i: usize, slot: usize) -> u64 {
+        self.l.p(self.g(i), self.slot(slot))
+    }
+    /// Member `i`'s receive buffer of chunk `c`.
+    pub(super) fn recv(&self, i: usize, c: usize) -> u64 {
+        self.l.recv(self.g(i), self.slot(c))
+    }
+    fn slot(&self, slot: usize) -> usize {
+        match self.stage {
+            Stage::Flat => slot,
+            Stage::Intra { x } => slot * x,
+            Stage::Inter { block, x } => self.l.r + block * x + slot,
+        }
+    }
+    /// Member `i`'s output of chunk `c` (a block's fine chunks lie back to back in `W`).
+    pub(super) fn w(&self, i: usize, c: usize) -> u64 {
+        self.l.w(self.g(i), self.fine(c).0)
+    }
+    /// Where member `i`'s reduce-scatter puts its final chunk `c`: the output, or (a
+    /// hierarchy's intra-node stage) `T`.
+    pub(super) fn result(&self, i: usize, c: usize) -> u64 {
+        match self.stage {
+            Stage::Intra { .. } => self.l.t(self.g(i)),
+            _ => self.w(i, c),
+        }
+    }
+    /// Whether ring-2R2W's last reduce also writes the next member's output (only where its
+    /// result is the output of the whole collective).
+    pub(super) fn replicates_result(&self) -> bool {
+        self.stage == Stage::Flat
+    }
+}
+
+/// The chunk each of `n` members owns after `algo`'s reduce-scatter: its own for mesh and
+/// RDH, the next one for the rings.
+pub(super) fn owners(algo: Algo, n: usize) -> Vec<usize> {
+    match algo {
+        Algo::Mesh | Algo::Rdh => (0..n).collect(),
+        _ => (0..n).map(|q| (q + 1) % n).collect(),
+    }
+}
