@@ -40,7 +40,7 @@ pub use cce_collectives::demo::{Example, Row};
 /// The numerics report's parameters, series and result ([`NumericsReport`]).
 pub use cce_collectives::numerics_report::{Params, Report, Series};
 
-use crate::params::{Algo, Check, Collective, Compress, Instance, RedOp, UserAlgo};
+use crate::params::{Algo, Check, Collective, Compress, Instance, Inter, RedOp, UserAlgo};
 use cce_format::SdmaDtype;
 
 use crate::error::ApiError;
@@ -118,6 +118,14 @@ pub struct AllreduceParams {
     pub compress: Compress,
     /// Whether the outputs are compared with the exact reduction (`--check`; default exact).
     pub check: Check,
+    /// `--nodes`: X nodes of `ranks_per_node` ranks (the instance's when not given), so
+    /// R = X × Y; a `ranks` given too must equal it (0: not given).
+    pub nodes: Option<u64>,
+    /// `--intra` / `--inter`: a hierarchy's two algorithms (`algo` hier only; ring and ring
+    /// when not given).
+    pub intra: Option<Algo>,
+    /// The inter-node algorithm of `algo` hier.
+    pub inter: Option<Inter>,
 }
 
 /// Reads and checks a user's MSCCL XML schedule (`text`; `file` names it in messages and
@@ -158,6 +166,9 @@ impl AllreduceParams {
             budget: None,
             compress: Compress::None,
             check: Check::Exact,
+            nodes: None,
+            intra: None,
+            inter: None,
         }
     }
 
@@ -209,7 +220,7 @@ impl AllreduceParams {
             AlgoChoice::Algo(a) => *a,
         };
         let op = self.op;
-        let ranks = usize::try_from(self.ranks).map_err(|_| input("`ranks` out of range"))?;
+        let ranks = self.topology()?;
         let mut cfg = match &self.algo {
             AlgoChoice::File(u) => {
                 if ranks != u.ranks() {
@@ -270,6 +281,8 @@ impl AllreduceParams {
         }
         if let Some(v) = count(self.ranks_per_node, "ranks-per-node", 1 << 20)? {
             m.ranks_per_node = v as usize;
+        } else if self.nodes.is_some() {
+            // Nodes without a count of ranks: the instance's (cce_collectives' nodes rule).
         } else if cfg.compress == Compress::Gce {
             // Compressing, the ranks default to two nodes (docs/MODEL.md G6).
             m.ranks_per_node = ranks.div_ceil(2).max(1);
@@ -301,7 +314,53 @@ impl AllreduceParams {
         if let Some(v) = positive(self.inter_latency_us, "inter-latency-us")? {
             m.inter_latency = v * 1e-6;
         }
+        self.hierarchy(&mut cfg)?;
         Ok(cfg)
+    }
+
+    /// The ranks: `ranks`, or X nodes × Y ranks per node (the instance's Y when not given,
+    /// and no more than an instance holds), which a `ranks` given too must equal.
+    fn topology(&self) -> Result<usize, ApiError> {
+        let ranks = usize::try_from(self.ranks).map_err(|_| input("`ranks` out of range"))?;
+        let Some(nodes) = self.nodes else { return Ok(ranks) };
+        let instance = self.instance.unwrap_or_else(|| Instance::of_arch(self.arch.min(u32::MAX as u64) as u32));
+        let holds = TimeModel::for_instance(instance).ranks_per_node as u64;
+        let per_node = self.ranks_per_node.unwrap_or(holds);
+        if per_node == 0 || per_node > holds {
+            return Err(input(format!(
+                "`ranks-per-node` {per_node}: a {instance} node holds 1..={holds} ranks (16 chips x its NeuronCores)"
+            )));
+        }
+        let all = nodes.checked_mul(per_node).filter(|&r| nodes >= 1 && r <= collective::MAX_RANKS as u64).ok_or_else(
+            || {
+                input(format!(
+                    "`nodes` {nodes} x `ranks-per-node` {per_node}: between 1 and {} ranks in all",
+                    collective::MAX_RANKS
+                ))
+            },
+        )?;
+        if ranks != 0 && ranks as u64 != all {
+            return Err(input(format!(
+                "`ranks` {ranks}: `nodes` {nodes} x `ranks-per-node` {per_node} are {all} ranks"
+            )));
+        }
+        Ok(all as usize)
+    }
+
+    /// A hierarchy's algorithms into `cfg` (given only with `algo` hier).
+    fn hierarchy(&self, cfg: &mut Config) -> Result<(), ApiError> {
+        let hier = matches!(self.algo, AlgoChoice::Algo(Algo::Hier));
+        if !hier && (self.intra.is_some() || self.inter.is_some()) {
+            let flag = if self.intra.is_some() { "intra" } else { "inter" };
+            return Err(input(format!("`{flag}` chooses an algorithm of `algo` hier, not of {}", self.algo.name())));
+        }
+        if let Some(intra) = self.intra {
+            cfg.hier.intra = intra;
+        }
+        if let Some(inter) = self.inter {
+            cfg.hier.inter = inter;
+        }
+        Ok(())
     }
 }
 
@@ -321,6 +380,7 @@ pub struct Explanation {
 pub fn algo_label(cfg: &Config) -> String {
     match &cfg.user {
         Some(u) => format!("{} (file)", u.schedule.program.name),
+        None if cfg.algo == Algo::Hier => cfg.hier.label(),
         None => cfg.algo.name().to_string(),
     }
 }

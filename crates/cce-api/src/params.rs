@@ -23,7 +23,7 @@ use cce_host::{HostError, MinMaxConstant};
 
 /// The collectives' values a user names: algorithms, collectives, compression, instance types,
 /// reductions, and a user's MSCCL schedule ([`AllreduceParams`](crate::AllreduceParams)'s fields).
-pub use cce_collectives::collective::{Algo, Collective, Compress, Instance, RedOp, UserAlgo};
+pub use cce_collectives::collective::{Algo, Collective, Compress, Hier, Instance, Inter, RedOp, UserAlgo};
 /// Whether a run's outputs are checked against the exact reduction (`AllreduceParams::check`).
 pub use cce_collectives::metrics::Check;
 /// The numerics report's inputs (`collective::Params::inputs`).
@@ -88,7 +88,7 @@ impl FromStr for AlgoChoice {
             "auto" => Ok(AlgoChoice::Auto),
             _ => Algo::from_name(s)
                 .map(AlgoChoice::Algo)
-                .ok_or_else(|| format!("'{s}': expected ring, ring-2r2w, kangaring, mesh, rdh or auto")),
+                .ok_or_else(|| format!("'{s}': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto")),
         }
     }
 }

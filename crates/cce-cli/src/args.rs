@@ -99,7 +99,7 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Limits: 2..=64 ranks; mesh runs at most 32 ranks (it reduces every rank's chunk in one CCE packet, \
+Limits: 2..=4096 ranks; mesh runs at most 32 ranks (it reduces every rank's chunk in one CCE packet, \
 and a packet has at most 32 sources); ring-2r2w needs arch 3 or 4 (replication).
 Memory: the inputs are the ranks' IN buffers; each rank adds its W buffers and at most two \
 steps of scratch chunks (P, and RECV for ring-2r2w), and the outputs replace the W buffers as \
@@ -107,14 +107,28 @@ they are read: about 2.1 x ranks x elems x dtype bytes at 8 or more ranks, plus 
 within the budget (--budget; default 3/4 of this host's memory). The whole configuration, budget included, is checked before any input is \
 generated or read (for --sweep: every size, before the first runs).")]
 pub(crate) struct AllreduceArgs {
-    /// Ranks, 2..=64 (mesh: at most 32); with --algo-file, the file's ngpus (given, it must
-    /// agree).
-    #[arg(long, value_parser = cce_api::values::parse_u64, required_unless_present = "algo_file")]
+    /// Ranks, 2..=4096 (mesh: at most 32); with --algo-file, the file's ngpus, with --nodes,
+    /// nodes x ranks-per-node (given, they must agree).
+    #[arg(long, value_parser = cce_api::values::parse_u64, required_unless_present_any = ["algo_file", "nodes"])]
     pub(crate) ranks: Option<u64>,
+    /// Nodes of --ranks-per-node ranks (default: the instance's, trn1 32, trn2 and trn3 128):
+    /// the ranks are nodes x ranks-per-node, linked inside a node as before and by EFA between
+    /// nodes.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) nodes: Option<u64>,
     /// ring, ring-2r2w (arch 3 or 4), kangaring, mesh (at most 32 ranks), rdh (a power-of-two
-    /// rank count) or auto (the least model time; see --explain).
+    /// rank count), hier (--intra inside each node, --inter between nodes) or auto (the least
+    /// model time; see --explain).
     #[arg(long, required_unless_present = "algo_file", conflicts_with = "algo_file")]
     pub(crate) algo: Option<String>,
+    /// With --algo hier: the algorithm inside each node (ring, ring-2r2w, kangaring, mesh or
+    /// rdh; default ring).
+    #[arg(long)]
+    pub(crate) intra: Option<String>,
+    /// With --algo hier: the algorithm between nodes, among the ranks of one local index
+    /// (ring, mesh, single-step-mesh or rdh; default ring).
+    #[arg(long)]
+    pub(crate) inter: Option<String>,
     /// A user's schedule in MSCCL XML (as msccl-tools writes it) instead of --algo: checked
     /// before anything runs (docs/MODEL.md X1-X13); its coll decides the collective.
     #[arg(long, value_name = "FILE.xml")]
