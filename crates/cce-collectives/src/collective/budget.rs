@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::buffers::P_OFF;
 use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
-use super::lifetimes::{add_backpressure, lifetimes};
+use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
 use super::lowered::{Lowered, layout};
 use super::program::{plan_work, ring_size};
 use super::schedule::Step;
@@ -21,6 +21,7 @@ pub struct Checked {
     cfg: Config,
     need: MemoryNeed,
     lowered: Arc<Lowered>,
+    life: Arc<Lifetimes>,
     model: Option<Arc<ModelTime>>,
 }
 
@@ -47,29 +48,46 @@ impl Checked {
         &self.lowered
     }
 
-    /// The model's time, when a [`Candidate`](super::Candidate) of this very configuration
-    /// brought it (else the run models it).
+    /// The scratch buffers' lifetimes in one memory.
+    pub(super) fn lifetimes(&self) -> &Arc<Lifetimes> {
+        &self.life
+    }
+
+    /// The model's time: the check's own, or what the [`Candidate`](super::Candidate) of this
+    /// very configuration brought.
     pub(super) fn model(&self) -> Option<&Arc<ModelTime>> {
         self.model.as_ref()
     }
 }
 
-/// A run's steps with their back pressure, and the scratch bytes that can be mapped at once.
+/// A run's steps with their back pressure, the scratch bytes that can be mapped at once, the
+/// scratch lifetimes, and (when asked for) the model's time of the steps without back pressure.
 pub(super) struct Scheduled {
     pub(super) lowered: Lowered,
     pub(super) scratch: u64,
+    pub(super) life: Lifetimes,
+    pub(super) model: Option<ModelTime>,
 }
 
-/// What [`run`](super::run) executes in one memory: the steps with back pressure added.
-pub(super) fn scheduled(cfg: &Config) -> Scheduled {
+/// What [`run`](super::run) executes in one memory: the steps with back pressure added; with
+/// `model`, the time model of the algorithm's own steps (before back pressure), made while
+/// only the schedule exists (so its working memory is spent before the buffers are).
+pub(super) fn scheduled(cfg: &Config, model: bool) -> Result<Scheduled, CollectiveError> {
     let mut lowered = Lowered::new(cfg);
+    let model = match model {
+        true => {
+            let t = super::time_model(cfg, &lowered.l, &lowered.steps, false)?;
+            Some(ModelTime { links: t.links, seconds: t.seconds })
+        }
+        false => None,
+    };
     let life = lifetimes(&lowered, &lowered.steps);
     let scratch = if add_backpressure(&mut lowered.steps, &life) {
         life.two_steps.saturating_mul(cfg.ranks as u64)
     } else {
         life.allocs.iter().flatten().flatten().map(|(_, b)| b).sum()
     };
-    Scheduled { lowered, scratch }
+    Ok(Scheduled { lowered, scratch, life, model })
 }
 
 /// A byte count in a message: `N bytes (X.Y GiB)`, `at least …` for a lower bound.
@@ -317,17 +335,17 @@ fn data_need(cfg: &Config) -> MemoryNeed {
 /// fails as [`run`](super::run) would) and is left out when the sizes do not fit the model's slots.
 pub fn memory_need(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
     check_shape(cfg)?;
-    need_scheduled(cfg).map(|(need, _)| need)
+    need_scheduled(cfg, false).map(|(need, _)| need)
 }
 
 /// [`memory_need`] of a configuration that passed the shape rules, with the schedule it
 /// counted (`None` when the sizes do not fit the model's slots).
-fn need_scheduled(cfg: &Config) -> Result<(MemoryNeed, Option<Scheduled>), CollectiveError> {
+fn need_scheduled(cfg: &Config, model: bool) -> Result<(MemoryNeed, Option<Scheduled>), CollectiveError> {
     let mut need = data_need(cfg);
     if !fits_slots(cfg) {
         return Ok((need, None));
     }
-    let s = scheduled(cfg);
+    let s = scheduled(cfg, model)?;
     need.buffers = need.buffers.saturating_add(s.scratch);
     need.rings = Some(ring_need(cfg, &s.lowered.steps)?);
     Ok((need, Some(s)))
@@ -340,6 +358,11 @@ fn need_scheduled(cfg: &Config) -> Result<(MemoryNeed, Option<Scheduled>), Colle
 /// [`run`](super::run) executes without checking again. Callers that prepare inputs
 /// themselves check before generating or reading them.
 pub fn check(cfg: &Config) -> Result<Checked, CollectiveError> {
+    check_with(cfg, None)
+}
+
+/// [`check`], with the model's time already known (`model`) or made by the check.
+fn check_with(cfg: &Config, model: Option<Arc<ModelTime>>) -> Result<Checked, CollectiveError> {
     super::count_check();
     check_shape(cfg)?;
     let budget_error = |need: &MemoryNeed| CollectiveError::Budget {
@@ -349,7 +372,7 @@ pub fn check(cfg: &Config) -> Result<Checked, CollectiveError> {
         need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
         budget: Bytes { bytes: cfg.budget, at_least: false },
     };
-    let (need, scheduled) = match need_scheduled(cfg) {
+    let (need, scheduled) = match need_scheduled(cfg, model.is_none()) {
         Ok(n) => n,
         // A step that cannot be planned: still, buffers over the budget are the first reason.
         Err(e) => {
@@ -374,17 +397,17 @@ pub fn check(cfg: &Config) -> Result<Checked, CollectiveError> {
             )));
         }
     }
-    Ok(Checked { cfg: cfg.clone(), need, lowered: Arc::new(scheduled.lowered), model: None })
+    let model = model.or(scheduled.model.map(Arc::new));
+    Ok(Checked { cfg: cfg.clone(), need, lowered: Arc::new(scheduled.lowered), life: Arc::new(scheduled.life), model })
 }
 
 /// [`check`] of `cfg`, keeping the model's time of the candidate among `candidates` that was
 /// modelled for exactly this configuration (what [`choose`](super::choose) returned), so the
 /// run does not model it again.
 pub fn check_chosen(cfg: &Config, candidates: &[super::Candidate]) -> Result<Checked, CollectiveError> {
-    let mut checked = check(cfg)?;
-    checked.model = candidates
+    let model = candidates
         .iter()
         .find_map(|c| c.model_of(cfg))
         .map(|t| Arc::new(ModelTime { links: t.links.clone(), seconds: t.seconds }));
-    Ok(checked)
+    check_with(cfg, model)
 }

@@ -76,7 +76,6 @@ pub(super) fn lifetimes(low: &Lowered, steps: &[Vec<Step>]) -> Lifetimes {
 /// Adds the back-pressure edges: step `s` of a rank waits for every user of what the rank
 /// allocated at step `s − 2` (users on its own queue come before it anyway). Returns false,
 /// leaving `steps` as they were, if an edge would close a cycle (no schedule here does).
-#[allow(clippy::needless_range_loop, reason = "step s reads the allocations of step s - 2")]
 pub(super) fn add_backpressure(steps: &mut [Vec<Step>], life: &Lifetimes) -> bool {
     let mut users_of: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
     for (q, st) in life.releases.iter().enumerate() {
@@ -86,27 +85,34 @@ pub(super) fn add_backpressure(steps: &mut [Vec<Step>], life: &Lifetimes) -> boo
             }
         }
     }
-    let mut added = steps.to_vec();
-    for (q, st) in added.iter_mut().enumerate() {
+    // The new edges, per rank and step, apart from the steps until they are known acyclic.
+    let mut added: Vec<Vec<Vec<(usize, usize)>>> = steps.iter().map(|st| vec![Vec::new(); st.len()]).collect();
+    for (q, st) in steps.iter().enumerate() {
         for s in 2..st.len() {
             for (a, _) in &life.allocs[q][s - 2] {
                 for &(p, t) in users_of.get(a).map_or(&[][..], Vec::as_slice) {
-                    if p != q && !st[s].deps.contains(&(p, t)) {
-                        st[s].deps.push((p, t));
+                    if p != q && !st[s].deps.contains(&(p, t)) && !added[q][s].contains(&(p, t)) {
+                        added[q][s].push((p, t));
                     }
                 }
             }
         }
     }
-    if !acyclic(&added) {
+    drop(users_of);
+    if !acyclic(steps, &added) {
         return false;
     }
-    steps.clone_from_slice(&added);
+    for (st, more) in steps.iter_mut().zip(added) {
+        for (step, more) in st.iter_mut().zip(more) {
+            step.deps.extend(more);
+        }
+    }
     true
 }
 
-/// Whether the steps' order (each rank's steps in sequence, plus every dependency) has no cycle.
-pub(super) fn acyclic(steps: &[Vec<Step>]) -> bool {
+/// Whether the steps' order (each rank's steps in sequence, plus every dependency and every
+/// edge of `more`, per rank and step) has no cycle.
+pub(super) fn acyclic(steps: &[Vec<Step>], more: &[Vec<Vec<(usize, usize)>>]) -> bool {
     // Kahn's algorithm over (rank, step).
     let first: Vec<usize> = steps
         .iter()
@@ -123,7 +129,8 @@ pub(super) fn acyclic(steps: &[Vec<Step>]) -> bool {
     for (q, st) in steps.iter().enumerate() {
         for (s, step) in st.iter().enumerate() {
             let me = idx(q, s);
-            let before = step.deps.iter().map(|&(p, t)| idx(p, t)).chain((s > 0).then(|| idx(q, s - 1)));
+            let extra = more.get(q).and_then(|m| m.get(s)).map_or(&[][..], Vec::as_slice);
+            let before = step.deps.iter().chain(extra).map(|&(p, t)| idx(p, t)).chain((s > 0).then(|| idx(q, s - 1)));
             for b in before {
                 out[b].push(me);
                 indeg[me] += 1;

@@ -35,7 +35,7 @@ pub(super) struct Prepared {
     /// Every rank's rings.
     pub(super) programs: Vec<RankProgram>,
     /// The scratch regions' lifetimes, per block.
-    pub(super) life: Lifetimes,
+    pub(super) life: Arc<Lifetimes>,
     /// The model's bytes per link and seconds (the schedule without back pressure).
     pub(super) links: BTreeMap<(usize, usize), u64>,
     /// The model's seconds.
@@ -72,15 +72,19 @@ pub(super) fn prepare(checked: &Checked, groups: usize) -> Result<Arc<Prepared>,
 fn make(checked: &Checked, groups: usize) -> Result<Prepared, CollectiveError> {
     let cfg = checked.config();
     // One memory: the check's schedule, whose back pressure keeps two steps of scratch per rank
-    // (what memory_need counts); several: the blocks' own memories bound it.
+    // (what memory_need counts), its lifetimes, and no messages; several: the blocks' own
+    // memories bound it.
     let low = if groups == 1 { checked.lowered().clone() } else { Arc::new(Lowered::new(cfg)) };
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
-    let plan = plan(&low, &low.steps, &group);
+    let plan = if groups == 1 { Plan::default() } else { plan(&low, &low.steps, &group) };
     // Every rank's program: a step's dependencies count a peer's packets (within a block).
     let programs = low.steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
-    let life = block_lifetimes(&low, &low.steps, &group);
-    // The model times the algorithm's own schedule (without the run's back pressure), unless
-    // the check brought the chosen candidate's model of this configuration.
+    let life = match groups {
+        1 => checked.lifetimes().clone(),
+        _ => Arc::new(block_lifetimes(&low, &low.steps, &group)),
+    };
+    // The model timed the algorithm's own schedule (without the run's back pressure) in the
+    // check, or the chosen candidate brought it.
     let (links, model_seconds) = match checked.model() {
         Some(m) => (m.links.clone(), m.seconds),
         None => {

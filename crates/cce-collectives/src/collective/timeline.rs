@@ -121,19 +121,21 @@ pub struct Timeline {
 /// Most packets a detailed timeline (a trace) holds.
 pub const MAX_TRACE_PACKETS: u64 = 200_000;
 
-/// A packet's cost on its engine and where its bytes go.
+/// A packet's cost on its engine.
+#[derive(Clone, Copy)]
 struct Cost {
     seconds: f64,
     descriptors: u64,
     read: u64,
     written: u64,
     cce: bool,
-    /// (rank whose memory, bytes, is a read).
-    touches: Vec<(usize, u64, bool)>,
 }
 
+/// Where a packet's bytes go: (rank whose memory, bytes, is a read).
+type Touches = Vec<(usize, u64, bool)>;
+
 /// `header_stride`: the bytes a GCE packet's header region takes (its program's stride).
-fn cost(m: &TimeModel, p: &Packet, header_stride: u64) -> Cost {
+fn cost(m: &TimeModel, p: &Packet, header_stride: u64) -> (Cost, Touches) {
     let elems = p.elems as u64;
     let per_src = elems * p.in_dt.bytes() as u64;
     let per_dst = elems * p.out_dt.bytes() as u64;
@@ -155,14 +157,9 @@ fn cost(m: &TimeModel, p: &Packet, header_stride: u64) -> Cost {
             GceMode::Decompress => touches.extend(p.sources.iter().map(|s| (Layout::rank_of(s.addr), header, true))),
         }
     }
-    Cost {
-        seconds: descriptors as f64 * m.per_descriptor + read as f64 / rate,
-        descriptors,
-        read,
-        written,
-        cce,
-        touches,
-    }
+    let c =
+        Cost { seconds: descriptors as f64 * m.per_descriptor + read as f64 / rate, descriptors, read, written, cce };
+    (c, touches)
 }
 
 /// The links of a ring of `r` chips (index: clockwise link i → i+1 is i, counter-clockwise
@@ -187,16 +184,24 @@ struct Planned {
     last: Cost,
     /// GCE: the header stride.
     stride: u64,
-    program: cce_host::Program,
+    /// The packets, kept only for a detailed timeline (a trace lists each one's moves).
+    program: Option<Box<cce_host::Program>>,
 }
 
 /// Every work item of a schedule planned, as the rings hold it (`None` for one without packets),
 /// per rank, step and work item.
 type PlannedWork = Vec<Vec<Vec<Option<Planned>>>>;
 
-/// Plans every work item of `steps` (a schedule of `cfg`) and costs its full and last packets;
-/// returns them and the packets in all.
-fn plan_all(cfg: &Config, steps: &[Vec<Step>]) -> Result<(PlannedWork, u64), CollectiveError> {
+/// Plans every work item of `steps` (a schedule of `cfg`) and costs its full and last packets,
+/// adding the bytes they move to `loads` (and between each pair of ranks to `links`) as it
+/// goes, so only each packet's totals are kept; returns them and the packets in all.
+fn plan_all(
+    cfg: &Config,
+    steps: &[Vec<Step>],
+    detail: bool,
+    (places, loads): (&Places<'_>, &mut Loads),
+    links: &mut BTreeMap<(usize, usize), u64>,
+) -> Result<(PlannedWork, u64), CollectiveError> {
     let m = &cfg.model;
     let mut planned: PlannedWork = Vec::with_capacity(steps.len());
     let mut packet_count = 0u64;
@@ -215,7 +220,9 @@ fn plan_all(cfg: &Config, steps: &[Vec<Step>]) -> Result<(PlannedWork, u64), Col
                         match (first, last) {
                             (Some(f), Some(t)) => {
                                 let stride = header_stride(f.elems as u64);
-                                let (full, last) = (cost(m, &f, stride), cost(m, &t, stride));
+                                let ((full, at_full), (last, at_last)) = (cost(m, &f, stride), cost(m, &t, stride));
+                                loads.add((q, s), [(&at_full, count - 1), (&at_last, 1)], places, links);
+                                let program = detail.then(|| Box::new(program));
                                 Some(Planned { count, full, last, stride, program })
                             }
                             _ => None,
@@ -284,37 +291,39 @@ struct Loads {
     link_total: Vec<u64>,
 }
 
-/// The loads of `planned` over `nsteps` step indices of `r` ranks; adds the bytes between each
-/// pair of ranks to `links`.
-fn loads(
-    planned: &PlannedWork,
-    places: &Places<'_>,
-    (nsteps, r): (usize, usize),
-    links: &mut BTreeMap<(usize, usize), u64>,
-) -> Loads {
-    let mut link_total = vec![0u64; 2 * places.chips];
-    let mut link_load = vec![vec![0u64; 2 * places.chips]; nsteps];
-    let mut hbm_load = vec![vec![0u64; r]; nsteps];
-    for (q, st) in planned.iter().enumerate() {
-        for (s, works) in st.iter().enumerate() {
-            for pw in works.iter().flatten() {
-                for (c, n) in [(&pw.full, pw.count - 1), (&pw.last, 1)] {
-                    for &(owner, b, is_read) in &c.touches {
-                        hbm_load[s][owner] += b * n;
-                        if owner != q {
-                            let (from, to) = if is_read { (owner, q) } else { (q, owner) };
-                            *links.entry((from, to)).or_insert(0) += b * n;
-                            for i in places.links_of(from, to) {
-                                link_load[s][i] += b * n;
-                                link_total[i] += b * n;
-                            }
-                        }
+impl Loads {
+    /// No bytes yet, for `nsteps` step indices of `r` ranks.
+    fn new(places: &Places<'_>, (nsteps, r): (usize, usize)) -> Self {
+        Loads {
+            link: vec![vec![0u64; 2 * places.chips]; nsteps],
+            hbm: vec![vec![0u64; r]; nsteps],
+            link_total: vec![0u64; 2 * places.chips],
+        }
+    }
+
+    /// Adds rank `q`'s step `s`'s packets, `n` of each, to the loads and the bytes
+    /// between each pair of ranks to `links`.
+    fn add(
+        &mut self,
+        (q, s): (usize, usize),
+        costs: [(&Touches, u64); 2],
+        places: &Places<'_>,
+        links: &mut BTreeMap<(usize, usize), u64>,
+    ) {
+        for (touches, n) in costs {
+            for &(owner, b, is_read) in touches {
+                self.hbm[s][owner] += b * n;
+                if owner != q {
+                    let (from, to) = if is_read { (owner, q) } else { (q, owner) };
+                    *links.entry((from, to)).or_insert(0) += b * n;
+                    for i in places.links_of(from, to) {
+                        self.link[s][i] += b * n;
+                        self.link_total[i] += b * n;
                     }
                 }
             }
         }
     }
-    Loads { link: link_load, hbm: hbm_load, link_total }
 }
 
 /// What timing a step reads: the model, the ranks' places, the planned work, the loads and the
@@ -344,7 +353,8 @@ impl StepTiming<'_> {
         let mut cursor = 0u64;
         let mut links_used: Vec<usize> = Vec::new();
         let mut peers: Vec<usize> = step.deps.iter().map(|&(p, _)| p).filter(|&p| p != q).collect();
-        for pw in self.planned[q][s].iter().flatten() {
+        for (wi, pw) in self.planned[q][s].iter().enumerate() {
+            let Some(pw) = pw else { continue };
             let full = pw.count - 1;
             for e in 0..engines {
                 let k = full / engines + u64::from((e + engines - cursor % engines) % engines < full % engines);
@@ -356,7 +366,11 @@ impl StepTiming<'_> {
             engine_total[e_last] += pw.last.read;
             cursor += pw.count;
             *descriptors += full * pw.full.descriptors + pw.last.descriptors;
-            for &(owner, _, is_read) in &pw.full.touches {
+            // Its packets touch the memories of the ranks whose buffers it reads and writes.
+            let w = &step.work[wi];
+            let touched = w.reads().into_iter().map(|a| (a, true)).chain(w.writes().into_iter().map(|a| (a, false)));
+            for (a, is_read) in touched {
+                let owner = Layout::rank_of(a);
                 if owner != q {
                     peers.push(owner);
                     let (from, to) = if is_read { (owner, q) } else { (q, owner) };
@@ -418,8 +432,8 @@ impl StepTiming<'_> {
             }
             let w = &step.work[wi];
             let mut moves: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-            for p in pw.program.packets() {
-                for (owner, b, is_read) in cost(m, &p, pw.stride).touches {
+            for p in pw.program.iter().flat_map(|p| p.packets()) {
+                for (owner, b, is_read) in cost(m, &p, pw.stride).1 {
                     if owner != q {
                         *moves.entry(if is_read { (owner, q) } else { (q, owner) }).or_insert(0) += b;
                     }
@@ -448,16 +462,17 @@ pub(super) fn timeline(
     let m = &cfg.model;
     let r = l.r;
     let nsteps = steps.first().map_or(0, Vec::len);
-    let (planned, packet_count) = plan_all(cfg, steps)?;
+    let places = Places::new(m, r);
+    let mut out = Timeline::default();
+    let mut loads = Loads::new(&places, (nsteps, r));
+    let (planned, packet_count) = plan_all(cfg, steps, detail, (&places, &mut loads), &mut out.links)?;
+    out.packet_count = packet_count;
     if detail && packet_count > MAX_TRACE_PACKETS {
         return Err(CollectiveError::Config(format!(
             "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)"
         )));
     }
-    let places = Places::new(m, r);
-    let mut out = Timeline { packet_count, ..Timeline::default() };
     let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; r];
-    let loads = loads(&planned, &places, (nsteps, r), &mut out.links);
     let timing = StepTiming { m, places, planned: &planned, loads, engines: m.engines.max(1) as u64 };
     let mut spans = vec![vec![StepSpan::default(); nsteps]; r];
     // Steps in index order: a step waits only for steps of lower index (every schedule here).
