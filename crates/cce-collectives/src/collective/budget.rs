@@ -10,6 +10,7 @@ use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
 use super::lowered::{Lowered, layout};
 use super::program::{plan_work, ring_size};
 use super::schedule::Step;
+use super::size::{ScheduleSize, schedule_size};
 use super::user::Geometry;
 
 /// A configuration [`check`] accepted, ready for [`run`](super::run): the configuration, the
@@ -125,12 +126,20 @@ pub struct MemoryNeed {
     /// What the outputs add: they take the place of the `W` buffers chunk by chunk as they are
     /// assembled, so one rank's buffer (elems × size) at most.
     pub outputs: u64,
+    /// The host memory the schedule takes while a run holds it: its steps and work items, from
+    /// their counts ([`ScheduleSize::bytes`], docs/MODEL.md C26) — what a flat ring of
+    /// thousands of ranks spends on its many small steps.
+    pub schedule: u64,
 }
 
 impl MemoryNeed {
     /// Everything, saturating (the ring part as 0 when it could not be counted).
     pub fn total(&self) -> u64 {
-        self.inputs.saturating_add(self.buffers).saturating_add(self.rings.unwrap_or(0)).saturating_add(self.outputs)
+        self.inputs
+            .saturating_add(self.buffers)
+            .saturating_add(self.rings.unwrap_or(0))
+            .saturating_add(self.outputs)
+            .saturating_add(self.schedule)
     }
 }
 
@@ -321,13 +330,14 @@ fn data_need(cfg: &Config) -> MemoryNeed {
     if let (Algo::File, Some(u)) = (cfg.algo, &cfg.user) {
         // O and S chunk by chunk, and the input's copy when the run works on one (X12).
         let g = Geometry::new(cfg, &u.schedule);
-        return MemoryNeed { inputs: all, buffers: g.buffer_bytes(), rings: None, outputs: bytes };
+        return MemoryNeed { inputs: all, buffers: g.buffer_bytes(), rings: None, outputs: bytes, schedule: 0 };
     }
     // Chunks of one element or none when elems < R: each empty chunk still maps one byte.
     let empty = r.saturating_sub(cfg.elems);
     // W only: the scratch buffers are counted with the schedule (memory_need).
     let buffers = bytes.saturating_add(empty).saturating_mul(r);
-    MemoryNeed { inputs: all, buffers, rings: None, outputs: bytes }
+    let schedule = schedule_size(cfg).map_or(0, |n| n.bytes(cfg.ranks));
+    MemoryNeed { inputs: all, buffers, rings: None, outputs: bytes, schedule }
 }
 
 /// The memory a run of `cfg` needs: the inputs handed to [`run`](super::run), the model memory's buffers and
@@ -347,6 +357,8 @@ fn need_scheduled(cfg: &Config, model: bool) -> Result<(MemoryNeed, Option<Sched
     }
     let s = scheduled(cfg, model)?;
     need.buffers = need.buffers.saturating_add(s.scratch);
+    // The schedule as made (a user's is counted only now).
+    need.schedule = ScheduleSize::of(&s.lowered.steps).bytes(cfg.ranks);
     need.rings = Some(ring_need(cfg, &s.lowered.steps)?);
     Ok((need, Some(s)))
 }
@@ -372,6 +384,11 @@ fn check_with(cfg: &Config, model: Option<Arc<ModelTime>>) -> Result<Checked, Co
         need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
         budget: Bytes { bytes: cfg.budget, at_least: false },
     };
+    // The data and the schedule's size, before anything is made.
+    let early = data_need(cfg);
+    if early.total() > cfg.budget {
+        return Err(budget_error(&early));
+    }
     let (need, scheduled) = match need_scheduled(cfg, model.is_none()) {
         Ok(n) => n,
         // A step that cannot be planned: still, buffers over the budget are the first reason.

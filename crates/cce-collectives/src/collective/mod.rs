@@ -58,6 +58,7 @@
 //! - `lifetimes`: when each scratch buffer is mapped and unmapped, and the back pressure that
 //!   keeps two steps of them per rank;
 //! - `program`: each rank's steps planned by `cce-host` and laid out on its rings;
+//! - `size`: how many steps and work items a built-in schedule has, before it is made;
 //! - `budget`: the shape rules and the memory ([`check`], [`memory_need`]) before anything runs,
 //!   and what a check returns: a [`Checked`] run, the one thing [`run`] executes;
 //! - `model`: the time model's parameters, calibrated per instance type ([`TimeModel`]);
@@ -89,6 +90,7 @@ mod prepared;
 mod program;
 mod rank;
 mod schedule;
+mod size;
 mod story;
 mod tasks;
 pub mod threads;
@@ -107,6 +109,7 @@ pub use model::{Instance, Parameter, TimeModel};
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};
+pub use size::{RANK_BYTES, STEP_BYTES, ScheduleSize, WORK_BYTES, schedule_size};
 pub use story::{
     Difference, MAX_ORDER_CHUNKS, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep,
     differences, orders, story,

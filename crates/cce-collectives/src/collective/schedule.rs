@@ -621,6 +621,24 @@ mod tests {
         }
     }
 
+    /// The closed-form size of every schedule equals the schedule made, on arch 2 and 3.
+    #[test]
+    fn sizes_match_the_schedules() {
+        use crate::collective::size::{ScheduleSize, schedule_size};
+        for mut cfg in cases() {
+            for arch in [2, 3] {
+                if arch == 2
+                    && (cfg.algo == Algo::Ring2r2w || cfg.hier.intra == Algo::Ring2r2w || cfg.compress == Compress::Gce)
+                {
+                    continue;
+                }
+                cfg.arch = arch;
+                let made = ScheduleSize::of(&steps_of(&cfg));
+                assert_eq!(schedule_size(&cfg), Some(made), "{} arch {arch}", name(&cfg));
+            }
+        }
+    }
+
     /// Each buffer is written by one step only (module docs), so no step overwrites a buffer
     /// another rank may still read.
     #[test]
