@@ -105,3 +105,18 @@ fn a_hierarchy_split_over_blocks_gives_the_same_bits() {
         assert_eq!(one.outputs[0], exact_sum(&inputs));
     }
 }
+
+/// A flat ring over 4096 ranks makes 33 million steps: its need counts them from the schedule's
+/// closed-form size, and a budget they overflow refuses it at once, before one is made.
+#[test]
+fn a_flat_ring_of_4096_ranks_is_refused_from_its_size() {
+    let t = std::time::Instant::now();
+    let cfg = Config { budget: 8 << 30, ..Config::new(4096, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 65536) };
+    let size = collective::schedule_size(&cfg).unwrap();
+    assert_eq!((size.steps, size.works), (4096 * 2 * 4095, 4096 * 2 * 4095));
+    let err = collective::check(&cfg).unwrap_err();
+    let collective::CollectiveError::Budget { need, .. } = &err else { panic!("{err}") };
+    assert!(need.at_least && need.bytes > size.bytes(4096), "{err}");
+    assert!(err.to_string().starts_with("4096 ranks x 65536 bf16 elements need at least "), "{err}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(2), "refused from its size: {:?}", t.elapsed());
+}

@@ -373,6 +373,11 @@ pub fn check(cfg: &Config) -> Result<Checked, CollectiveError> {
     check_with(cfg, None)
 }
 
+/// The largest schedule (in host bytes, [`ScheduleSize::bytes`]) a check makes to count its
+/// rings when the configuration is over its budget already: a larger one is refused from its
+/// size alone, before it is made.
+const MADE_BEFORE_REFUSED: u64 = 64 << 20;
+
 /// [`check`], with the model's time already known (`model`) or made by the check.
 fn check_with(cfg: &Config, model: Option<Arc<ModelTime>>) -> Result<Checked, CollectiveError> {
     super::count_check();
@@ -384,9 +389,10 @@ fn check_with(cfg: &Config, model: Option<Arc<ModelTime>>) -> Result<Checked, Co
         need: Bytes { bytes: need.total(), at_least: need.rings.is_none() },
         budget: Bytes { bytes: cfg.budget, at_least: false },
     };
-    // The data and the schedule's size, before anything is made.
+    // A schedule too large to make just to learn its rings: refused from its size and the
+    // data alone (the need then reads "at least").
     let early = data_need(cfg);
-    if early.total() > cfg.budget {
+    if early.total() > cfg.budget && early.schedule >= MADE_BEFORE_REFUSED {
         return Err(budget_error(&early));
     }
     let (need, scheduled) = match need_scheduled(cfg, model.is_none()) {
