@@ -313,7 +313,7 @@ def _algo_and_file(algo):
 
 
 def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
-              ranks_per_node=None, check="exact"):
+              ranks_per_node=None, check="exact", nodes=None, intra=None, inter=None, collective=None):
     """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
@@ -337,13 +337,24 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     ``None`` and ``check`` says ``"none"``. Raises CceError for bad input (a schedule the checks refuse included: the message names
     rank, thread block, step and line), RankFailed when a rank fails. The arrays are read in place
     while the call runs, without the GIL (a C-contiguous array is never copied): another thread
-    must not write them meanwhile."""
+    must not write them meanwhile.
+
+    A cluster (as ``cce allreduce --nodes``): ``nodes`` X nodes of ``ranks_per_node`` Y ranks
+    (the instance's when not given; X·Y must be the number of arrays), and ``algo="hier"`` with
+    ``intra`` (ring, ring-2r2w, kangaring, mesh, rdh) inside each node and ``inter`` (ring, mesh,
+    single-step-mesh, rdh) between nodes (docs/MODEL.md H1–H6). ``collective``: allreduce (the
+    default), reduce-scatter (each rank's output is its own chunk) or all-gather."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     algo, algo_file = _algo_and_file(algo)
+    topology = None
+    if nodes is not None or intra is not None or inter is not None or collective is not None:
+        topology = (None if nodes is None else _uint("nodes", nodes, 64), None if intra is None else str(intra),
+                    None if inter is None else str(inter), None if collective is None else str(collective))
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file, str(check),
+        topology,
     )
     shape = ranks[0].shape
     return [from_raw(o, dt, shape if len(o) == ranks[0].nbytes else None) for o in outs], report

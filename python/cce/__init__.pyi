@@ -67,7 +67,8 @@ def build(
 def run(ring: Ring | bytes, load: dict[int, ArrayLike] | None = ..., dump: Sequence[tuple[int, int]] = ..., *, threads: int = ...) -> dict[str, Any]: ...
 def allreduce(
     arrays: Sequence[ArrayLike], *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
-    seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
+    seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ..., check: str = ...,
+    nodes: int | None = ..., intra: str | None = ..., inter: str | None = ..., collective: str | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
 def element(
     arrays: Sequence[ArrayLike], index: int, *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ...,

@@ -93,6 +93,15 @@ impl FromStr for AlgoChoice {
     }
 }
 
+/// A hierarchy's intra-node algorithm by name (`--intra`): one of [`Algo::ALL`]; a refusal says
+/// what is expected, without the flag.
+pub fn intra_algo(s: &str) -> Result<Algo, String> {
+    Algo::ALL
+        .into_iter()
+        .find(|a| a.name() == s)
+        .ok_or_else(|| format!("'{s}': expected {}", alternatives(Algo::ALL.map(Algo::name))))
+}
+
 /// How a result is rounded to its output dtype; a stochastic rounding's seed is a parameter of
 /// its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -31,14 +31,8 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
     let rounding = named("--rounding", &a.rounding)?;
     let collective = a.collective.as_deref().map(|c| named("--collective", c)).transpose()?;
     let compress = a.compress.as_deref().map(|c| named("--compress", c)).transpose()?;
-    let intra = a.intra.as_deref().map(|c| named::<AlgoChoice>("--intra", c)).transpose()?;
-    let intra = match intra {
-        Some(AlgoChoice::Algo(a)) if a != cce_api::params::Algo::Hier => Some(a),
-        Some(other) => {
-            return Err(input(format!("--intra '{other}': expected ring, ring-2r2w, kangaring, mesh or rdh")));
-        }
-        None => None,
-    };
+    let intra = a.intra.as_deref().map(|c| cce_api::params::intra_algo(c).map_err(|e| input(format!("--intra {e}"))));
+    let intra = intra.transpose()?;
     let inter = a.inter.as_deref().map(|c| named("--inter", c)).transpose()?;
     Ok(AllreduceParams {
         nodes: a.nodes,

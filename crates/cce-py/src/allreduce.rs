@@ -14,7 +14,7 @@ use crate::numbers::{Outputs, bytes};
 /// --json`'s object. `algo_file` is a user's MSCCL XML schedule, (name, text), run instead of
 /// `algo` (as `cce allreduce --algo-file`).
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact"))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact", topology=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn allreduce<'py>(
@@ -31,15 +31,36 @@ pub(crate) fn allreduce<'py>(
     ranks_per_node: Option<u64>,
     algo_file: Option<(String, String)>,
     check: &str,
+    topology: Option<Topology>,
 ) -> PyResult<Outputs<'py>> {
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
-    let params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
+    let mut params =
+        call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
+    if let Some(t) = topology {
+        with_topology(&mut params, t).map_err(|e| api_error(py, e))?;
+    }
     // The engines read every rank's array in place (nothing of it is copied), without the GIL.
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let result = detached(py, || cce_api::allreduce_slices(&params, &slices))?.map_err(|e| api_error(py, e))?;
     let stats = to_py(py, &result.to_json())?;
     let outs = result.outcome.outputs.into_iter().map(|o| PyArray1::from_vec(py, o)).collect();
     Ok((outs, stats))
+}
+
+/// `cce.allreduce`'s keywords beyond the flat all-reduce: nodes, intra, inter, collective.
+pub(crate) type Topology = (Option<u64>, Option<String>, Option<String>, Option<String>);
+
+/// `topology` into `params`, every name parsed (as `--nodes`, `--intra`, `--inter`,
+/// `--collective`).
+fn with_topology(params: &mut AllreduceParams, (nodes, intra, inter, collective): Topology) -> Result<(), cce_api::ApiError> {
+    params.nodes = nodes;
+    params.intra = intra
+        .as_deref()
+        .map(|a| cce_api::params::intra_algo(a).map_err(|e| cce_api::ApiError::Input(format!("--intra {e}"))))
+        .transpose()?;
+    params.inter = inter.as_deref().map(|a| named("--inter", a)).transpose()?;
+    params.collective = collective.as_deref().map(|c| named("--collective", c)).transpose()?;
+    Ok(())
 }
 
 /// The parameters of a Python call (`allreduce`, `element`): its schedule file (name, text)
