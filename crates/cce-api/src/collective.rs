@@ -99,8 +99,10 @@ pub struct AllreduceParams {
     pub hbm_gbps: Option<f64>,
     /// Time model: ring link bandwidth inside a node, GB/s.
     pub link_gbps: Option<f64>,
-    /// Time model: ring link bandwidth between nodes, GB/s.
+    /// Time model: one EFA interface's bandwidth between nodes, GB/s each direction.
     pub inter_link_gbps: Option<f64>,
+    /// Time model: EFA interfaces per node.
+    pub efa_per_node: Option<u64>,
     /// Time model: fraction of the DMA rate a CCE reduce runs at.
     pub cce_rate: Option<f64>,
     /// Time model: microseconds per step inside a node.
@@ -158,6 +160,7 @@ impl AllreduceParams {
             hbm_gbps: None,
             link_gbps: None,
             inter_link_gbps: None,
+            efa_per_node: None,
             cce_rate: None,
             latency_us: None,
             inter_latency_us: None,
@@ -184,10 +187,9 @@ impl AllreduceParams {
         if cfg.compress == Compress::Gce {
             return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
         }
-        let (chosen, candidates) = collective::choose(&cfg)?;
-        let cfg = Config { algo: chosen, ..cfg };
+        let (cfg, candidates) = collective::choose(&cfg)?;
         let checked = collective::check_chosen(&cfg, &candidates)?;
-        let explanation = Explanation { config: cfg, candidates, auto: chosen };
+        let explanation = Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates };
         Ok(Prepared { checked, check: self.check, explanation: Some(explanation) })
     }
 
@@ -206,10 +208,10 @@ impl AllreduceParams {
             let builtin = Config { algo: Algo::Ring, user: None, ..cfg.clone() };
             let (auto, mut candidates) = collective::choose(&builtin)?;
             candidates.push(Candidate::of(&cfg));
-            return Ok(Explanation { config: cfg, candidates, auto });
+            return Ok(Explanation { config: cfg, candidates, auto: auto.algo, auto_hier: auto.hier });
         }
-        let (chosen, candidates) = collective::choose(&cfg)?;
-        Ok(Explanation { config: Config { algo: chosen, ..cfg }, candidates, auto: chosen })
+        let (cfg, candidates) = collective::choose(&cfg)?;
+        Ok(Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates })
     }
 
     /// The configuration before it is checked and `auto` resolved (it stands for ring then).
@@ -289,6 +291,9 @@ impl AllreduceParams {
         }
         if let Some(v) = count(self.cores_per_chip, "cores-per-chip", 1 << 20)? {
             m.cores_per_chip = v as usize;
+        }
+        if let Some(v) = count(self.efa_per_node, "efa-per-node", 1024)? {
+            m.efa_per_node = v as usize;
         }
         if let Some(v) = positive(self.alpha_ns, "alpha-ns")? {
             m.per_descriptor = v * 1e-9;
@@ -374,6 +379,18 @@ pub struct Explanation {
     /// What `--algo auto` chooses among cce's own algorithms (the configuration's algorithm,
     /// unless a user's schedule runs).
     pub auto: Algo,
+    /// Its two algorithms when `auto` is a hierarchy.
+    pub auto_hier: collective::Hier,
+}
+
+impl Explanation {
+    /// What `auto` chooses, a hierarchy as `hier(intra/inter)`.
+    pub fn auto_label(&self) -> String {
+        match self.auto {
+            Algo::Hier => self.auto_hier.label(),
+            a => a.name().to_string(),
+        }
+    }
 }
 
 /// The algorithm as reports name it: cce's algorithm, or the user's schedule by its name.
@@ -837,7 +854,7 @@ impl AllreduceParams {
             if cfg.compress == Compress::Gce {
                 return Err(input("`compress` gce runs the ring all-reduce: give `algo` ring, not auto"));
             }
-            cfg.algo = collective::choose(&cfg)?.0;
+            cfg = collective::choose(&cfg)?.0;
         }
         story_of(&cfg, index, rank, inputs)
     }

@@ -418,7 +418,9 @@ mod tests {
     #[test]
     fn refusals_say_what_is_expected_without_a_flag() {
         let e = |r: Result<AlgoChoice, String>| r.unwrap_err();
-        assert_eq!(e("file".parse()), "'file': expected ring, ring-2r2w, kangaring, mesh, rdh or auto");
+        assert_eq!(e("file".parse()), "'file': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto");
+        assert_eq!(intra_algo("hier").unwrap_err(), "'hier': expected ring, ring-2r2w, kangaring, mesh or rdh");
+        assert_eq!("tree".parse::<Inter>().unwrap_err(), "'tree': expected ring, mesh, single-step-mesh or rdh");
         assert_eq!("RNE".parse::<RoundingMode>().unwrap_err(), "'RNE': expected rne or sr");
         assert_eq!("copy".parse::<ReduceOp>().unwrap_err(), "'copy': expected add, fma, min or max");
         assert_eq!("num".parse::<BuildOp>().unwrap_err(), "'num': expected add, fma, min, max, copy or transpose");

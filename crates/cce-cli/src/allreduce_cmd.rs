@@ -52,6 +52,7 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
         hbm_gbps: a.hbm_gbps,
         link_gbps: a.link_gbps,
         inter_link_gbps: a.inter_link_gbps,
+        efa_per_node: a.efa_per_node,
         cce_rate: a.cce_rate,
         latency_us: a.latency_us,
         inter_latency_us: a.inter_latency_us,

@@ -111,9 +111,9 @@ pub(crate) struct AllreduceArgs {
     /// nodes x ranks-per-node (given, they must agree).
     #[arg(long, value_parser = cce_api::values::parse_u64, required_unless_present_any = ["algo_file", "nodes"])]
     pub(crate) ranks: Option<u64>,
-    /// Nodes of --ranks-per-node ranks (default: the instance's, trn1 32, trn2 and trn3 128):
-    /// the ranks are nodes x ranks-per-node, linked inside a node as before and by EFA between
-    /// nodes.
+    /// Nodes of --ranks-per-node ranks (when not given, the instance's: trn1 32, trn2 and trn3
+    /// 128): the ranks are nodes x ranks-per-node, linked inside a node by NeuronLink and
+    /// between nodes by EFA.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) nodes: Option<u64>,
     /// ring, ring-2r2w (arch 3 or 4), kangaring, mesh (at most 32 ranks), rdh (a power-of-two
@@ -122,11 +122,11 @@ pub(crate) struct AllreduceArgs {
     #[arg(long, required_unless_present = "algo_file", conflicts_with = "algo_file")]
     pub(crate) algo: Option<String>,
     /// With --algo hier: the algorithm inside each node (ring, ring-2r2w, kangaring, mesh or
-    /// rdh; default ring).
+    /// rdh; ring when not given).
     #[arg(long)]
     pub(crate) intra: Option<String>,
     /// With --algo hier: the algorithm between nodes, among the ranks of one local index
-    /// (ring, mesh, single-step-mesh or rdh; default ring).
+    /// (ring, mesh, single-step-mesh or rdh; ring when not given).
     #[arg(long)]
     pub(crate) inter: Option<String>,
     /// A user's schedule in MSCCL XML (as msccl-tools writes it) instead of --algo: checked
@@ -197,9 +197,12 @@ pub(crate) struct AllreduceArgs {
     /// Time model: ring link bandwidth inside a node, GB/s.
     #[arg(long)]
     pub(crate) link_gbps: Option<f64>,
-    /// Time model: ring link bandwidth between nodes, GB/s.
+    /// Time model: one EFA interface's bandwidth between nodes, GB/s each direction.
     #[arg(long)]
     pub(crate) inter_link_gbps: Option<f64>,
+    /// Time model: EFA interfaces per node (its chips share them evenly).
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) efa_per_node: Option<u64>,
     /// Time model: fraction of the DMA rate a CCE reduce runs at.
     #[arg(long)]
     pub(crate) cce_rate: Option<f64>,

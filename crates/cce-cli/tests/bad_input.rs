@@ -4,7 +4,7 @@
 //! changed. The
 //! rows live here (the first ones), in `bad_input/commands.rs` (command-line and request
 //! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs`,
-//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
+//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`), `bad_input/hier.rs` (a cluster's topology and hierarchies) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
 //! the workspace source for every error message, and the test fails on any message that no
 //! row produces and that is not listed as unreachable from the command line, with the reason.
 
@@ -16,6 +16,8 @@ mod catalogue;
 mod commands;
 #[path = "bad_input/gce.rs"]
 mod gce;
+#[path = "bad_input/hier.rs"]
+mod hier;
 #[path = "bad_input/identify.rs"]
 mod identify;
 #[path = "bad_input/msccl.rs"]
@@ -316,8 +318,8 @@ fn file_rows(f: &Files) -> Vec<(Vec<String>, &'static str)> {
             "rank0.bin",
         ),
         (
-            v(&["allreduce", "--ranks", "65", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "8"]),
-            "between 2 and 64",
+            v(&["allreduce", "--ranks", "4097", "--algo", "ring", "--op", "add", "--dtype", "bf16", "--elems", "8"]),
+            "between 2 and 4096",
         ),
     ]
 }
@@ -332,6 +334,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     msccl::rows(f, &mut all);
     identify::rows(&mut all);
     repro::rows(&mut all);
+    hier::rows(&mut all);
     all
 }
 
@@ -377,6 +380,7 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
         .chain(gce::UNREACHABLE)
         .chain(msccl::UNREACHABLE)
         .chain(identify::UNREACHABLE)
+        .chain(hier::UNREACHABLE)
         .chain(repro::UNREACHABLE)
         .chain(web::UNREACHABLE)
         .copied()

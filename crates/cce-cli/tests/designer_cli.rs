@@ -85,6 +85,7 @@ fn explain_shows_every_parameter_and_obeys_its_flag() {
         ("cores_per_chip", "--cores-per-chip"),
         ("link_gbps", "--link-gbps"),
         ("inter_link_gbps", "--inter-link-gbps"),
+        ("efa_per_node", "--efa-per-node"),
         ("latency_us", "--latency-us"),
         ("inter_latency_us", "--inter-latency-us"),
         ("ranks_per_node", "--ranks-per-node"),
@@ -102,10 +103,17 @@ fn explain_shows_every_parameter_and_obeys_its_flag() {
         let t = |v: &Value| -> Vec<f64> {
             v["candidates"].as_array().unwrap().iter().filter_map(|c| c["model_seconds"].as_f64()).collect()
         };
-        if name != "inter_link_gbps" && name != "inter_latency_us" {
+        if !["inter_link_gbps", "inter_latency_us", "efa_per_node"].contains(&name) {
             assert_ne!(t(&v), t(&base), "{flag} {value} changes no model time");
         }
     }
+    // The EFA interfaces count where bytes cross nodes: 4 nodes of 8, a hierarchy's all-reduce
+    // sends each local index's bytes through its chip's interface.
+    let efa = |n: &str| {
+        let v = explain(32, 1 << 24, &["--ranks-per-node", "8", "--cores-per-chip", "1", "--efa-per-node", n]);
+        v["candidates"].as_array().unwrap().iter().filter_map(|c| c["model_seconds"].as_f64()).collect::<Vec<_>>()
+    };
+    assert_ne!(efa("1"), efa("8"), "--efa-per-node changes no model time across nodes");
     // Across nodes the inter-node figures count.
     let one = explain(8, 1 << 20, &["--ranks-per-node", "4"]);
     let slow = explain(8, 1 << 20, &["--ranks-per-node", "4", "--inter-latency-us", "100"]);

@@ -28,6 +28,11 @@ impl Explanation {
                             "busiest_engine_bytes": m.busiest_engine_bytes}),
                         Err(why) => json!({"algo": c.algo.name(), "model_seconds": null, "refused": refusal(why)}),
                     };
+                    if c.algo == Algo::Hier {
+                        v["intra"] = json!(c.hier.intra.name());
+                        v["inter"] = json!(c.hier.inter.name());
+                        v["label"] = json!(c.label());
+                    }
                     if let (Algo::File, Some(u)) = (c.algo, &self.config.user) {
                         v["algorithm_name"] = json!(u.schedule.program.name);
                     }
@@ -52,6 +57,9 @@ impl Explanation {
         if cfg.user.is_some() {
             v["auto"] = json!(self.auto.name());
             add_file_keys(&mut v, cfg);
+        }
+        if cfg.algo == Algo::Hier {
+            add_hier_keys(&mut v, cfg);
         }
         v
     }
@@ -83,15 +91,17 @@ impl Explanation {
                 super::flag(&p.option())
             );
         }
+        // The algorithm column fits a hierarchy's label when one is listed.
+        let wide = if self.candidates.iter().any(|c| c.algo == Algo::Hier) { 30 } else { 10 };
         let _ = writeln!(
             t,
-            "{:<10} {:>12} {:>6} {:>9} {:>12} {:>14} {:>14}",
+            "{:<wide$} {:>12} {:>6} {:>9} {:>12} {:>14} {:>14}",
             "algorithm", "model (us)", "steps", "packets", "descriptors", "busiest link", "busiest engine"
         );
         for c in &self.candidates {
             match &c.model {
                 Ok(m) => {
-                    let mark = match (c.algo == cfg.algo, cfg.algo) {
+                    let mark = match (c.is(cfg), cfg.algo) {
                         (true, Algo::File) => "  <- runs",
                         (true, _) => "  <- chosen",
                         (false, _) if c.algo == self.auto && cfg.algo == Algo::File => "  <- auto",
@@ -99,8 +109,8 @@ impl Explanation {
                     };
                     let _ = writeln!(
                         t,
-                        "{:<10} {:>12.3} {:>6} {:>9} {:>12} {:>14} {:>14}{mark}",
-                        c.algo.name(),
+                        "{:<wide$} {:>12.3} {:>6} {:>9} {:>12} {:>14} {:>14}{mark}",
+                        c.label(),
                         m.seconds * 1e6,
                         m.steps.first().map_or(0, Vec::len),
                         m.packet_count,
@@ -110,7 +120,7 @@ impl Explanation {
                     );
                 }
                 Err(why) => {
-                    let _ = writeln!(t, "{:<10} {:>12} refused: {}", c.algo.name(), "-", refusal(why));
+                    let _ = writeln!(t, "{:<wide$} {:>12} refused: {}", c.label(), "-", refusal(why));
                 }
             }
         }
@@ -121,14 +131,14 @@ impl Explanation {
                     "file: {} ({}); auto would choose {} among cce's own: the least model time (busiest link, engine: the most bytes one carries)",
                     u.schedule.program.name,
                     u.file,
-                    self.auto.name()
+                    self.auto_label()
                 );
             }
             None => {
                 let _ = writeln!(
                     t,
                     "auto chooses {}: the least model time (busiest link, engine: the most bytes one carries)",
-                    cfg.algo.name()
+                    self.auto_label()
                 );
             }
         }
@@ -164,6 +174,16 @@ pub fn add_file_keys(v: &mut Value, cfg: &Config) {
     v["algorithm_steps"] = json!(p.step_counts.iter().sum::<usize>());
 }
 
+/// A hierarchy's keys (docs/MODEL.md H1): its two algorithms, `label` (`hier(intra/inter)`),
+/// and its nodes and ranks per node.
+pub fn add_hier_keys(v: &mut Value, cfg: &Config) {
+    v["intra"] = json!(cfg.hier.intra.name());
+    v["inter"] = json!(cfg.hier.inter.name());
+    v["label"] = json!(cfg.hier.label());
+    v["nodes"] = json!(cfg.nodes());
+    v["ranks_per_node"] = json!(cfg.model.ranks_per_node);
+}
+
 /// A parameter's value: an integer as one, else three significant decimals.
 fn fmt_value(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.3}") }
@@ -188,6 +208,9 @@ impl AllreduceResult {
         v["algo"] = json!(self.config.algo.name());
         add_check_keys(&mut v, self.check);
         add_file_keys(&mut v, &self.config);
+        if self.config.algo == Algo::Hier {
+            add_hier_keys(&mut v, &self.config);
+        }
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();
         }

@@ -70,7 +70,7 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
         (repro(&["--elems", "64:x"]), "--elems '64:x': 'x' is not a number"),
         (
             repro(&["--elems", "64", "--algo", "mesh,foo"]),
-            "--algo 'foo': expected ring, ring-2r2w, kangaring, mesh, rdh or auto",
+            "--algo 'foo': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto",
         ),
         (
             repro(&["--elems", "64", "--rounding", "rne,sr", "--seed", "5000000000"]),
@@ -110,8 +110,8 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
             "--plot: 306 configurations; the heatmap draws at most 256",
         ),
         (
-            v(&["repro", "--ranks", "65", "--algo", "ring", "--elems", "64", "--dtype", "bf16"]),
-            "configuration (ranks 65, dtype bf16, algo ring, elems 64",
+            v(&["repro", "--ranks", "4097", "--algo", "ring", "--elems", "64", "--dtype", "bf16"]),
+            "configuration (ranks 4097, dtype bf16, algo ring, elems 64",
         ),
         (
             v(&["repro", "--ranks", "3", "--algo", "rdh", "--elems", "64", "--dtype", "bf16"]),
@@ -122,8 +122,8 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
             "--compress gce runs the ring all-reduce only",
         ),
         (
-            repro(&["--elems", "65536", "--budget", "1455976"]),
-            "bytes with the reference output and inputs repro holds beside the run, over the budget of 1455976",
+            repro(&["--elems", "65536", "--budget", "1750000"]),
+            "bytes with the reference output and inputs repro holds beside the run, over the budget of 1750000",
         ),
         (repro(&["--elems", "16", "--algo-file", allgather]), "a allgather schedule; repro compares all-reduces"),
         (repro(&["--input-dir", &four, "--ranks", "8"]), "--ranks 8: the inputs hold 4 ranks"),

@@ -99,7 +99,7 @@ mod transport;
 mod user;
 
 pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, memory_need};
-pub use choose::{Candidate, choose};
+pub use choose::{Candidate, choose, spans_nodes};
 pub use config::{
     Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_RANKS, MESH_MAX_RANKS,
     MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,

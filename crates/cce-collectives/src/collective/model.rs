@@ -76,8 +76,12 @@ pub struct TimeModel {
     pub cores_per_chip: usize,
     /// One link of the ring of chips inside a node, each direction, bytes/s.
     pub link_bytes_per_sec: f64,
-    /// The link between two nodes, each direction, bytes/s.
+    /// One EFA interface between nodes, each direction, bytes/s.
     pub inter_link_bytes_per_sec: f64,
+    /// EFA interfaces per node; a node's chips share them evenly (chip c of C uses interface
+    /// c·E/C), and bytes between two nodes leave through the sender's and arrive through the
+    /// receiver's.
+    pub efa_per_node: usize,
     /// Seconds per step that touches or waits for another rank in its node (one hop).
     pub step_latency: f64,
     /// Seconds per step that touches or waits for a rank in another node.
@@ -133,9 +137,11 @@ impl TimeModel {
         let cores = cores_per_chip(i);
         // Per chip: HBM, NeuronLink inside the instance, EFA (GAPS.md §14); a rank is one core,
         // the chip's NeuronLink bandwidth is split over the 4 links a 2D-torus chip has.
-        let (hbm, link, efa) = match i {
-            Instance::Trn1 => (820.0 * 1.073_741_824e9, 384e9, 25e9),
-            Instance::Trn2 | Instance::Trn3 => (2.9e12, 1024e9, 25e9),
+        // EFA: trn1.32xlarge 800 Gbps over 8 interfaces, trn2.48xlarge 3.2 Tbps over 16
+        // (EFAv3): 100 and 200 Gbps each.
+        let (hbm, link, efa, efa_per_node) = match i {
+            Instance::Trn1 => (820.0 * 1.073_741_824e9, 384e9, 12.5e9, 8),
+            Instance::Trn2 | Instance::Trn3 => (2.9e12, 1024e9, 25e9, 16),
         };
         TimeModel {
             instance: i,
@@ -147,6 +153,7 @@ impl TimeModel {
             cores_per_chip: cores as usize,
             link_bytes_per_sec: link / TORUS_LINKS,
             inter_link_bytes_per_sec: efa,
+            efa_per_node,
             step_latency: 1.5e-6,
             inter_latency: 15e-6,
             ranks_per_node: CHIPS_PER_INSTANCE * cores as usize,
@@ -210,11 +217,23 @@ impl TimeModel {
             p(
                 "inter_link_gbps",
                 self.inter_link_bytes_per_sec / 1e9,
-                "GB/s between nodes",
-                if self.instance == Instance::Trn2 { "MED" } else { "MODEL" },
+                "GB/s per EFA interface",
+                if trn3 { "MODEL" } else { "MED" },
                 match self.instance {
-                    Instance::Trn2 => "EFA 200 Gbps per chip",
-                    _ => "Trn2's EFA 200 Gbps per chip",
+                    Instance::Trn1 => "trn1.32xlarge: 800 Gbps EFA over 8 interfaces, 100 Gbps each",
+                    Instance::Trn2 => "trn2.48xlarge: 3.2 Tbps EFAv3 over 16 interfaces, 200 Gbps each",
+                    Instance::Trn3 => "no public figure here: Trn2's 200 Gbps per interface",
+                },
+            ),
+            p(
+                "efa_per_node",
+                self.efa_per_node as f64,
+                "interfaces",
+                if trn3 { "MODEL" } else { "MED" },
+                match self.instance {
+                    Instance::Trn1 => "8 EFA interfaces per trn1.32xlarge (16 on trn1n)",
+                    Instance::Trn2 => "16 EFA interfaces per trn2.48xlarge",
+                    Instance::Trn3 => "no public figure here: Trn2's 16",
                 },
             ),
             p(
@@ -229,7 +248,7 @@ impl TimeModel {
                 self.inter_latency * 1e6,
                 "us per step (hop between nodes)",
                 "MED",
-                "about 15 us between nodes",
+                "about 15 us per network hop between nodes (Neuron's inter-node collectives)",
             ),
             p(
                 "ranks_per_node",

@@ -6,18 +6,23 @@
 //!   its packets one after another: descriptors × per-descriptor cost + bytes read / (engine
 //!   rate × the CCE rate for a reduce packet).
 //! - **Links.** Consecutive ranks share a chip (`cores_per_chip`): bytes between them cross no
-//!   link. The chips sit on a ring of links (the ring embedded in the 2D torus, which the ring
-//!   algorithms use; two directions, each its own bandwidth); bytes from one chip's memory to
-//!   another's take the shorter way round (clockwise on a tie) and load every link on it.
-//!   Consecutive ranks form nodes of `ranks_per_node`; a link between chips of two nodes has
-//!   the inter-node rate. The links are shared by every rank's step of the same index (they
-//!   run at about the same time).
+//!   link. Consecutive ranks form nodes of `ranks_per_node`. A node's chips sit on a ring of
+//!   links (the ring embedded in the 2D torus, which the ring algorithms use; two directions,
+//!   each its own bandwidth); bytes from one chip's memory to another's in the same node take
+//!   the shorter way round (clockwise on a tie) and load every link on it. Bytes between two
+//!   nodes go over EFA (docs/MODEL.md H5): a node has `efa_per_node` interfaces, its chips share
+//!   them evenly, and the bytes load the sending chip's interface out and the receiving chip's
+//!   interface in, each at the interface's rate. The links are shared by every rank's step of
+//!   the same index (they run at about the same time).
 //! - **Memory.** Every byte read or written at a rank's memory, by any rank's step of that
 //!   index, loads that rank's HBM.
-//! - **A step** takes its hop latency (inside a node, or between nodes, when it touches or
-//!   waits for another rank; none when it is all local) plus the longest of its engines, the
-//!   busiest link its bytes cross and its memory. It starts when its rank's previous step and
-//!   every step it waits for have finished; the model's time is the last finish.
+//! - **A step** starts when its rank's previous step has finished and the data of every peer's
+//!   step it waits for has arrived: a hop (inside a node, or between nodes) after that step
+//!   finished — the latency is on the way, as a pipelined transport has it, so a rank's own
+//!   steps follow one another without it (docs/MODEL.md C6, H5). A peer's memory it reads
+//!   without waiting for that peer (a remote read of an input) arrives a hop after the rank's
+//!   previous step, meanwhile. The step then takes the longest of its engines, the busiest link
+//!   its bytes cross and its memory. The model's time is the last finish.
 //! - Left out: the documented ring detail that splits each chunk in two slices so one slice's
 //!   reduce overlaps the other's send. A step's engines, links and memory already overlap (the
 //!   longest counts, not the sum), which is what the split buys at large sizes; at small ones it
@@ -80,9 +85,10 @@ pub struct WorkSpan {
 /// One step of one rank on the timeline.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepSpan {
-    /// Model start (its rank's previous step and every step it waits for done).
+    /// Model start (its rank's previous step done, and the data of every step it waits for arrived).
     pub start: f64,
-    /// Its hop latency.
+    /// What it still waits after `start` for a peer's memory it reads without waiting for
+    /// that peer (a hop after its previous step).
     pub latency: f64,
     /// Engines, links and memory: the longest.
     pub body: f64,
@@ -171,12 +177,6 @@ fn path(r: usize, a: usize, b: usize) -> impl Iterator<Item = usize> {
     (0..n).map(move |k| if clockwise { (a + k) % r } else { r + (a + r - k) % r })
 }
 
-/// Whether link `i` of a ring of `r` chips joins two nodes of `per_node` chips.
-fn between_nodes(r: usize, per_node: usize, i: usize) -> bool {
-    let (from, to) = if i < r { (i, (i + 1) % r) } else { (i - r, (i - r + r - 1) % r) };
-    from / per_node.max(1) != to / per_node.max(1)
-}
-
 /// A work item's packets: (count, the first one's cost, the last one's cost).
 struct Planned {
     count: u64,
@@ -238,13 +238,17 @@ fn plan_all(
 }
 
 /// Where the ranks sit: nodes of `ranks_per_node` ranks, chips of `cores_per_chip` ranks (at
-/// most a node), the chips on a ring of links.
+/// most a node), each node's chips on a ring of links, each node's EFA interfaces. Links are
+/// numbered node by node (node n's ring: clockwise link i → i+1 is 2nC + i, counter-clockwise
+/// i → i−1 is 2nC + C + i, C chips per node), then every node's interfaces out, then in.
 struct Places<'a> {
     m: &'a TimeModel,
     per_node: usize,
     per_chip: usize,
     chips: usize,
     chips_per_node: usize,
+    nodes: usize,
+    efa: usize,
 }
 
 impl<'a> Places<'a> {
@@ -252,7 +256,15 @@ impl<'a> Places<'a> {
     fn new(m: &'a TimeModel, r: usize) -> Self {
         let per_node = m.ranks_per_node.max(1);
         let per_chip = m.cores_per_chip.clamp(1, per_node);
-        Places { m, per_node, per_chip, chips: r.div_ceil(per_chip), chips_per_node: per_node.div_ceil(per_chip) }
+        Places {
+            m,
+            per_node,
+            per_chip,
+            chips: r.div_ceil(per_chip),
+            chips_per_node: per_node.div_ceil(per_chip),
+            nodes: r.div_ceil(per_node),
+            efa: m.efa_per_node.max(1),
+        }
     }
 
     /// Rank `q`'s node.
@@ -260,23 +272,37 @@ impl<'a> Places<'a> {
         q / self.per_node
     }
 
-    /// Rank `q`'s chip.
-    fn chip(&self, q: usize) -> usize {
-        q / self.per_chip
+    /// Links in all: every node's ring, then the interfaces out and in.
+    fn links(&self) -> usize {
+        2 * self.nodes * self.chips_per_node + 2 * self.nodes * self.efa
     }
 
-    /// Link `i`'s bytes per second: the inter-node rate between nodes.
+    /// Link `i`'s bytes per second: a ring link's, or an EFA interface's.
     fn link_rate(&self, i: usize) -> f64 {
-        if between_nodes(self.chips, self.chips_per_node, i) {
-            self.m.inter_link_bytes_per_sec
-        } else {
+        if i < 2 * self.nodes * self.chips_per_node {
             self.m.link_bytes_per_sec
+        } else {
+            self.m.inter_link_bytes_per_sec
         }
     }
 
+    /// Rank `q`'s EFA interface: (node, interface of the node).
+    fn interface(&self, q: usize) -> usize {
+        let local_chip = (q % self.per_node) / self.per_chip;
+        self.node(q) * self.efa + local_chip * self.efa / self.chips_per_node
+    }
+
     /// The links bytes from rank `from`'s memory to rank `to`'s cross.
-    fn links_of(&self, from: usize, to: usize) -> impl Iterator<Item = usize> {
-        path(self.chips, self.chip(from), self.chip(to))
+    fn links_of(&self, from: usize, to: usize) -> Vec<usize> {
+        let (n, c) = (self.node(from), self.chips_per_node);
+        if n != self.node(to) {
+            let out = 2 * self.nodes * c;
+            return vec![out + self.interface(from), out + self.nodes * self.efa + self.interface(to)];
+        }
+        // The node's ring: its chips (fewer in a last, partial node).
+        let ring = c.min(self.chips - n * c);
+        let local = |q: usize| (q % self.per_node) / self.per_chip;
+        path(ring, local(from), local(to)).map(|i| 2 * n * c + if i < ring { i } else { c + i - ring }).collect()
     }
 }
 
@@ -295,9 +321,9 @@ impl Loads {
     /// No bytes yet, for `nsteps` step indices of `r` ranks.
     fn new(places: &Places<'_>, (nsteps, r): (usize, usize)) -> Self {
         Loads {
-            link: vec![vec![0u64; 2 * places.chips]; nsteps],
+            link: vec![vec![0u64; places.links()]; nsteps],
             hbm: vec![vec![0u64; r]; nsteps],
-            link_total: vec![0u64; 2 * places.chips],
+            link_total: vec![0u64; places.links()],
         }
     }
 
@@ -352,7 +378,8 @@ impl StepTiming<'_> {
         let mut load = vec![0.0f64; engines as usize];
         let mut cursor = 0u64;
         let mut links_used: Vec<usize> = Vec::new();
-        let mut peers: Vec<usize> = step.deps.iter().map(|&(p, _)| p).filter(|&p| p != q).collect();
+        // The peers whose memory it reads.
+        let mut peers: Vec<usize> = Vec::new();
         for (wi, pw) in self.planned[q][s].iter().enumerate() {
             let Some(pw) = pw else { continue };
             let full = pw.count - 1;
@@ -372,7 +399,9 @@ impl StepTiming<'_> {
             for (a, is_read) in touched {
                 let owner = Layout::rank_of(a);
                 if owner != q {
-                    peers.push(owner);
+                    if is_read {
+                        peers.push(owner);
+                    }
                     let (from, to) = if is_read { (owner, q) } else { (q, owner) };
                     links_used.extend(self.places.links_of(from, to));
                 }
@@ -383,19 +412,21 @@ impl StepTiming<'_> {
             links_used.iter().map(|&i| self.loads.link[s][i] as f64 / self.places.link_rate(i)).fold(0.0, f64::max);
         let hbm_time = self.loads.hbm[s][q] as f64 / m.hbm_bytes_per_sec;
         let node = |q: usize| self.places.node(q);
-        let latency = if peers.iter().any(|&p| node(p) != node(q)) {
-            m.inter_latency
-        } else if peers.is_empty() {
-            0.0
-        } else {
-            m.step_latency
-        };
+        let hop = |p: usize| if node(p) != node(q) { m.inter_latency } else { m.step_latency };
+        // A peer's step this one waits for: its data arrives a hop after that step ends (the
+        // latency is on the way, so a rank's own steps follow one another without it). A
+        // peer's memory read without waiting for that peer is read a hop after the rank's
+        // previous step, while it waits for the rest.
+        let waited: Vec<usize> = step.deps.iter().map(|&(p, _)| p).collect();
+        let read_hop = peers.iter().filter(|p| !waited.contains(p)).map(|&p| hop(p)).fold(0.0, f64::max);
+        let previous = if s > 0 { spans[q][s - 1].finish() } else { 0.0 };
         let ready = step
             .deps
             .iter()
-            .filter(|&&(_, u)| u < s)
-            .map(|&(p, u)| spans[p][u].finish())
-            .fold(if s > 0 { spans[q][s - 1].finish() } else { 0.0 }, f64::max);
+            .filter(|&&(p, u)| u < s && p != q)
+            .map(|&(p, u)| spans[p][u].finish() + hop(p))
+            .fold(previous, f64::max);
+        let latency = (previous + read_hop - ready).max(0.0);
         let body = engine_time.max(link_time).max(hbm_time);
         (StepSpan { start: ready, latency, body }, engine_time)
     }
@@ -506,7 +537,21 @@ mod tests {
         // A tie goes clockwise.
         assert_eq!(path(r, 6, 2).collect::<Vec<_>>(), vec![6, 7, 0, 1]);
         assert_eq!(path(r, 5, 5).count(), 0);
-        assert!(between_nodes(8, 4, 3) && between_nodes(8, 4, 7) && !between_nodes(8, 4, 2));
-        assert!(between_nodes(8, 4, r + 4) && between_nodes(8, 4, r) && !between_nodes(8, 4, r + 5));
+    }
+
+    /// Two nodes of four one-core chips, two EFA interfaces each: inside a node the ring's
+    /// shorter way; between nodes the sender's interface out and the receiver's in.
+    #[test]
+    fn bytes_between_nodes_go_over_the_chips_efa_interfaces() {
+        let m = TimeModel { ranks_per_node: 4, cores_per_chip: 1, efa_per_node: 2, ..TimeModel::defaults(3) };
+        let p = Places::new(&m, 8);
+        assert_eq!(p.links(), 2 * 2 * 4 + 2 * 2 * 2);
+        assert_eq!(p.links_of(0, 1), vec![0]);
+        assert_eq!(p.links_of(4, 7), vec![8 + 4]);
+        assert_eq!(p.links_of(1, 3), vec![1, 2]);
+        // Rank 3 (node 0, chip 3: interface 1) to rank 4 (node 1, chip 0: interface 0).
+        assert_eq!(p.links_of(3, 4), vec![16 + 1, 16 + 4 + 2]);
+        assert_eq!(p.link_rate(12), m.link_bytes_per_sec);
+        assert_eq!(p.link_rate(17), m.inter_link_bytes_per_sec);
     }
 }
