@@ -36,6 +36,11 @@ pub(crate) struct ReportArgs {
     /// values in [-1, 1), as `cce allreduce` generates: neither drifts, SR's error is larger).
     #[arg(long, default_value = "correlated")]
     pub(crate) inputs: String,
+    /// The largest R: 64 (the ring's rows), or a power of two up to 4096 — then every order's
+    /// curve besides (the flat ring and RDH up to 1024, hier(ring/ring) and
+    /// hier(kangaring/rdh) over nodes of 32), each with the law fitted to it.
+    #[arg(long, default_value = "64", value_parser = cce_api::values::parse_u64)]
+    pub(crate) max_ranks: u64,
     /// Also write the chart (error against R, log-log) as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub(crate) plot: Option<PathBuf>,
@@ -53,7 +58,8 @@ pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
 
 fn numerics(a: &ReportArgs) -> Result<(), CliError> {
     let inputs: Inputs = crate::args::named("--inputs", &a.inputs)?;
-    let params = Params { elems: a.elems, seed: a.seed, inputs };
+    let max_ranks = usize::try_from(a.max_ranks).unwrap_or(usize::MAX);
+    let params = Params { elems: a.elems, seed: a.seed, inputs, max_ranks };
     // Bad sizes are refused before anything runs.
     let job = NumericsReport::prepare(&params)?;
     let pb = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());

@@ -3,13 +3,15 @@
 //! Everything here is lowered to CCE packets by `cce-host` and executed, as ring bytes, by
 //! `cce-engine`: nothing computes a result any other way.
 //!
-//! - [`collective`]: all-reduce, reduce-scatter and all-gather over 2–64 rank threads, each with
-//!   its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH); its time model
+//! - [`collective`]: all-reduce, reduce-scatter and all-gather over 2–4096 ranks run as tasks,
+//!   each with its own engine, five algorithms (ring, ring-2r2w, KangaRing, mesh, RDH) and their
+//!   hierarchies over nodes (an intra-node and an inter-node algorithm); its time model
 //!   ([`collective::model`]) times the rings' own packets, and [`collective::choose`] picks the
 //!   fastest; [`collective::check`] refuses a configuration (memory budget included) before
 //!   anything is allocated, and what it accepts, an [`collective::Checked`], is the only thing
 //!   [`collective::run`] runs;
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
+//!   [`numerics_scale`]: the same to 4096 ranks for several orders, with fitted laws;
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
 //! - [`repro`]: outputs compared bit for bit (128-bit digests of every prefix asked for, the
 //!   exact element-by-element comparison, distances in ulps), as `cce repro` compares runs;
@@ -22,4 +24,5 @@ pub mod demo;
 pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
+pub mod numerics_scale;
 pub mod repro;

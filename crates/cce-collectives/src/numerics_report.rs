@@ -166,11 +166,14 @@ pub struct Params {
     pub seed: u64,
     /// Which inputs.
     pub inputs: Inputs,
+    /// The largest R: 64 (the ring's rows alone), or a power of two up to 4096, which adds the
+    /// curves of several orders ([`crate::numerics_scale`]).
+    pub max_ranks: usize,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { elems: DEFAULT_ELEMS, seed: 1, inputs: Inputs::Correlated }
+        Params { elems: DEFAULT_ELEMS, seed: 1, inputs: Inputs::Correlated, max_ranks: 64 }
     }
 }
 
@@ -187,6 +190,10 @@ pub struct Measured {
     pub ranks_identical: bool,
     /// Elements outside the bound of a sequential reduction ([`metrics::Metrics::wrong`]).
     pub wrong: u64,
+    /// The largest error in ULPs of the dtype ([`metrics::Metrics::max_ulp_err`]).
+    pub max_ulp: f64,
+    /// The mean error in ULPs ([`metrics::Metrics::mean_ulp_err`]).
+    pub mean_ulp: f64,
 }
 
 /// One rank count: every series measured.
@@ -212,6 +219,8 @@ pub struct Report {
     pub params: Params,
     /// Rows, R ascending.
     pub rows: Vec<Row>,
+    /// With `max_ranks` above 64: every order's curve ([`crate::numerics_scale`]).
+    pub curves: Vec<crate::numerics_scale::Curve>,
 }
 
 /// The report's all-reduces, every one checked: what [`run`] runs (see [`check`]).
@@ -231,6 +240,9 @@ pub fn check(params: &Params) -> Result<CheckedReport, CollectiveError> {
             "`elems` {}: the numerics report takes 1..={MAX_ELEMS} elements per rank",
             params.elems
         )));
+    }
+    if params.max_ranks != 64 {
+        crate::numerics_scale::check(params).map_err(CollectiveError::Config)?;
     }
     let runs = RANKS
         .into_iter()
@@ -309,7 +321,18 @@ fn measure(cfg: &Config, inputs: &[Vec<u8>], outputs: &[Vec<u8>]) -> Measured {
         max_rel: max,
         ranks_identical: m.ranks_identical,
         wrong: m.wrong,
+        max_ulp: m.max_ulp_err,
+        mean_ulp: m.mean_ulp_err,
     }
+}
+
+/// Runs one checked all-reduce of the report over its inputs and measures it.
+pub fn measure_run(checked: &Checked, params: &Params) -> Result<Measured, CollectiveError> {
+    let cfg = checked.config();
+    let ins = inputs(cfg, params).map_err(|e| CollectiveError::Config(e.to_string()))?;
+    let (outcome, ins) = collective::run(checked, collective::owned(ins))?;
+    let ins: Vec<Vec<u8>> = ins.into_iter().map(std::borrow::Cow::into_owned).collect();
+    Ok(measure(cfg, &ins, &outcome.outputs))
 }
 
 /// Runs the report [`check`] accepted: for each R of [`RANKS`] and each [`Series`], its
@@ -322,15 +345,15 @@ pub fn run(checked: &CheckedReport, progress: &mut dyn FnMut(usize, Series)) -> 
         let mut measured = [Measured::default(); 3];
         for ((slot, s), run) in measured.iter_mut().zip(Series::ALL).zip(runs) {
             progress(*ranks, s);
-            let cfg = run.config();
-            let ins = inputs(cfg, params).map_err(|e| CollectiveError::Config(e.to_string()))?;
-            let (outcome, ins) = collective::run(run, collective::owned(ins))?;
-            let ins: Vec<Vec<u8>> = ins.into_iter().map(std::borrow::Cow::into_owned).collect();
-            *slot = measure(cfg, &ins, &outcome.outputs);
+            *slot = measure_run(run, params)?;
         }
         rows.push(Row { ranks: *ranks, measured });
     }
-    Ok(Report { params: *params, rows })
+    let curves = match params.max_ranks {
+        64 => Vec::new(),
+        _ => crate::numerics_scale::run(params, &mut |_, r, s| progress(r, s))?,
+    };
+    Ok(Report { params: *params, rows, curves })
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 //! The JSON: `report`, `elems`, `seed`, `inputs`, `algo`, `op`, `accum`, `measure` (what the
 //! numbers are, [`MEASURE`]) and `rows`, one per R: `ranks`, then `bf16_rne`, `bf16_sr`, `fp32`
 //! (the mean error), `bias` and `max` (each an object with the same three keys: the signed mean
-//! and the largest error).
+//! and the largest error). With `--max-ranks` above 64, `max_ranks` and `curves` besides (see
+//! `curve_json`).
 
 use cce_collectives::numerics_report::{self as nr, MEASURE};
+use cce_collectives::numerics_scale::{self as nr_scale, Curve};
 
 use crate::collective::{Report, Series};
 use serde_json::{Value, json};
@@ -32,15 +34,64 @@ pub fn numerics_json(r: &Report) -> Value {
             Value::Object(o)
         })
         .collect();
-    json!({
+    let mut v = json!({
         "report": "numerics", "elems": p.elems, "seed": p.seed, "inputs": p.inputs.name(),
         "algo": "ring", "op": cce_collectives::collective::RedOp::Add.name(), "accum": "fp32", "measure": MEASURE, "rows": rows,
+    });
+    if !r.curves.is_empty() {
+        v["max_ranks"] = json!(p.max_ranks);
+        v["curves"] = Value::Array(r.curves.iter().map(curve_json).collect());
+    }
+    v
+}
+
+/// One order's curve: `algo`, `points` (per R: each series' mean error, max and mean ULPs,
+/// `wrong`, `ranks_identical`, and the order's roundings per element), `skipped` (R and why),
+/// and `fit` per series (`exponent`, `coefficient`, `points`; null below two points). MODEL
+/// (docs/MODEL.md H6).
+fn curve_json(c: &Curve) -> Value {
+    let points: Vec<Value> = c
+        .points
+        .iter()
+        .map(|(r, ms)| {
+            let mut o = serde_json::Map::new();
+            o.insert("ranks".into(), json!(r));
+            o.insert("roundings".into(), json!(c.order.roundings(*r)));
+            for (s, m) in Series::ALL.iter().zip(ms) {
+                o.insert(
+                    s.key().into(),
+                    json!({"mean": m.mean_rel, "max": m.max_rel, "bias": m.bias, "max_ulp": m.max_ulp,
+                        "mean_ulp": m.mean_ulp, "wrong": m.wrong, "ranks_identical": m.ranks_identical}),
+                );
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let fits: serde_json::Map<String, Value> = Series::ALL
+        .iter()
+        .zip(&c.fits)
+        .map(|(s, f)| {
+            let v = f.map_or(
+                Value::Null,
+                |f| json!({"exponent": f.exponent, "coefficient": f.coefficient, "points": f.points}),
+            );
+            (s.key().to_string(), v)
+        })
+        .collect();
+    json!({
+        "algo": c.order.label(), "points": points,
+        "skipped": c.skipped.iter().map(|(r, why)| json!({"ranks": r, "why": why})).collect::<Vec<_>>(),
+        "fit": fits, "tag": "MODEL",
     })
 }
 
-/// The chart: the error of each series against R, log-log (R in powers of 2).
+/// The chart: the error of each series against R, log-log (R in powers of 2); with curves,
+/// every order's bf16 series (SR dashed) and the fp32 baseline of the ring.
 #[cfg(feature = "plot")]
 pub fn numerics_chart(r: &Report) -> Chart {
+    if !r.curves.is_empty() {
+        return curves_chart(r);
+    }
     let series = Series::ALL
         .iter()
         .map(|&s| plot::Series {
@@ -52,6 +103,38 @@ pub fn numerics_chart(r: &Report) -> Chart {
     Chart {
         title: format!(
             "ring all-reduce error vs ranks ({} inputs, {} elements per rank)",
+            r.params.inputs.name(),
+            r.params.elems
+        ),
+        x_label: "ranks R".into(),
+        y_label: "mean |error| / sum |x|".into(),
+        x_scale: Scale::Log2,
+        y_scale: Scale::Log10,
+        series,
+        marks: Vec::new(),
+    }
+}
+
+/// The chart of every order's curve.
+#[cfg(feature = "plot")]
+fn curves_chart(r: &Report) -> Chart {
+    let mut series = Vec::new();
+    for c in &r.curves {
+        for (i, s) in Series::ALL.iter().enumerate() {
+            if *s == Series::Fp32 && c.order != nr_scale::Order::Ring {
+                continue;
+            }
+            series.push(plot::Series {
+                name: format!("{}, {}", c.order.label(), s.label()),
+                points: c.points.iter().map(|(rk, ms)| (*rk as f64, ms[i].mean_rel)).collect(),
+                dashed: *s == Series::Bf16Sr,
+            });
+        }
+    }
+    Chart {
+        title: format!(
+            "all-reduce error vs ranks, to {} ({} inputs, {} elements per rank)",
+            r.params.max_ranks,
             r.params.inputs.name(),
             r.params.elems
         ),
@@ -94,5 +177,41 @@ pub fn numerics_text(r: &Report) -> String {
             m(Series::Bf16Sr).bias
         );
     }
+    for c in &r.curves {
+        curve_text(&mut s, c);
+    }
     s
+}
+
+/// One order's curve as text: per R its roundings and each series' mean error and max ULPs,
+/// the skipped R, and the fitted laws (MODEL).
+fn curve_text(s: &mut String, c: &Curve) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "\n{} (MODEL: fitted error ~ a R^b over R >= 8)", c.order.label());
+    let _ = writeln!(
+        s,
+        "{:>5} {:>9} {:>11} {:>11} {:>11} {:>9} {:>9}",
+        "ranks", "roundings", "bf16 RNE", "bf16 SR", "fp32", "RNE ulp", "SR ulp"
+    );
+    for (r, m) in &c.points {
+        let _ = writeln!(
+            s,
+            "{:>5} {:>9} {:>11.3e} {:>11.3e} {:>11.3e} {:>9.3} {:>9.3}",
+            r,
+            c.order.roundings(*r),
+            m[0].mean_rel,
+            m[1].mean_rel,
+            m[2].mean_rel,
+            m[0].max_ulp,
+            m[1].max_ulp
+        );
+    }
+    for (r, why) in &c.skipped {
+        let _ = writeln!(s, "{r:>5} skipped: {why}");
+    }
+    for (series, f) in Series::ALL.iter().zip(&c.fits) {
+        if let Some(f) = f {
+            let _ = writeln!(s, "  {}: error ~ {:.3e} R^{:.3}", series.label(), f.coefficient, f.exponent);
+        }
+    }
 }

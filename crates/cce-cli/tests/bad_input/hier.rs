@@ -82,6 +82,16 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
             2,
         ),
         (
+            ["report", "numerics", "--max-ranks", "100"].map(String::from).to_vec(),
+            "--max-ranks 100: a power of two from 64 to 4096",
+            2,
+        ),
+        (
+            ["report", "numerics", "--max-ranks", "4096", "--elems", "1024"].map(String::from).to_vec(),
+            "--max-ranks 4096: the hierarchies cut every rank's elements into R chunks, so --elems must be at least 4096, not 1024",
+            2,
+        ),
+        (
             // A budget the data fits, not the schedule of a 4096-rank flat ring: refused from its
             // size before it is made.
             ar(&["--algo", "ring", "--ranks", "4096", "--elems", "64", "--budget", "0x40000000"]),
@@ -92,8 +102,18 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
 }
 
 /// The hierarchy's messages no command line reaches, with the reason.
-pub(crate) const UNREACHABLE: &[(&str, &str)] = &[(
-    "{} packets done, {} expected",
-    "a rank's engine ran fewer packets than its program holds: an engine that stopped without a fault, a model \
+pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
+    (
+        "a flat schedule of {ranks} ranks: 2(R - 1) steps per rank; the report runs flat orders up to {FLAT_MAX_RANKS}",
+        "why `cce report numerics --max-ranks` skips a point: listed in the report's `skipped`, never a refusal",
+    ),
+    (
+        "needs at least {} bytes, over the budget of {}",
+        "why `cce report numerics --max-ranks` skips a point: listed in the report's `skipped`, never a refusal",
+    ),
+    (
+        "{} packets done, {} expected",
+        "a rank's engine ran fewer packets than its program holds: an engine that stopped without a fault, a model \
      bug (the rings are built from the same programs), never an input",
-)];
+    ),
+];

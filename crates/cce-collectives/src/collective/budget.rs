@@ -340,6 +340,14 @@ fn data_need(cfg: &Config) -> MemoryNeed {
     MemoryNeed { inputs: all, buffers, rings: None, outputs: bytes, schedule }
 }
 
+/// What a run of `cfg` needs at least, from closed forms alone (the shape rules checked, the
+/// inputs, outputs and buffers, the schedule's size, not the rings): nothing is made, so a
+/// caller can size many configurations before it checks and runs each one.
+pub fn estimate(cfg: &Config) -> Result<MemoryNeed, CollectiveError> {
+    check_shape(cfg)?;
+    Ok(data_need(cfg))
+}
+
 /// The memory a run of `cfg` needs: the inputs handed to [`run`](super::run), the model memory's buffers and
 /// rings, and the outputs. Nothing is allocated; the ring part plans every step's packets (which
 /// fails as [`run`](super::run) would) and is left out when the sizes do not fit the model's slots.

@@ -98,7 +98,7 @@ mod timeline;
 mod transport;
 mod user;
 
-pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, memory_need};
+pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, estimate, memory_need};
 pub use choose::{Candidate, choose, spans_nodes};
 pub use config::{
     Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_RANKS, MESH_MAX_RANKS,
