@@ -260,3 +260,57 @@ fn msccl_schedules_give_the_single_process_bits_over_mpi() {
         }
     }
 }
+
+/// A hierarchy with a node per process (`mpirun -n X`) and with two nodes per process gives the
+/// single process's bits on every rank, for every intra algorithm, with stochastic rounding; and
+/// a process holds its own ranks only (its model peak well under the single process's).
+#[test]
+fn a_hierarchy_with_a_node_per_process_gives_the_single_process_bits() {
+    let (nodes, per_node) = (4, 8);
+    let ranks = nodes * per_node;
+    for intra in ["ring", "kangaring", "mesh", "rdh"] {
+        let base: Vec<String> = [
+            "allreduce",
+            "--nodes",
+            "4",
+            "--ranks-per-node",
+            "8",
+            "--algo",
+            "hier",
+            "--intra",
+            intra,
+            "--inter",
+            "rdh",
+            "--op",
+            "add",
+            "--dtype",
+            "bf16",
+            "--rounding",
+            "sr",
+            "--seed",
+            "5",
+            "--elems",
+            "4099",
+        ]
+        .map(String::from)
+        .to_vec();
+        let one = tmp(&format!("mpi-hier-{intra}-single"));
+        let o = Command::new(CCE).args(&base).args(["--output-dir", one.to_str().unwrap(), "--json"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{intra}: {}", String::from_utf8_lossy(&o.stderr));
+        let single: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let want = read_all(&one, ranks);
+        assert!(want.iter().all(|w| !w.is_empty()));
+        for p in [2, 4] {
+            let dir = tmp(&format!("mpi-hier-{intra}-{p}"));
+            let o = mpirun(p).args(&base).args(["--output-dir", dir.to_str().unwrap(), "--json"]).output().unwrap();
+            let what = format!("hier({intra}/rdh) under mpirun -n {p}");
+            assert_eq!(o.status.code(), Some(0), "{what}: {}", String::from_utf8_lossy(&o.stderr));
+            assert!(read_all(&dir, ranks) == want, "{what}: outputs differ from the single-process run");
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let peaks: Vec<u64> =
+                v["process_peak_bytes"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).collect();
+            let whole = single["model_peak_bytes"].as_u64().unwrap();
+            assert!(peaks.iter().all(|&b| b > 0 && b < whole), "{what}: {peaks:?} against {whole}");
+        }
+    }
+}

@@ -445,7 +445,8 @@ pub(super) struct BlocksJob<'a, 'm> {
 pub(super) fn run_blocks<'m>(job: BlocksJob<'_, 'm>) -> Result<BlocksRun<'m>, CollectiveError> {
     let BlocksJob { checked, groups, local, inputs, hand_back, wire, boxes, net } = job;
     let cfg = checked.config();
-    let prepared = prepare(checked, groups)?;
+    let local_blocks: Vec<bool> = (0..groups).map(local).collect();
+    let prepared = prepare(checked, &local_blocks)?;
     let Prepared { low, group, plan, life, .. } = &*prepared;
     let nsteps = low.nsteps();
     let is_here: Vec<bool> = (0..cfg.ranks).map(|q| local(group[q])).collect();

@@ -21,7 +21,7 @@ use super::program::{RankProgram, build};
 /// Most configurations kept.
 pub(super) const KEPT: usize = 4;
 
-/// Most ring bytes (all ranks') of a configuration that is kept.
+/// Most ring bytes (this process's ranks') of a configuration that is kept.
 pub(super) const KEPT_RING_BYTES: u64 = 16 << 20;
 
 /// A run's work from its configuration alone, for `groups` blocks of memory.
@@ -42,43 +42,53 @@ pub(super) struct Prepared {
     pub(super) model_seconds: f64,
 }
 
-type Kept = Vec<(Config, usize, Arc<Prepared>)>;
+/// (configuration, which blocks are this process's, the prepared work).
+type Kept = Vec<(Config, Vec<bool>, Arc<Prepared>)>;
 
 static KEPT_RUNS: Mutex<Kept> = Mutex::new(Vec::new());
 
-/// The prepared work of a checked run over `groups` blocks: kept from an earlier run of an
-/// equal configuration, or made now (and kept, the oldest giving way).
-pub(super) fn prepare(checked: &Checked, groups: usize) -> Result<Arc<Prepared>, CollectiveError> {
+/// The prepared work of a checked run over blocks of memory (`local[g]`: block g is this
+/// process's; its length is the block count): kept from an earlier run of an equal
+/// configuration and blocks, or made now (and kept, the oldest giving way). Only this process's
+/// ranks get their rings.
+pub(super) fn prepare(checked: &Checked, local: &[bool]) -> Result<Arc<Prepared>, CollectiveError> {
     let cfg = checked.config();
     let found = {
         let kept = KEPT_RUNS.lock().unwrap_or_else(PoisonError::into_inner);
-        kept.iter().find(|(c, g, _)| *g == groups && c == cfg).map(|(_, _, p)| p.clone())
+        kept.iter().find(|(c, l, _)| l == local && c == cfg).map(|(_, _, p)| p.clone())
     };
     if let Some(p) = found {
         return Ok(p);
     }
-    let p = Arc::new(make(checked, groups)?);
+    let p = Arc::new(make(checked, local)?);
     let ring_bytes: u64 = p.programs.iter().map(|r| 2 * cce_format::ring::ring_bytes(r.rings.ring_size as u64)).sum();
     if ring_bytes <= KEPT_RING_BYTES {
         let mut kept = KEPT_RUNS.lock().unwrap_or_else(PoisonError::into_inner);
         if kept.len() >= KEPT {
             kept.remove(0);
         }
-        kept.push((cfg.clone(), groups, p.clone()));
+        kept.push((cfg.clone(), local.to_vec(), p.clone()));
     }
     Ok(p)
 }
 
-fn make(checked: &Checked, groups: usize) -> Result<Prepared, CollectiveError> {
+fn make(checked: &Checked, local: &[bool]) -> Result<Prepared, CollectiveError> {
     let cfg = checked.config();
+    let groups = local.len();
     // One memory: the check's schedule, whose back pressure keeps two steps of scratch per rank
     // (what memory_need counts), its lifetimes, and no messages; several: the blocks' own
     // memories bound it.
     let low = if groups == 1 { checked.lowered().clone() } else { Arc::new(Lowered::new(cfg)) };
     let group: Vec<usize> = (0..cfg.ranks).map(|q| block_of(q, cfg.ranks, groups)).collect();
     let plan = if groups == 1 { Plan::default() } else { plan(&low, &low.steps, &group) };
-    // Every rank's program: a step's dependencies count a peer's packets (within a block).
-    let programs = low.steps.iter().enumerate().map(|(q, st)| build(cfg, q, st)).collect::<Result<Vec<_>, _>>()?;
+    // This process's ranks' programs: a step's dependencies count a peer's packets (within a
+    // block, so in this process); another process's rank gets an empty one.
+    let programs = low
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(q, st)| build(cfg, q, if local[group[q]] { st } else { &[] }))
+        .collect::<Result<Vec<_>, _>>()?;
     let life = match groups {
         1 => checked.lifetimes().clone(),
         _ => Arc::new(block_lifetimes(&low, &low.steps, &group)),
