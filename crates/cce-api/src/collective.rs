@@ -476,11 +476,12 @@ impl Prepared {
         algo_label(self.config())
     }
 
-    /// The model's timeline with every packet and work item (what a trace shows; refused when
-    /// it would hold too many packets). The run's own model is not detailed: this is one more
-    /// time model, made only when asked for.
+    /// The model's timeline a trace shows: every packet and work item, or above
+    /// [`collective::MAX_TRACE_PACKETS`] packets each rank's steps alone
+    /// ([`collective::trace`]). The run's own model is not detailed: this is one more time
+    /// model, made only when asked for.
     pub fn timeline(&self) -> Result<Timeline, ApiError> {
-        Ok(collective::model(self.config(), true)?)
+        Ok(collective::trace(self.config())?)
     }
 
     /// The inputs made from `seed`, one buffer per rank (what `cce allreduce` runs without

@@ -249,14 +249,12 @@ fn the_trace_has_a_process_per_rank_every_packet_once_and_forward_flows() {
         }
         assert!(!last.is_empty() && last.values().all(|&b| b == 0), "{algo}: {last:?}");
     }
-    // Too many packets for a trace: refused before anything runs.
+    // Too many steps for a trace, even drawn alone: refused before anything runs.
     let p = tmp("big.json");
-    let big = format!(
-        "allreduce --ranks 64 --algo ring --op add --dtype bf16 --elems 268435456 --budget 1000000000000 --trace {}",
-        p.display()
-    );
+    let big =
+        format!("allreduce --ranks 1024 --algo ring --op add --dtype bf16 --elems 2048 --trace {}", p.display());
     let err = bad(&words(&big));
-    assert!(err.contains("trace would hold"), "{err}");
+    assert!(err.contains("trace would hold") && err.contains("steps drawn alone"), "{err}");
     assert!(!p.exists());
 }
 

@@ -15,6 +15,10 @@
 //! - A process `links` (`pid` = ranks) with one counter per pair of ranks that exchange bytes:
 //!   the bytes in flight between them (a work item's bytes from its first packet's start to its
 //!   last packet's end).
+//! - Above [`MAX_TRACE_PACKETS`](cce_collectives::collective::MAX_TRACE_PACKETS) packets (a
+//!   flat ring of hundreds of ranks) the timeline holds steps only: each rank gets one track,
+//!   `model steps`, with a slice per step at its model start (its hop latency and body in
+//!   `args`), and no packet, flow or link events; `otherData.aggregated` says `"steps"`.
 
 use std::collections::BTreeMap;
 
@@ -44,6 +48,10 @@ pub fn chrome_trace(cfg: &Config, timeline: &Timeline, walls: &[Vec<(f64, f64)>]
             events.push(json!({"ph": "X", "cat": "measured", "name": format!("step {s}"), "pid": q, "tid": engines,
                 "ts": us(a), "dur": us(b - a)}));
         }
+    }
+    let aggregated = timeline.packets.is_empty() && timeline.packet_count > 0;
+    if aggregated {
+        step_slices(cfg, timeline, &mut events);
     }
     let mut seq = vec![0u64; cfg.ranks];
     for p in &timeline.packets {
@@ -113,9 +121,27 @@ pub fn chrome_trace(cfg: &Config, timeline: &Timeline, walls: &[Vec<(f64, f64)>]
     let mut other = json!({"algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
         "instance": cfg.model.instance.name(), "model_seconds": timeline.seconds});
     crate::render::collective::add_file_keys(&mut other, cfg);
+    if aggregated {
+        other["aggregated"] = json!("steps");
+        other["packets"] = json!(timeline.packet_count);
+    }
     json!({
         "traceEvents": events,
         "displayTimeUnit": "ns",
         "otherData": other,
     })
+}
+
+/// Each rank's steps on a track of their own, `model steps` (`tid` = engines + 1): a slice per
+/// step at its model start, for a timeline without its packets.
+fn step_slices(cfg: &Config, timeline: &Timeline, events: &mut Vec<Value>) {
+    let tid = cfg.model.engines + 1;
+    for (q, spans) in timeline.steps.iter().enumerate() {
+        events.push(json!({"ph": "M", "name": "thread_name", "pid": q, "tid": tid, "args": {"name": "model steps"}}));
+        for (s, span) in spans.iter().enumerate() {
+            events.push(json!({"ph": "X", "cat": "step", "name": format!("step {s}"), "pid": q, "tid": tid,
+                "ts": us(span.start), "dur": us(span.latency + span.body),
+                "args": {"step": s, "latency_us": us(span.latency), "body_us": us(span.body)}}));
+        }
+    }
 }

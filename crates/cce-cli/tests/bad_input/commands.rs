@@ -567,10 +567,10 @@ fn allreduce_rows(p: &Paths) -> Vec<Row> {
         ),
         (
             with(
-                &["allreduce", "--ranks", "64", "--algo", "ring", "--op", "add", "--dtype", "bf16"],
-                &["--elems", "268435456", "--budget", "1000000000000", "--trace", &out],
+                &["allreduce", "--ranks", "1024", "--algo", "ring", "--op", "add", "--dtype", "bf16"],
+                &["--elems", "2048", "--trace", &out],
             ),
-            "the trace would hold 8773632 packets: at most 200000 (use fewer elements or ranks)",
+            "the trace would hold 2095104 packets, 2095104 steps drawn alone: at most 500000 steps (use fewer ranks)",
             2,
         ),
         (ar8(&["--link-gbps", "inf"]), "--link-gbps must be a positive number", 2),

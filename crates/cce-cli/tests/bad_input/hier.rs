@@ -104,6 +104,11 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
 /// The hierarchy's messages no command line reaches, with the reason.
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     (
+        "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)",
+        "the library's model(cfg, detail = true) refuses a packet list that long; `cce allreduce --trace` calls \
+         collective::trace, which draws steps alone there (its own refusal has a row)",
+    ),
+    (
         "a flat schedule of {ranks} ranks: 2(R - 1) steps per rank; the report runs flat orders up to {FLAT_MAX_RANKS}",
         "why `cce report numerics --max-ranks` skips a point: listed in the report's `skipped`, never a refusal",
     ),

@@ -176,6 +176,30 @@ pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
     time_model(cfg, &low.l, &low.steps, detail)
 }
 
+/// The timeline a trace draws (`--trace`): every packet and work item listed when there are
+/// at most [`MAX_TRACE_PACKETS`] packets, else each rank's steps only (the timeline's `packets`
+/// empty: a trace of thousands of ranks shows their steps, docs/MODEL.md C17), refused above
+/// [`MAX_TRACE_STEPS`] steps. Checks the shape rules, not the memory budget.
+pub fn trace(cfg: &Config) -> Result<Timeline, CollectiveError> {
+    budget::check_model(cfg)?;
+    let low = lowered::Lowered::new(cfg);
+    let steps: u64 = low.steps.iter().map(|s| s.len() as u64).sum();
+    let plain = time_model(cfg, &low.l, &low.steps, false)?;
+    if plain.packet_count <= MAX_TRACE_PACKETS {
+        return time_model(cfg, &low.l, &low.steps, true);
+    }
+    if steps > MAX_TRACE_STEPS {
+        return Err(CollectiveError::Config(format!(
+            "the trace would hold {} packets, {steps} steps drawn alone: at most {MAX_TRACE_STEPS} steps (use fewer ranks)",
+            plain.packet_count
+        )));
+    }
+    Ok(plain)
+}
+
+/// Most steps (over all ranks) a trace draws when it draws steps alone.
+pub const MAX_TRACE_STEPS: u64 = 500_000;
+
 /// Every rank's rings for `cfg`, as one queue each would hold them (what `cce algo --lower`
 /// dumps): the schedule planned by cce-host, nothing run. Checks the shape rules and the
 /// address slots, not the memory budget.
