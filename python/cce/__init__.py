@@ -314,7 +314,7 @@ def _algo_and_file(algo):
 
 def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
               ranks_per_node=None, check="exact", nodes=None, intra=None, inter=None, collective=None):
-    """All-reduces one array per rank (2–64 ranks, one dtype and element count) over simulated
+    """All-reduces one array per rank (2–4096 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
     ``algo``: ring, ring-2r2w, kangaring, mesh, rdh (a power-of-two rank count) or auto (the

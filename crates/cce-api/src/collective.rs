@@ -62,7 +62,7 @@ fn input(m: impl Into<String>) -> ApiError {
 /// The flags of `cce allreduce`, as typed fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AllreduceParams {
-    /// Ranks, 2..=64 (mesh: at most 32).
+    /// Ranks, 2..=4096 (mesh: at most 32); 0 with `nodes`: nodes × ranks per node.
     pub ranks: u64,
     /// One of cce's algorithms, `auto` (the least model time), or a user's MSCCL XML schedule
     /// ([`load_algorithm`]; `--algo-file`), whose `ngpus` must equal `ranks` and whose `coll`

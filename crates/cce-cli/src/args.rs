@@ -273,7 +273,7 @@ two, ring-2r2w on arch 2, --compress gce off ring, a schedule at another rank co
 as skipped. At most 1024 configurations; every one (its memory budget with the reference output \
 held beside it included) is checked before anything runs.")]
 pub(crate) struct ReproArgs {
-    /// Rank counts, 2..=64.
+    /// Rank counts, 2..=4096.
     #[arg(long, required = true, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: Vec<u64>,
     /// Algorithms: ring, ring-2r2w, kangaring, mesh, rdh, auto.

@@ -251,8 +251,7 @@ fn the_trace_has_a_process_per_rank_every_packet_once_and_forward_flows() {
     }
     // Too many steps for a trace, even drawn alone: refused before anything runs.
     let p = tmp("big.json");
-    let big =
-        format!("allreduce --ranks 1024 --algo ring --op add --dtype bf16 --elems 2048 --trace {}", p.display());
+    let big = format!("allreduce --ranks 1024 --algo ring --op add --dtype bf16 --elems 2048 --trace {}", p.display());
     let err = bad(&words(&big));
     assert!(err.contains("trace would hold") && err.contains("steps drawn alone"), "{err}");
     assert!(!p.exists());
