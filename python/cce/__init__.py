@@ -346,10 +346,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     default), reduce-scatter (each rank's output is its own chunk) or all-gather."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     algo, algo_file = _algo_and_file(algo)
-    topology = None
-    if nodes is not None or intra is not None or inter is not None or collective is not None:
-        topology = (None if nodes is None else _uint("nodes", nodes, 64), None if intra is None else str(intra),
-                    None if inter is None else str(inter), None if collective is None else str(collective))
+    topology = _topology(nodes, intra, inter, collective)
     outs, report = _cce.allreduce(
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
@@ -361,7 +358,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
 
 
 def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
-            ranks_per_node=None, rank=None):
+            ranks_per_node=None, rank=None, nodes=None, intra=None, inter=None, collective=None):
     """How element ``index`` of an all-reduce's output was made — as ``cce allreduce --element``,
     over one array per rank (the arrays and keywords of ``allreduce``). Computed from the
     schedule for that element alone: nothing runs, only the elements it needs are read.
@@ -374,7 +371,8 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
     ``kind``, ``packet``, ``operands`` in accumulation order, ``accumulate``, ``exact``,
     ``rounded`` {``bits``, ``value``}, ``rounding``, ``reference``, ``error``, ``gce``),
     ``output``, ``reference`` and ``error`` (docs/forensics.md). Raises CceError for bad input:
-    an element or rank out of range, arrays of different lengths."""
+    an element or rank out of range, arrays of different lengths. ``nodes``, ``intra``, ``inter``
+    and ``collective`` as for ``allreduce`` (a hierarchy's element)."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "element: at least two ranks' arrays")
     algo, algo_file = _algo_and_file(algo)
     return _cce.element(
@@ -382,7 +380,16 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
         _uint("index", index, 64), None if rank is None else _uint("rank", rank, 64),
+        _topology(nodes, intra, inter, collective),
     )
+
+
+def _topology(nodes, intra, inter, collective):
+    """The topology keywords of ``allreduce`` and ``element``, as the extension takes them."""
+    if nodes is None and intra is None and inter is None and collective is None:
+        return None
+    return (None if nodes is None else _uint("nodes", nodes, 64), None if intra is None else str(intra),
+            None if inter is None else str(inter), None if collective is None else str(collective))
 
 
 # --- Which order made an output (cce identify) -----------------------------------------
@@ -401,7 +408,7 @@ def _algo_files(files):
 
 
 def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed_rank=0, algo_files=(), arch=3,
-             threads=None):
+             threads=None, ranks_per_node=None):
     """Which reduction order made ``output`` from ``inputs`` (one array per rank, 2–64 ranks,
     one float dtype and length) — as ``cce identify --input-dir … --observed … --json``.
 
@@ -412,6 +419,8 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
     (candidates match bit for bit) or ``"sr"`` (a candidate is ``consistent`` with an element
     when some choice of round-down / round-up at every rounding gives its bits). ``algo_files``:
     paths of users' MSCCL XML all-reduce schedules, candidates beside cce's algorithms.
+    ``ranks_per_node``: nodes of that many ranks — every hierarchical pair that can run them
+    (``hier(intra/inter)``) joins the candidates (as ``cce identify --ranks-per-node``).
 
     Returns the JSON object as a dict: ``candidates`` [{``name``, ``algo``, ``accum``,
     ``aliases``, ``expr``, ``leaves``, ``matched``, ``total``, ``consistent``, …}] best first,
@@ -433,6 +442,7 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
         [raw(a) for a in arrays], [(r, raw(a)) for r, a in observed], dt,
         None if accum is None else cce_name(accum), str(rounding), _algo_files(algo_files),
         _uint("arch", arch, 32), None if threads is None else _uint("threads", threads, 16),
+        None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64),
     )
 
 

@@ -73,12 +73,14 @@ def allreduce(
 def element(
     arrays: Sequence[ArrayLike], index: int, *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ...,
     rounding: str = ..., seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
-    rank: int | None = ...,
+    rank: int | None = ..., nodes: int | None = ..., intra: str | None = ..., inter: str | None = ...,
+    collective: str | None = ...,
 ) -> dict[str, Any]: ...
 def identify(
     inputs: Sequence[ArrayLike], output: ArrayLike | Sequence[ArrayLike] | dict[int, ArrayLike], *,
     dtype: DType | None = ..., accum: DType | None = ..., rounding: str = ..., observed_rank: int = ...,
     algo_files: Sequence[str | os.PathLike[str]] = ..., arch: int = ..., threads: int | None = ...,
+    ranks_per_node: int | None = ...,
 ) -> dict[str, Any]: ...
 def make_probe(
     ranks: int, elems: int, dtype: DType = ..., directory: str | os.PathLike[str] | None = ...,

@@ -116,3 +116,22 @@ def test_the_flat_algorithms_equal_the_same_reference(algo, collective):
             want = ref.flat(algo, collective, ins, ref.Numbers(DT[dtype], rounding, 5))
             for q, (got, exp) in enumerate(zip(outs, want)):
                 assert same_bits(np.asarray(got).reshape(-1), exp), f"{algo} R={r} {collective} {dtype} {rounding} rank {q}"
+
+
+def test_identify_names_a_hierarchy_given_its_nodes():
+    ins = inputs(16, 1024, "bf16", 11)
+    outs, _ = cce.allreduce(ins, algo="hier", op="add", nodes=4, ranks_per_node=4, intra="kangaring", inter="rdh",
+                            check="none")
+    r = cce.identify(ins, outs[0], ranks_per_node=4)
+    full = [c["name"] for c in r["candidates"] if c["matched"] == 1024]
+    assert "hier(kangaring/rdh), accumulate fp32" in full and all(n.startswith("hier(") for n in full), full
+
+
+def test_an_elements_story_in_a_hierarchy_is_its_run():
+    ins = inputs(8, 64, "bf16", 13)
+    outs, _ = cce.allreduce(ins, algo="hier", op="add", nodes=2, ranks_per_node=4, intra="kangaring", inter="rdh")
+    for i in (0, 5, 63):
+        e = cce.element(ins, i, algo="hier", op="add", nodes=2, ranks_per_node=4, intra="kangaring", inter="rdh")
+        got = np.asarray(outs[0]).reshape(-1).view(np.uint16)[i]
+        assert int(e["output"]["bits"], 16) == int(got)
+        assert sorted(e["leaves"]) == list(range(8))

@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use cce_collectives::collective::{Algo, Collective, RedOp, UserAlgo};
+use cce_collectives::collective::{self, Algo, Collective, Config, Hier, Inter, RedOp, UserAlgo};
 use cce_collectives::metrics::Check;
 use cce_forensics::{Candidate, Identification, OrderOf, Prediction, Problem, Rounding, family_candidates};
 use cce_format::SdmaDtype;
@@ -53,6 +53,9 @@ pub struct IdentifyParams {
     pub arch: u64,
     /// Threads of the family orders' evaluation; `None`: the host's.
     pub threads: Option<usize>,
+    /// Nodes of this many ranks: every hierarchical pair (`hier(intra/inter)`, docs/MODEL.md
+    /// H1) that can run them joins the candidates; `None`: no hierarchy.
+    pub ranks_per_node: Option<u64>,
 }
 
 impl IdentifyParams {
@@ -65,6 +68,7 @@ impl IdentifyParams {
             algo_files: Vec::new(),
             arch: 3,
             threads: None,
+            ranks_per_node: None,
         }
     }
 }
@@ -155,6 +159,7 @@ struct Run {
     candidate: Candidate,
     algo: AlgoChoice,
     accum: NumType,
+    hier: Option<Hier>,
 }
 
 /// An algorithm to run as a candidate, before its accumulate dtypes are chosen.
@@ -168,6 +173,8 @@ struct Choice {
     file: Option<String>,
     /// Two sources per packet: merge 4 (RNE) makes its accumulations one run.
     binary: bool,
+    /// A hierarchy's two algorithms.
+    hier: Option<Hier>,
 }
 
 /// cce's algorithms that run `ranks` ranks at the arch, but those whose documented order makes
@@ -187,8 +194,10 @@ fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
             algo_name: Some(name),
             file: None,
             binary: algo == Algo::Ring,
+            hier: None,
         });
     }
+    out.extend(hier_choices(params, ranks));
     for u in &params.algo_files {
         out.push(Choice {
             algo: AlgoChoice::File(u.clone()),
@@ -196,7 +205,35 @@ fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
             algo_name: None,
             file: Some(u.file.clone()),
             binary: false,
+            hier: None,
         });
+    }
+    out
+}
+
+/// With `ranks_per_node`: every hierarchical pair that can run the ranks in such nodes.
+fn hier_choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
+    let Some(y) = params.ranks_per_node.and_then(|y| usize::try_from(y).ok()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for intra in Algo::ALL {
+        for inter in Inter::ALL {
+            let mut cfg = Config::new(ranks, Algo::Hier, RedOp::Add, params.dtype, ranks as u64);
+            cfg.arch = arch(params);
+            cfg.model.ranks_per_node = y;
+            cfg.hier = Hier { intra, inter };
+            if collective::estimate(&cfg).is_err() {
+                continue;
+            }
+            let name = cfg.hier.label();
+            out.push(Choice {
+                algo: AlgoChoice::Algo(Algo::Hier),
+                name: name.clone(),
+                algo_name: Some(name),
+                file: None,
+                binary: false,
+                hier: Some(cfg.hier),
+            });
+        }
     }
     out
 }
@@ -239,7 +276,7 @@ fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rou
                 order_of: None,
                 order_breaks: Vec::new(),
             };
-            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0] });
+            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0], hier: c.hier });
         }
     }
     out
@@ -259,6 +296,9 @@ fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<(Vec<
         accum: Some(accum),
         arch: params.arch,
         check: Check::None,
+        ranks_per_node: run.hier.and(params.ranks_per_node),
+        intra: run.hier.map(|h| h.intra),
+        inter: run.hier.map(|h| h.inter),
         ..AllreduceParams::new(inputs.len() as u64, run.algo.clone(), RedOp::Add, params.dtype)
     };
     let elems = inputs[0].len() as u64 / params.dtype.bytes().max(1) as u64;

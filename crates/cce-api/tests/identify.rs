@@ -135,3 +135,32 @@ fn cce_algorithms_carry_their_orders_chunk_by_chunk() {
     let ring = r.candidates.iter().find(|c| c.algo.as_deref() == Some("ring")).unwrap();
     assert_eq!(ring.consistent, Some(4096), "{ring:?}");
 }
+
+/// With `ranks_per_node`, the hierarchical orders join the candidates: a hierarchy's own output
+/// is matched in full by its pair (and by the pairs whose orders the inputs cannot tell from
+/// it), and no flat algorithm explains it.
+#[test]
+fn a_hierarchy_is_named_by_its_own_output() {
+    use cce_api::params::Inter;
+    let ins = inputs(16, 4096, 9);
+    let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+    let p = AllreduceParams {
+        accum: Some(SdmaDtype::Fp32),
+        check: Check::None,
+        nodes: Some(4),
+        ranks_per_node: Some(4),
+        intra: Some(Algo::KangaRing),
+        inter: Some(Inter::Ring),
+        ..AllreduceParams::new(16, AlgoChoice::Algo(Algo::Hier), RedOp::Add, SdmaDtype::Bf16)
+    };
+    let out = allreduce_slices(&p, &slices).unwrap().outcome.outputs;
+    let seen: Vec<(usize, &[u8])> = vec![(0, out[0].as_slice())];
+    let params = IdentifyParams { ranks_per_node: Some(4), ..IdentifyParams::new(SdmaDtype::Bf16) };
+    let r = identify(&params, &slices, &seen).unwrap().report;
+    let full: Vec<&str> = r.candidates.iter().filter(|c| c.matched == 4096).map(|c| c.name.as_str()).collect();
+    assert!(full.contains(&"hier(kangaring/ring), accumulate fp32"), "{full:?}");
+    assert!(full.iter().all(|n| n.starts_with("hier(")), "a flat order explains a hierarchy's output: {full:?}");
+    // Without nodes, no candidate explains every element.
+    let flat = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
+    assert!(flat.candidates.iter().all(|c| c.matched < 4096));
+}

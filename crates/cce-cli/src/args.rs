@@ -403,6 +403,10 @@ pub(crate) struct IdentifyArgs {
     /// Threads of the evaluation; default: this host's.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: Option<u64>,
+    /// Nodes of this many ranks: every hierarchical pair (hier(intra/inter)) that can run them
+    /// joins the candidates.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) ranks_per_node: Option<u64>,
     /// Write probe inputs DIR/rank{r}.bin (and DIR/README.md) instead of identifying.
     #[arg(long, value_name = "DIR", requires_all = ["ranks", "elems"])]
     pub(crate) make_probe: Option<std::path::PathBuf>,

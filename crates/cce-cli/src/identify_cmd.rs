@@ -23,6 +23,7 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
         algo_files,
         arch: a.arch,
         threads: a.threads.map(|t| t.max(1) as usize),
+        ranks_per_node: a.ranks_per_node,
         ..IdentifyParams::new(a.dtype)
     };
     let ranks = rank_files(input_dir)?;

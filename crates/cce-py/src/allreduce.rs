@@ -34,8 +34,7 @@ pub(crate) fn allreduce<'py>(
     topology: Option<Topology>,
 ) -> PyResult<Outputs<'py>> {
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
-    let mut params =
-        call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
+    let mut params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
     if let Some(t) = topology {
         with_topology(&mut params, t).map_err(|e| api_error(py, e))?;
     }
@@ -52,7 +51,10 @@ pub(crate) type Topology = (Option<u64>, Option<String>, Option<String>, Option<
 
 /// `topology` into `params`, every name parsed (as `--nodes`, `--intra`, `--inter`,
 /// `--collective`).
-fn with_topology(params: &mut AllreduceParams, (nodes, intra, inter, collective): Topology) -> Result<(), cce_api::ApiError> {
+fn with_topology(
+    params: &mut AllreduceParams,
+    (nodes, intra, inter, collective): Topology,
+) -> Result<(), cce_api::ApiError> {
     params.nodes = nodes;
     params.intra = intra
         .as_deref()
@@ -122,7 +124,7 @@ pub(crate) fn params(
 /// object under `--json`'s `element` key. The keywords are `allreduce`'s (without `check`),
 /// then the element and the rank whose output is shown.
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file, index, rank=None))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file, index, rank=None, topology=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn element<'py>(
@@ -140,9 +142,13 @@ pub(crate) fn element<'py>(
     algo_file: Option<(String, String)>,
     index: u64,
     rank: Option<u64>,
+    topology: Option<Topology>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, "none");
-    let params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
+    let mut params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
+    if let Some(t) = topology {
+        with_topology(&mut params, t).map_err(|e| api_error(py, e))?;
+    }
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let size = params.dtype.bytes().max(1) as u64;
     let len = slices.first().map_or(0, |s| s.len() as u64);

@@ -13,7 +13,7 @@ use crate::numbers::bytes;
 /// Which order made `observed` ((rank, bytes) pairs) from `inputs` (one raw buffer per rank):
 /// `cce identify --json`'s object. `algo_files`: users' MSCCL XML schedules, (name, text).
 #[pyfunction]
-#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None))]
+#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None, ranks_per_node=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn identify<'py>(
@@ -26,6 +26,7 @@ pub(crate) fn identify<'py>(
     algo_files: Vec<(String, String)>,
     arch: u64,
     threads: Option<usize>,
+    ranks_per_node: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let params = (|| -> Result<IdentifyParams, cce_api::ApiError> {
         let files = algo_files
@@ -38,6 +39,7 @@ pub(crate) fn identify<'py>(
             algo_files: files,
             arch,
             threads,
+            ranks_per_node,
             ..IdentifyParams::new(cce_api::dtype(dtype)?)
         })
     })()
