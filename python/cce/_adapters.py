@@ -6,7 +6,7 @@ import warnings
 from ._errors import CceError
 
 #: ``cce.allreduce`` options the adapters pass on.
-OPTIONS = ("algo", "accum", "rounding", "seed", "arch", "compress", "ranks_per_node", "check")
+OPTIONS = ("algo", "accum", "rounding", "seed", "arch", "compress", "ranks_per_node", "check", "nodes", "intra", "inter")
 
 # Frameworks whose untested version was warned about (once per process, not per call).
 _WARNED = set()

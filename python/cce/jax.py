@@ -8,7 +8,7 @@ bit for bit: each device's collective is a call of cce's XLA FFI handler (in the
 registered with ``jax.ffi`` on first use), where the devices' shards meet without the GIL; the
 last to arrive runs the CCE all-reduce once, and every device takes its rank's output. ``opts``
 are ``cce.allreduce``'s: ``algo``, ``accum``, ``rounding``, ``seed``, ``arch``, ``compress``,
-``ranks_per_node``, ``check`` (default ``"none"``: the adapters do not run the exact check
+``ranks_per_node``, a hierarchy's ``nodes``, ``intra`` and ``inter``, ``check`` (default ``"none"``: the adapters do not run the exact check
 unless asked).
 
 Errors: options are checked when the call is traced (a ``CceError``, the message

@@ -33,7 +33,9 @@ Options (``dist.init_process_group("cce", pg_options=cce.torch.Options(...))``, 
 variables, else the default): ``algo`` (``CCE_ALGO``, ring), ``accum`` (``CCE_ACCUM``),
 ``rounding`` (``CCE_ROUNDING``, rne), ``seed`` (``CCE_SEED``, 0: the base seed), ``arch``
 (``CCE_ARCH``, 3), ``compress`` (``CCE_COMPRESS``), ``ranks_per_node`` (``CCE_RANKS_PER_NODE``),
-``check`` (``CCE_CHECK``, none: the exact check runs only when asked), ``transport``
+``check`` (``CCE_CHECK``, none: the exact check runs only when asked), a hierarchy's ``nodes``
+(``CCE_NODES``), ``intra`` (``CCE_INTRA``) and ``inter`` (``CCE_INTER``) with ``algo="hier"``
+(nodes × ranks_per_node must be the group's size), ``transport``
 (``CCE_TRANSPORT``: auto, shm or gloo). ``with
 cce.torch.options(**opts):`` overrides them for the calls a thread makes inside it (the same on
 every rank: on one host the leader's options are the ones used).
@@ -79,7 +81,7 @@ BACKEND = "cce"
 
 #: The options and the environment variables that set them.
 ENVIRONMENT = {name: f"CCE_{name.upper()}" for name in OPTIONS}
-_INTEGER_OPTIONS = ("seed", "arch", "ranks_per_node")
+_INTEGER_OPTIONS = ("seed", "arch", "ranks_per_node", "nodes")
 
 #: How ranks' bytes travel: "auto" (shared memory when every rank of the group is on this host,
 #: else gloo), "shm" (shared memory, refused across hosts) or "gloo".
@@ -97,10 +99,11 @@ class Options:
     from its environment variable, else its default."""
 
     def __init__(self, *, algo=None, accum=None, rounding=None, seed=None, arch=None, compress=None,
-                 ranks_per_node=None, check=None, transport=None):
+                 ranks_per_node=None, check=None, transport=None, nodes=None, intra=None, inter=None):
         self.algo, self.accum, self.rounding, self.seed = algo, accum, rounding, seed
         self.arch, self.compress, self.ranks_per_node, self.check = arch, compress, ranks_per_node, check
         self.transport = transport
+        self.nodes, self.intra, self.inter = nodes, intra, inter
 
     def resolved_transport(self, environ=os.environ):
         """The transport (``TRANSPORTS``): this option, else ``CCE_TRANSPORT``, else auto."""

@@ -61,6 +61,16 @@ def psum_equals_allreduce():
     return {"cases": out}
 
 
+def hier_psum():
+    """psum over a hierarchy (2 nodes of DEVICES / 2) against cce.allreduce of the same shards."""
+    x = shards(ml_dtypes.bfloat16, 1000 + DEVICES, seed=DEVICES + 2)
+    opts = dict(algo="hier", nodes=2, ranks_per_node=DEVICES // 2, intra="kangaring", inter="rdh", rounding="sr",
+                seed=7)
+    y = run_psum(x, lambda v: cj.psum(v, "d", **opts))
+    want, report = cce.allreduce(list(x), op="add", **opts)
+    return {"same": all(y[i].tobytes() == want[i].tobytes() for i in range(DEVICES)), "algo": report["label"]}
+
+
 def seeds_replay():
     """SR without a seed: two runs of one jitted step give the bits of seeds derived from
     (0, position, step); the second run differs from the first (the step moved)."""
@@ -161,7 +171,7 @@ def device_never_arrives():
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    result = {"psum": psum_equals_allreduce, "seeds": seeds_replay, "train": training_step,
+    result = {"psum": psum_equals_allreduce, "seeds": seeds_replay, "train": training_step, "hier": hier_psum,
               "grad": gradients, "timeout": device_never_arrives}[CASE]()
     (OUT / "result.json").write_text(json.dumps(result, default=list))
 

@@ -37,6 +37,11 @@ def test_psum_and_pmean_equal_allreduce_bit_for_bit(devices, tmp_path):
         assert p.returncode == 0, p.stdout + p.stderr
 
 
+def test_psum_over_a_hierarchy_equals_allreduce(tmp_path):
+    result, _ = run_case("hier", 8, tmp_path)
+    assert result == {"same": True, "algo": "hier(kangaring/rdh)"}
+
+
 def test_stochastic_rounding_seeds_replay(tmp_path):
     result, _ = run_case("seeds", 4, tmp_path)
     assert result["same"] == [True, True]

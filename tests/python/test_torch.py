@@ -180,6 +180,20 @@ def test_options_and_errors():
     assert len(seeds) == 100 and ct.seed_of_call(3, 0, "1") != ct.seed_of_call(3, 0, "0")
 
 
+def test_a_hierarchy_is_an_option():
+    """The group's options carry a hierarchy (here from the environment, as torchrun sets it) to
+    cce.allreduce: the keywords the backend passes give the hierarchy's bits."""
+    opts = ct.Options(algo="hier", intra="kangaring").resolved({"CCE_NODES": "2", "CCE_RANKS_PER_NODE": "2",
+                                                                 "CCE_INTER": "rdh"})
+    assert opts == {"algo": "hier", "rounding": "rne", "seed": 0, "arch": 3, "check": "none", "nodes": 2,
+                    "ranks_per_node": 2, "intra": "kangaring", "inter": "rdh"}
+    x = [np.arange(64, dtype=np.float32) * (r + 1) / 7 for r in range(4)]
+    outs, report = cce.allreduce(x, op="add", **opts)
+    assert report["label"] == "hier(kangaring/rdh)" and report["nodes"] == 2
+    want = cce.allreduce(x, op="add", algo="hier", nodes=2, ranks_per_node=2, intra="kangaring", inter="rdh")[0]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(outs, want))
+
+
 def test_overhead_benchmark_runs(tmp_path):
     """python -m cce.examples.torch_overhead (a benchmark, run here once, small): its rows."""
     p = subprocess.run([sys.executable, "-m", "cce.examples.torch_overhead", "--ranks", "2", "--calls", "2", "--json"],

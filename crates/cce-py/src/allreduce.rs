@@ -51,7 +51,7 @@ pub(crate) type Topology = (Option<u64>, Option<String>, Option<String>, Option<
 
 /// `topology` into `params`, every name parsed (as `--nodes`, `--intra`, `--inter`,
 /// `--collective`).
-fn with_topology(
+pub(crate) fn with_topology(
     params: &mut AllreduceParams,
     (nodes, intra, inter, collective): Topology,
 ) -> Result<(), cce_api::ApiError> {

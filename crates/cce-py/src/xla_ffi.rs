@@ -306,8 +306,8 @@ unsafe fn string_attr(attrs: &Attrs, name: &str) -> Option<String> {
 // --- One call's options (the `config` attribute python/cce/jax.py writes) --------------------
 
 /// `key=value` pairs separated by `;`: position, ranks, timeout (seconds), algo, op, rounding,
-/// seed (`explicit:S` or `derive:BASE`), arch, accum, compress, ranks_per_node, check (empty
-/// values: not given).
+/// seed (`explicit:S` or `derive:BASE`), arch, accum, compress, ranks_per_node, check, nodes,
+/// intra, inter (empty values: not given).
 struct Call {
     position: u64,
     ranks: usize,
@@ -321,6 +321,8 @@ struct Call {
     compress: Option<String>,
     ranks_per_node: Option<u64>,
     check: String,
+    /// A hierarchy's nodes, intra- and inter-node algorithms (`cce.allreduce`'s topology).
+    topology: crate::allreduce::Topology,
 }
 
 enum Seed {
@@ -359,6 +361,12 @@ impl Call {
             compress: get("compress").map(str::to_string),
             ranks_per_node: get("ranks_per_node").map(|_| num("ranks_per_node")).transpose()?,
             check: get("check").unwrap_or("none").to_string(),
+            topology: (
+                get("nodes").map(|_| num("nodes")).transpose()?,
+                get("intra").map(str::to_string),
+                get("inter").map(str::to_string),
+                None,
+            ),
         })
     }
 
@@ -375,7 +383,7 @@ impl Call {
 
     fn params(&self, dtype: &str, step: u64) -> Result<AllreduceParams, Failure> {
         let keywords = (&*self.algo, &*self.op, dtype, self.accum.as_deref(), &*self.rounding, &*self.check);
-        crate::allreduce::params(
+        let mut p = crate::allreduce::params(
             self.ranks as u64,
             keywords,
             self.seed(step),
@@ -384,7 +392,10 @@ impl Call {
             self.ranks_per_node,
             None,
         )
-        .map_err(|e| bad(crate::errors::api_message(&e)))
+        .map_err(|e| bad(crate::errors::api_message(&e)))?;
+        crate::allreduce::with_topology(&mut p, self.topology.clone())
+            .map_err(|e| bad(crate::errors::api_message(&e)))?;
+        Ok(p)
     }
 }
 
