@@ -30,7 +30,7 @@ Buffers (docs/MODEL.md C2, H2): rank r's memory at 2^45 (r + 1); P at +2^42, W a
 at +3*2^42; scratch slots of 2^36 bytes up to 64 slots, halved each time the slot count doubles
 (slots: R flat, 2R for a hierarchy); an intra-node stage's slot k is slot kX, an inter-node
 stage's slot k of block b is R + bX + k; rdh's partial of round k for chunk c is slot
-(n - (n >> k)) + (c >> (k+1)); T(r) is RECV slot R; W's chunks lie back to back.
+(n - (n >> k)) + (c >> (k+1)); T(r) is RECV slot R - 1; W's chunks lie back to back.
 """
 import os
 import sys
@@ -64,7 +64,7 @@ class Layout:
         return self.base(q) + W_OFF + self.start(f) * self.size + empty
 
     def t(self, q):
-        return self.base(q) + RECV_OFF + self.r * self.stride
+        return self.base(q) + RECV_OFF + (self.r - 1) * self.stride
 
 
 class Numbers:
@@ -163,8 +163,20 @@ def flat(algo, collective, inputs, num):
     return [out.copy() for _ in range(r)]
 
 
-def hier(intra, inter, x, y, collective, inputs, num):
-    """A hierarchical collective over x nodes of y ranks: every rank's output."""
+def gce_ring_chunk(n, c, val, dt):
+    """Chunk c of the GCE ring over n members whose every hop crosses a node (docs/MODEL.md G6,
+    H8): each value sent is quantized on the way (one GCE round trip), the owner quantizes the
+    final sum once more, and every member holds its bytes. RNE only."""
+    acc = val(c)
+    for k in range(1, n):
+        acc = allreduce_ref.quantize(acc, dt)
+        acc = (acc.astype(np.float32) + val((c + k) % n).astype(np.float32)).astype(dt)
+    return allreduce_ref.quantize(acc, dt)
+
+
+def hier(intra, inter, x, y, collective, inputs, num, gce=False):
+    """A hierarchical collective over x nodes of y ranks: every rank's output. With `gce`, the
+    inter-node ring compresses every hop (all-reduce, RNE)."""
     r, n = x * y, len(inputs[0])
     assert len(inputs) == r
     lay = Layout(r, n, num.dt.itemsize, 2 * r)
@@ -197,6 +209,10 @@ def hier(intra, inter, x, y, collective, inputs, num):
             for nd in range(x):
                 whole = num.reduce([t[g(k)] for k in range(x)], lay.w(g(nd), b * x))
                 outs[g(nd)] = ("block", b, whole)
+            continue
+        if gce:
+            for j in range(x):
+                fine_val[b * x + j] = gce_ring_chunk(x, j, lambda nd: t[g(nd)][sub(j)], num.dt)
             continue
         for j in range(x):
             holder, v = reduce_chunk(inter, x, j, lambda nd: t[g(nd)][sub(j)],

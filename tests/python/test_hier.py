@@ -135,3 +135,22 @@ def test_an_elements_story_in_a_hierarchy_is_its_run():
         got = np.asarray(outs[0]).reshape(-1).view(np.uint16)[i]
         assert int(e["output"]["bits"], 16) == int(got)
         assert sorted(e["leaves"]) == list(range(8))
+
+
+@pytest.mark.parametrize("x,y", [(2, 4), (4, 2), (4, 8), (8, 2)])
+def test_gce_on_the_inter_node_hops_equals_the_reference(x, y):
+    """--compress gce with a hierarchy: the inter-node ring compresses every hop (docs/MODEL.md
+    H8), the intra-node stages move bf16 as it is."""
+    r = x * y
+    for intra in INTRA:
+        if refusal(intra, "ring", x, y, "allreduce"):
+            continue
+        ins = inputs(r, 64 * r + 5, "bf16", r + len(intra))
+        outs, report = cce.allreduce(ins, algo="hier", op="add", nodes=x, ranks_per_node=y, intra=intra, inter="ring",
+                                     compress="gce")
+        want = ref.hier(intra, "ring", x, y, "allreduce", ins, ref.Numbers(DT["bf16"], "rne", 0), gce=True)
+        assert report["ranks_identical"] and report["compress"] == "gce"
+        for q, (got, exp) in enumerate(zip(outs, want)):
+            assert same_bits(np.asarray(got).reshape(-1), exp), f"hier({intra}/ring) gce x{x} y{y} rank {q}"
+        plain = ref.hier(intra, "ring", x, y, "allreduce", ins, ref.Numbers(DT["bf16"], "rne", 0))
+        assert not same_bits(want[0], plain[0]), "the quantization changed nothing"

@@ -8,7 +8,7 @@
 //! `curve_json`).
 
 use cce_collectives::numerics_report::{self as nr, MEASURE};
-use cce_collectives::numerics_scale::{self as nr_scale, Curve};
+use cce_collectives::numerics_scale::Curve;
 
 use crate::collective::{Report, Series};
 use serde_json::{Value, json};
@@ -121,7 +121,7 @@ fn curves_chart(r: &Report) -> Chart {
     let mut series = Vec::new();
     for c in &r.curves {
         for (i, s) in Series::ALL.iter().enumerate() {
-            if *s == Series::Fp32 && c.order != nr_scale::Order::Ring {
+            if *s == Series::Fp32 && c.order != cce_collectives::numerics_scale::Order::Ring {
                 continue;
             }
             series.push(plot::Series {

@@ -47,6 +47,11 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
             2,
         ),
         (
+            hier(&["--nodes", "2", "--ranks-per-node", "2", "--inter", "rdh", "--compress", "gce"]),
+            "--compress gce compresses a hierarchy's inter-node ring: give --inter ring, not rdh",
+            2,
+        ),
+        (
             hier(&["--nodes", "2", "--ranks-per-node", "2", "--intra", "hier"]),
             "--intra 'hier': expected ring, ring-2r2w, kangaring, mesh or rdh",
             2,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::buffers::P_OFF;
-use super::config::{Algo, Collective, CollectiveError, Compress, Config, MAX_RANKS, MIN_RANKS, RedOp};
+use super::config::{Algo, Collective, CollectiveError, Compress, Config, Inter, MAX_RANKS, MIN_RANKS, RedOp};
 use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
 use super::lowered::{Lowered, layout};
 use super::program::{plan_work, ring_size};
@@ -252,7 +252,13 @@ fn check_hier(cfg: &Config) -> Result<(), CollectiveError> {
 /// at least two nodes, on an arch with the EXT combo packet.
 fn check_gce(cfg: &Config) -> Result<(), CollectiveError> {
     let bad = |m: String| Err(CollectiveError::Config(m));
-    if cfg.algo != Algo::Ring {
+    if cfg.algo == Algo::Hier && cfg.hier.inter != Inter::Ring {
+        return bad(format!(
+            "`compress` gce compresses a hierarchy's inter-node ring: give `inter` ring, not {}",
+            cfg.hier.inter.name()
+        ));
+    }
+    if !matches!(cfg.algo, Algo::Ring | Algo::Hier) {
         return bad(format!("`compress` gce runs the ring all-reduce (`algo` ring), not {}", cfg.algo.name()));
     }
     if cfg.collective != Collective::AllReduce {

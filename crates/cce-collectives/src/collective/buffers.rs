@@ -82,10 +82,11 @@ impl Layout {
     pub(super) fn recv(&self, r: usize, c: usize) -> u64 {
         Self::base(r) + RECV_OFF + c as u64 * self.stride()
     }
-    /// `T(r)`: the block a hierarchy's intra-node reduce-scatter leaves rank `r` (receive slot
-    /// R; [`super::group`]).
+    /// `T(r)`: the block a hierarchy's intra-node reduce-scatter leaves rank `r`: receive slot
+    /// R − 1, which no stage's receive buffer takes (an intra-node stage's slots are multiples
+    /// of X ≥ 2, an inter-node stage's from R; [`super::group`]).
     pub(super) fn t(&self, r: usize) -> u64 {
-        self.recv(r, self.r)
+        self.recv(r, self.r - 1)
     }
     /// `C(r, c)`: chunk `c` compressed by rank `r` for the node boundary after it.
     pub(super) fn c(&self, r: usize, c: usize) -> u64 {

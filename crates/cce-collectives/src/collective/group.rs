@@ -12,7 +12,7 @@
 //! layout's chunks), and its partials take scratch slots of their own — an intra-node stage the
 //! slots below R (slot k of the group at kX), an inter-node stage the slots from R (the block's
 //! fine chunks). The intra-node reduce-scatter of a hierarchy ends in `T(q)` (the receive slot
-//! R), which the inter-node stage reads as its input; an inter-node stage's results go to the
+//! R − 1), which the inter-node stage reads as its input; an inter-node stage's results go to the
 //! output `W`.
 
 use super::buffers::Layout;
@@ -102,6 +102,14 @@ impl<'a> Group<'a> {
             Stage::Intra { x } => slot * x,
             Stage::Inter { block, x } => self.l.r + block * x + slot,
         }
+    }
+    /// Member `i`'s compressed buffer of chunk `c` for the hop after it (GCE).
+    pub(super) fn c(&self, i: usize, c: usize) -> u64 {
+        self.l.c(self.g(i), self.slot(c))
+    }
+    /// Member `i`'s copy of final chunk `c` in its owner's compressed form (GCE).
+    pub(super) fn cw(&self, i: usize, c: usize) -> u64 {
+        self.l.cw(self.g(i), self.slot(c))
     }
     /// Member `i`'s output of chunk `c` (a block's fine chunks lie back to back in `W`).
     pub(super) fn w(&self, i: usize, c: usize) -> u64 {

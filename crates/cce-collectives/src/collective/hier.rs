@@ -19,15 +19,21 @@
 //! X node sums — rounded to the buffer dtype at every step of both. `avg` scales the inputs by
 //! fl32(1/R) in stage (1) and every partial by 1 after.
 //!
+//! With `--compress gce` (inter ring, all-reduce; docs/MODEL.md H8) the inter-node stage is the
+//! GCE ring of the flat all-reduce over the X members, every hop crossing a node boundary:
+//! each sender reduces and compresses, each receiver expands before its own reduce, the owner
+//! quantizes the final chunk once and the all-gather carries its compressed bytes; the
+//! intra-node stages move the buffer dtype as they are.
+//!
 //! A stage starts when what it reads from another rank's earlier stage is complete: its first
 //! step waits for the last step of every rank whose `T` it reads.
 
 use std::collections::BTreeSet;
 
 use super::buffers::Layout;
-use super::config::{Collective, Config, Inter, RedOp};
+use super::config::{Collective, Compress, Config, Inter, RedOp};
 use super::group::{Group, Stage, owners};
-use super::schedule::{Step, Work, all_gather, reduce_scatter};
+use super::schedule::{Step, Work, all_gather, reduce_scatter, ring_gce};
 
 /// The schedule of every rank of a hierarchy, and the fine chunk each rank owns after the
 /// reduce-scatter (and starts from in an all-gather alone). `cfg` passed the shape check: the
@@ -67,6 +73,10 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
             for i in 0..y {
                 let g = across(i);
                 match (inter, cfg.collective) {
+                    // Every hop of the inter-node ring crosses nodes: each is compressed.
+                    (Inter::Ring, Collective::AllReduce) if cfg.compress == Compress::Gce => {
+                        ring_gce(cfg, &g, &mut steps, &|_| true);
+                    }
                     (Inter::SingleStepMesh, _) => single_step_mesh(cfg, &g, &mut steps),
                     (_, Collective::AllReduce) => {
                         reduce_scatter(cfg, &g, &mut steps);

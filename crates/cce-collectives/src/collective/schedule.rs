@@ -308,10 +308,11 @@ pub(super) fn all_gather(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], owner
 /// next node, and on the last step to the owner's `CW(q, c)`, which it then expands into its
 /// own `W(q, c)`. All-gather step s: rank q copies `CW(q−1, g) → CW(q, g)` and expands it into
 /// `W(q, g)`, so every rank expands the owner's bytes.
-#[allow(clippy::needless_range_loop, reason = "rank indices take part in the chunk arithmetic")]
-fn ring_gce(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
-    let r = l.r;
-    let inv = 1.0 / r as f32;
+#[allow(clippy::needless_range_loop, reason = "member indices take part in the chunk arithmetic")]
+pub(super) fn ring_gce(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], boundary_after: &dyn Fn(usize) -> bool) {
+    let r = g.n();
+    let base = steps[g.g(0)].len();
+    let inv = g.input_scale;
     let sc = |partial: bool| -> Vec<f32> {
         if cfg.op != RedOp::Avg {
             return Vec::new();
@@ -319,72 +320,73 @@ fn ring_gce(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
         vec![if partial { 1.0 } else { inv }, inv]
     };
     // `check` has refused an arch without a CCE element count.
-    let headers = |c: usize| cce_host::gradient::header_bytes(l.len(c), cfg.arch).unwrap_or(0);
+    let headers = |c: usize| cce_host::gradient::header_bytes(g.len(c), cfg.arch).unwrap_or(0);
     let compress = |srcs: Vec<u64>, dst: u64, c: usize, scales: Vec<f32>| Work::Compress {
         srcs,
         dst,
-        elems: l.len(c),
+        elems: g.len(c),
         scales,
         headers: headers(c),
     };
-    let expand = |src: u64, dst: u64, c: usize| Work::Expand { src, dst, elems: l.len(c), headers: headers(c) };
-    let boundary_after = |q: usize| cfg.node(q) != cfg.node(l.m(q as i64 + 1));
-    let owner = owners(cfg, l);
-    let mut steps = vec![Vec::new(); r];
+    let expand = |src: u64, dst: u64, c: usize| Work::Expand { src, dst, elems: g.len(c), headers: headers(c) };
+    let dep = |p: usize, t: usize| (g.g(p), base + t);
     for q in 0..r {
         let qi = q as i64;
-        let prev = l.m(qi - 1);
+        let prev = g.m(qi - 1);
+        let mine = &mut steps[g.g(q)];
         let first =
-            if boundary_after(q) { vec![compress(vec![l.input(q, q)], l.c(q, q), q, Vec::new())] } else { vec![] };
-        steps[q].push(Step { work: first, deps: vec![] });
+            if boundary_after(q) { vec![compress(vec![g.input(q, q)], g.c(q, q), q, Vec::new())] } else { vec![] };
+        mine.push(Step { work: first, deps: vec![] });
         for s in 0..r - 1 {
-            let c = l.m(qi - s as i64 - 1);
+            let c = g.m(qi - s as i64 - 1);
             let mut work = Vec::new();
             let from = if boundary_after(prev) {
-                work.push(expand(l.c(prev, c), l.recv(q, c), c));
-                l.recv(q, c)
+                work.push(expand(g.c(prev, c), g.recv(q, c), c));
+                g.recv(q, c)
             } else if s == 0 {
-                l.input(prev, c)
+                g.input(prev, c)
             } else {
-                l.p(prev, c)
+                g.p(prev, c)
             };
-            let srcs = vec![from, l.input(q, c)];
+            let srcs = vec![from, g.input(q, c)];
             if s == r - 2 {
-                work.push(compress(srcs, l.cw(q, c), c, sc(s > 0)));
-                work.push(expand(l.cw(q, c), l.w(q, c), c));
+                work.push(compress(srcs, g.cw(q, c), c, sc(s > 0)));
+                work.push(expand(g.cw(q, c), g.w(q, c), c));
             } else if boundary_after(q) {
-                work.push(compress(srcs, l.c(q, c), c, sc(s > 0)));
+                work.push(compress(srcs, g.c(q, c), c, sc(s > 0)));
             } else {
-                work.push(Work::Reduce { srcs, dsts: vec![l.p(q, c)], elems: l.len(c), scales: sc(s > 0) });
+                work.push(Work::Reduce { srcs, dsts: vec![g.p(q, c)], elems: g.len(c), scales: sc(s > 0) });
             }
             // What this reads, prev wrote at its step s (index s; 0 is the first compression).
-            let deps = if s == 0 && !boundary_after(prev) { vec![] } else { vec![(prev, s)] };
-            steps[q].push(Step { work, deps });
+            let deps = if s == 0 && !boundary_after(prev) { vec![] } else { vec![dep(prev, s)] };
+            mine.push(Step { work, deps });
         }
     }
-    let base = r;
+    let owner = group::owners(Algo::Ring, r);
     for q in 0..r {
-        let prev = l.m(q as i64 - 1);
+        let prev = g.m(q as i64 - 1);
         for s in 0..r - 1 {
-            let g = l.m(owner[prev] as i64 - s as i64);
+            let c = g.m(owner[prev] as i64 - s as i64);
             let work = vec![
-                Work::Copy { src: l.cw(prev, g), dst: l.cw(q, g), bytes: headers(g) + l.len(g) },
-                expand(l.cw(q, g), l.w(q, g), g),
+                Work::Copy { src: g.cw(prev, c), dst: g.cw(q, c), bytes: headers(c) + g.len(c) },
+                expand(g.cw(q, c), g.w(q, c), c),
             ];
-            steps[q].push(Step { work, deps: vec![(prev, base + s - 1)] });
+            steps[g.g(q)].push(Step { work, deps: vec![dep(prev, r + s - 1)] });
         }
     }
-    (steps, owner)
 }
 
 /// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
 pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
-    if cfg.compress == Compress::Gce {
-        // `check` admits only the ring all-reduce.
-        return ring_gce(cfg, l);
-    }
     if cfg.algo == Algo::Hier {
         return hier::schedule(cfg, l);
+    }
+    if cfg.compress == Compress::Gce {
+        // `check` admits only the ring all-reduce.
+        let mut steps = vec![Vec::new(); l.r];
+        let boundary_after = |q: usize| cfg.node(q) != cfg.node(l.m(q as i64 + 1));
+        ring_gce(cfg, &Group::flat(l, Algo::Ring), &mut steps, &boundary_after);
+        return (steps, owners(cfg, l));
     }
     let g = Group::flat(l, cfg.algo);
     let owner = owners(cfg, l);
@@ -441,6 +443,18 @@ mod tests {
                             v.push(cfg);
                         }
                     }
+                }
+            }
+        }
+        // Hierarchies with GCE on the inter-node ring.
+        for intra in Algo::ALL {
+            for (x, y) in [(2, 2), (3, 2), (4, 3)] {
+                let mut cfg = Config::new(x * y, Algo::Hier, RedOp::Add, SdmaDtype::Bf16, 1000);
+                cfg.model.ranks_per_node = y;
+                cfg.hier = crate::collective::Hier { intra, inter: crate::collective::Inter::Ring };
+                cfg.compress = Compress::Gce;
+                if crate::collective::budget_shape(&cfg).is_ok() {
+                    v.push(cfg);
                 }
             }
         }

@@ -85,7 +85,6 @@ pub fn schedule_size(cfg: &Config) -> Option<ScheduleSize> {
     let (rs_on, ag_on) = (cfg.collective != Collective::AllGather, cfg.collective != Collective::ReduceScatter);
     let per_rank = match cfg.algo {
         Algo::File => return None,
-        _ if cfg.compress == Compress::Gce => return Some(gce_size(cfg)),
         Algo::Hier => {
             let y = cfg.model.ranks_per_node.max(1) as u64;
             let x = r / y;
@@ -95,6 +94,8 @@ pub fn schedule_size(cfg: &Config) -> Option<ScheduleSize> {
                 n = add(n, rs(a, y));
             }
             n = match (b, b.staged()) {
+                // The GCE ring over the nodes (every member before a boundary, see gce_size).
+                (Inter::Ring, _) if cfg.compress == Compress::Gce => add(n, (2 * x - 1, 4 * x - 2)),
                 (Inter::SingleStepMesh, _) | (_, None) => add(n, (1, 1)),
                 (_, Some(b)) => {
                     let n = if rs_on { add(n, rs(b, x)) } else { n };
@@ -103,6 +104,7 @@ pub fn schedule_size(cfg: &Config) -> Option<ScheduleSize> {
             };
             if ag_on { add(n, ag(a, y, false, cfg.arch)) } else { n }
         }
+        _ if cfg.compress == Compress::Gce => return Some(gce_size(cfg)),
         algo => {
             let mut n = (0, 0);
             if rs_on {
