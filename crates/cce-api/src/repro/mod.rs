@@ -49,6 +49,7 @@ use cce_format::SdmaDtype;
 use crate::collective::{AllreduceParams, Prepared};
 use crate::error::ApiError;
 use crate::params::{Algo, AlgoChoice, Check, Compress, RedOp, RoundingMode};
+use cce_collectives::collective::TimeModel;
 
 pub use analysis::{Pair, Separation, Verdict, separation_words, story_words};
 /// The machine and build a report ran on ([`Repro::env`]).
@@ -244,6 +245,17 @@ impl ReproConfig {
     fn inapplicable(&self) -> Option<String> {
         let size = u64::from(self.dtype.bytes().max(1));
         let why = match &self.algo {
+            AlgoChoice::Algo(Algo::Hier) => {
+                // Whole nodes of at least two ranks, two or more of them (docs/MODEL.md H3).
+                let arch = u32::try_from(self.arch).unwrap_or(u32::MAX);
+                let y = self.ranks_per_node.unwrap_or(TimeModel::defaults(arch).ranks_per_node as u64).max(1);
+                (y < 2 || self.ranks % y != 0 || self.ranks / y < 2).then(|| {
+                    format!(
+                        "hier runs two or more whole nodes of two or more ranks, not {} ranks in nodes of {y}",
+                        self.ranks
+                    )
+                })
+            }
             AlgoChoice::Algo(a) => a.refusal(self.ranks as usize, self.arch as u32),
             AlgoChoice::File(u) if u.ranks() as u64 != self.ranks => {
                 Some(format!("{} is a schedule for {} ranks (ngpus)", u.file, u.ranks()))
