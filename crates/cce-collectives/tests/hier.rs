@@ -5,36 +5,10 @@
 
 mod common;
 
+use common::{exact_sum, i32_inputs};
+
 use cce_collectives::collective::{self, Algo, Collective, Config, Hier, Inter, RedOp};
 use cce_format::SdmaDtype;
-
-fn i32_inputs(ranks: usize, elems: usize, seed: u64) -> Vec<Vec<u8>> {
-    (0..ranks)
-        .map(|r| {
-            let mut x = (seed + r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            (0..elems)
-                .flat_map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x as u32).to_le_bytes()
-                })
-                .collect()
-        })
-        .collect()
-}
-
-fn exact_sum(inputs: &[Vec<u8>]) -> Vec<u8> {
-    let n = inputs[0].len() / 4;
-    (0..n)
-        .flat_map(|i| {
-            inputs
-                .iter()
-                .fold(0i32, |acc, b| acc.wrapping_add(i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())))
-                .to_le_bytes()
-        })
-        .collect()
-}
 
 fn hier(nodes: usize, per_node: usize, intra: Algo, inter: Inter, collective: Collective, elems: u64) -> Config {
     let mut cfg = Config::new(nodes * per_node, Algo::Hier, RedOp::Add, SdmaDtype::I32, elems);

@@ -100,12 +100,20 @@ pub fn numerics_chart(r: &Report) -> Chart {
             dashed: false,
         })
         .collect();
+    error_chart(format!("ring all-reduce error vs ranks ({})", inputs_of(r)), series)
+}
+
+/// The report's inputs and size, as a chart's title says them.
+#[cfg(feature = "plot")]
+fn inputs_of(r: &Report) -> String {
+    format!("{} inputs, {} elements per rank", r.params.inputs.name(), r.params.elems)
+}
+
+/// A chart of the mean error against R, log-log.
+#[cfg(feature = "plot")]
+fn error_chart(title: String, series: Vec<plot::Series>) -> Chart {
     Chart {
-        title: format!(
-            "ring all-reduce error vs ranks ({} inputs, {} elements per rank)",
-            r.params.inputs.name(),
-            r.params.elems
-        ),
+        title,
         x_label: "ranks R".into(),
         y_label: "mean |error| / sum |x|".into(),
         x_scale: Scale::Log2,
@@ -131,20 +139,7 @@ fn curves_chart(r: &Report) -> Chart {
             });
         }
     }
-    Chart {
-        title: format!(
-            "all-reduce error vs ranks, to {} ({} inputs, {} elements per rank)",
-            r.params.max_ranks,
-            r.params.inputs.name(),
-            r.params.elems
-        ),
-        x_label: "ranks R".into(),
-        y_label: "mean |error| / sum |x|".into(),
-        x_scale: Scale::Log2,
-        y_scale: Scale::Log10,
-        series,
-        marks: Vec::new(),
-    }
+    error_chart(format!("all-reduce error vs ranks, to {} ({})", r.params.max_ranks, inputs_of(r)), series)
 }
 
 /// The table `cce report numerics` prints: the run's parameters, what the numbers are, then per

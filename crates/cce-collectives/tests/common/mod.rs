@@ -33,3 +33,34 @@ pub(crate) fn run_partitioned(
 ) -> Result<(Outcome, Vec<Vec<u8>>, Partitioned), CollectiveError> {
     collective::run_partitioned(&collective::check(cfg)?, inputs, groups)
 }
+
+/// Per rank, `elems` int32 values from a xorshift of `seed` + the rank: different per rank and
+/// per element.
+pub(crate) fn i32_inputs(ranks: usize, elems: usize, seed: u64) -> Vec<Vec<u8>> {
+    (0..ranks)
+        .map(|r| {
+            let mut x = (seed + r as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            (0..elems)
+                .flat_map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x as u32).to_le_bytes()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The exact (wrapping) int32 sum of every rank's input, element by element.
+pub(crate) fn exact_sum(inputs: &[Vec<u8>]) -> Vec<u8> {
+    let n = inputs[0].len() / 4;
+    (0..n)
+        .flat_map(|i| {
+            inputs
+                .iter()
+                .fold(0i32, |acc, b| acc.wrapping_add(i32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())))
+                .to_le_bytes()
+        })
+        .collect()
+}
