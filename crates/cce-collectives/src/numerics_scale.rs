@@ -2,8 +2,8 @@
 //! several reduction orders — the flat ring, flat RDH, and hierarchies — each with a law fitted
 //! to it (MODEL, docs/MODEL.md H6).
 //!
-//! Every point is one all-reduce of the report's inputs ([`numerics_report::inputs`]) run
-//! through the engine and measured as the report measures ([`numerics_report::Measured`], with
+//! Every point is one all-reduce of the report's inputs ([`crate::numerics_report::inputs`]) run
+//! through the engine and measured as the report measures ([`crate::numerics_report::Measured`], with
 //! the error in ULPs and `wrong` besides). R runs over the powers of two from 4 to N:
 //! - `ring` and `rdh` over all R ranks, up to [`FLAT_MAX_RANKS`]: a flat schedule has 2(R − 1)
 //!   steps or work items per rank, 8 million in all at 2048 ranks — past it the points are
