@@ -22,10 +22,11 @@ const REPORTS: [&str; 1] = ["numerics"];
 /// `cce report <REPORT>`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ReportArgs {
-    /// Which report: numerics (the all-reduce error against the rank count R = 2..64: bf16
-    /// with round-to-nearest-even, bf16 with stochastic rounding, fp32).
+    /// Which report: numerics (the all-reduce error against the rank count R = 2..64, or with
+    /// --max-ranks up to 4096 for several orders: bf16 with round-to-nearest-even, bf16 with
+    /// stochastic rounding, fp32).
     pub(crate) report: String,
-    /// Elements per rank of each of the 18 all-reduces.
+    /// Elements per rank of each all-reduce (at least --max-ranks).
     #[arg(long, default_value_t = NUMERICS_DEFAULT_ELEMS, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// Seed of the inputs and of stochastic rounding.
