@@ -154,3 +154,14 @@ def test_gce_on_the_inter_node_hops_equals_the_reference(x, y):
             assert same_bits(np.asarray(got).reshape(-1), exp), f"hier({intra}/ring) gce x{x} y{y} rank {q}"
         plain = ref.hier(intra, "ring", x, y, "allreduce", ins, ref.Numbers(DT["bf16"], "rne", 0))
         assert not same_bits(want[0], plain[0]), "the quantization changed nothing"
+
+
+def test_repro_compares_named_pairs():
+    """cce repro's lists take hierarchies by pair; a pair that cannot run the nodes is skipped with
+    the reason."""
+    r = cce.repro(ranks=12, algo=["hier(ring/ring)", "hier(kangaring/ring)", "hier(rdh/ring)"], ranks_per_node=3,
+                  elems=96, dtype="bf16")
+    ran = [c["algo"] for c in r["configs"]]
+    assert ran == ["hier(ring/ring)", "hier(kangaring/ring)"], ran
+    assert any("rdh" in s["reason"] and s["algo"] == "hier(rdh/ring)" for s in r["skipped"]), r["skipped"]
+    assert len(r["classes"]) == 2

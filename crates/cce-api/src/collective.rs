@@ -220,6 +220,7 @@ impl AllreduceParams {
             AlgoChoice::File(_) => Algo::File,
             AlgoChoice::Auto => Algo::Ring,
             AlgoChoice::Algo(a) => *a,
+            AlgoChoice::Hier(_) => Algo::Hier,
         };
         let op = self.op;
         let ranks = self.topology()?;
@@ -354,6 +355,9 @@ impl AllreduceParams {
 
     /// A hierarchy's algorithms into `cfg` (given only with `algo` hier).
     fn hierarchy(&self, cfg: &mut Config) -> Result<(), ApiError> {
+        if let AlgoChoice::Hier(h) = self.algo {
+            cfg.hier = h;
+        }
         let hier = matches!(self.algo, AlgoChoice::Algo(Algo::Hier));
         if !hier && (self.intra.is_some() || self.inter.is_some()) {
             let flag = if self.intra.is_some() { "intra" } else { "inter" };

@@ -60,6 +60,9 @@ pub enum AlgoChoice {
     /// A user's MSCCL XML schedule ([`crate::collective::load_algorithm`]): its `ngpus` must
     /// equal the ranks, and its `coll` the collective when one is given.
     File(Arc<UserAlgo>),
+    /// A hierarchy with its pair named, `hier(intra/inter)` (what `cce repro`'s lists take; the
+    /// same as `hier` with `intra` and `inter`).
+    Hier(Hier),
 }
 
 impl AlgoChoice {
@@ -69,26 +72,41 @@ impl AlgoChoice {
             AlgoChoice::Auto => "auto",
             AlgoChoice::Algo(a) => a.name(),
             AlgoChoice::File(_) => "file",
+            AlgoChoice::Hier(_) => Algo::Hier.name(),
+        }
+    }
+}
+
+impl AlgoChoice {
+    /// The name reports give it: [`AlgoChoice::name`], a named hierarchy as `hier(intra/inter)`.
+    pub fn label(&self) -> String {
+        match self {
+            AlgoChoice::Hier(h) => h.label(),
+            other => other.name().to_string(),
         }
     }
 }
 
 impl fmt::Display for AlgoChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.label())
     }
 }
 
 impl FromStr for AlgoChoice {
     type Err = String;
-    /// `auto` or one of [`Algo::ALL`] by name (`file` is no name: a schedule comes with its
-    /// file, [`AlgoChoice::File`]).
+    /// `auto`, one of [`Algo::ALL`] or `hier` by name, or `hier(intra/inter)` (`file` is no
+    /// name: a schedule comes with its file, [`AlgoChoice::File`]).
     fn from_str(s: &str) -> Result<AlgoChoice, String> {
+        if let Some(pair) = s.strip_prefix("hier(").and_then(|p| p.strip_suffix(')')) {
+            let (intra, inter) = pair.split_once('/').ok_or_else(|| format!("'{s}': expected hier(INTRA/INTER)"))?;
+            return Ok(AlgoChoice::Hier(Hier { intra: intra_algo(intra)?, inter: inter.parse()? }));
+        }
         match s {
             "auto" => Ok(AlgoChoice::Auto),
-            _ => Algo::from_name(s)
-                .map(AlgoChoice::Algo)
-                .ok_or_else(|| format!("'{s}': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto")),
+            _ => Algo::from_name(s).map(AlgoChoice::Algo).ok_or_else(|| {
+                format!("'{s}': expected ring, ring-2r2w, kangaring, mesh, rdh, hier, hier(INTRA/INTER) or auto")
+            }),
         }
     }
 }
@@ -418,7 +436,17 @@ mod tests {
     #[test]
     fn refusals_say_what_is_expected_without_a_flag() {
         let e = |r: Result<AlgoChoice, String>| r.unwrap_err();
-        assert_eq!(e("file".parse()), "'file': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto");
+        assert_eq!(
+            e("file".parse()),
+            "'file': expected ring, ring-2r2w, kangaring, mesh, rdh, hier, hier(INTRA/INTER) or auto"
+        );
+        assert_eq!(e("hier(ring)".parse()), "'hier(ring)': expected hier(INTRA/INTER)");
+        assert_eq!(e("hier(tree/ring)".parse()), "'tree': expected ring, ring-2r2w, kangaring, mesh or rdh");
+        assert_eq!(
+            "hier(kangaring/rdh)".parse::<AlgoChoice>(),
+            Ok(AlgoChoice::Hier(Hier { intra: Algo::KangaRing, inter: Inter::Rdh }))
+        );
+        assert_eq!(AlgoChoice::Hier(Hier { intra: Algo::Mesh, inter: Inter::Ring }).to_string(), "hier(mesh/ring)");
         assert_eq!(intra_algo("hier").unwrap_err(), "'hier': expected ring, ring-2r2w, kangaring, mesh or rdh");
         assert_eq!("tree".parse::<Inter>().unwrap_err(), "'tree': expected ring, mesh, single-step-mesh or rdh");
         assert_eq!("RNE".parse::<RoundingMode>().unwrap_err(), "'RNE': expected rne or sr");

@@ -343,7 +343,10 @@ fn allreduce_runs_and_reports_a_failed_rank_by_field() {
     let e = cce_api::allreduce(&AllreduceParams { cce_rate: Some(-1.0), ..p.clone() }, &inputs).unwrap_err();
     assert_eq!(e.message_with(flag), "--cce-rate must be a positive number");
     let e = "tree".parse::<AlgoChoice>().unwrap_err();
-    assert_eq!(format!("--algo {e}"), "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto");
+    assert_eq!(
+        format!("--algo {e}"),
+        "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh, hier, hier(INTRA/INTER) or auto"
+    );
     assert_eq!(v["algo"], "ring");
     assert_eq!(keys[keys.len() - 2..], ["algo", "check"], "new keys come after the original ones");
     assert_eq!(v["check"], "exact");

@@ -277,7 +277,7 @@ pub(crate) struct ReproArgs {
     #[arg(long, required = true, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: Vec<u64>,
     /// Algorithms: ring, ring-2r2w, kangaring, mesh, rdh, hier (ring inside and between nodes of
-    /// --ranks-per-node), auto.
+    /// --ranks-per-node), hier(INTRA/INTER) (a named pair), auto.
     #[arg(long, value_delimiter = ',', required_unless_present = "algo_file")]
     pub(crate) algo: Vec<String>,
     /// A user's MSCCL XML schedule, one more algorithm (repeat for several).

@@ -208,7 +208,7 @@ pub struct ReproConfig {
 pub fn algo_name(a: &AlgoChoice) -> String {
     match a {
         AlgoChoice::File(u) => u.file.clone(),
-        other => other.name().to_string(),
+        other => other.label(),
     }
 }
 
@@ -245,16 +245,25 @@ impl ReproConfig {
     fn inapplicable(&self) -> Option<String> {
         let size = u64::from(self.dtype.bytes().max(1));
         let why = match &self.algo {
-            AlgoChoice::Algo(Algo::Hier) => {
+            AlgoChoice::Algo(Algo::Hier) | AlgoChoice::Hier(_) => {
                 // Whole nodes of at least two ranks, two or more of them (docs/MODEL.md H3).
                 let arch = u32::try_from(self.arch).unwrap_or(u32::MAX);
                 let y = self.ranks_per_node.unwrap_or(TimeModel::defaults(arch).ranks_per_node as u64).max(1);
-                (y < 2 || self.ranks % y != 0 || self.ranks / y < 2).then(|| {
+                let shape = (y < 2 || self.ranks % y != 0 || self.ranks / y < 2).then(|| {
                     format!(
                         "hier runs two or more whole nodes of two or more ranks, not {} ranks in nodes of {y}",
                         self.ranks
                     )
-                })
+                });
+                // A named pair: what its algorithms cannot run at this shape.
+                let pair = match &self.algo {
+                    AlgoChoice::Hier(h) => h
+                        .intra
+                        .refusal(y as usize, arch)
+                        .or_else(|| h.inter.refusal((self.ranks / y) as usize, crate::params::Collective::AllReduce)),
+                    _ => None,
+                };
+                shape.or(pair)
             }
             AlgoChoice::Algo(a) => a.refusal(self.ranks as usize, self.arch as u32),
             AlgoChoice::File(u) if u.ranks() as u64 != self.ranks => {

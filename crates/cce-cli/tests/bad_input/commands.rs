@@ -532,7 +532,7 @@ fn allreduce_rows(p: &Paths) -> Vec<Row> {
                 &["allreduce", "--ranks", "2", "--algo", "tree", "--op", "add", "--dtype", "bf16", "--elems", "8"],
                 &[],
             ),
-            "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto",
+            "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh, rdh, hier, hier(INTRA/INTER) or auto",
             2,
         ),
         (

@@ -52,6 +52,16 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
             2,
         ),
         (
+            ar(&["--algo", "hier(ring)", "--nodes", "2", "--ranks-per-node", "2", "--elems", "8"]),
+            "--algo 'hier(ring)': expected hier(INTRA/INTER)",
+            2,
+        ),
+        (
+            ar(&["--algo", "hier(tree/ring)", "--nodes", "2", "--ranks-per-node", "2", "--elems", "8"]),
+            "--algo 'tree': expected ring, ring-2r2w, kangaring, mesh or rdh",
+            2,
+        ),
+        (
             hier(&["--nodes", "2", "--ranks-per-node", "2", "--intra", "hier"]),
             "--intra 'hier': expected ring, ring-2r2w, kangaring, mesh or rdh",
             2,

@@ -70,7 +70,7 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
         (repro(&["--elems", "64:x"]), "--elems '64:x': 'x' is not a number"),
         (
             repro(&["--elems", "64", "--algo", "mesh,foo"]),
-            "--algo 'foo': expected ring, ring-2r2w, kangaring, mesh, rdh, hier or auto",
+            "--algo 'foo': expected ring, ring-2r2w, kangaring, mesh, rdh, hier, hier(INTRA/INTER) or auto",
         ),
         (
             repro(&["--elems", "64", "--rounding", "rne,sr", "--seed", "5000000000"]),
