@@ -390,10 +390,7 @@ pub struct Explanation {
 impl Explanation {
     /// What `auto` chooses, a hierarchy as `hier(intra/inter)`.
     pub fn auto_label(&self) -> String {
-        match self.auto {
-            Algo::Hier => self.auto_hier.label(),
-            a => a.name().to_string(),
-        }
+        self.auto.label(self.auto_hier)
     }
 }
 
@@ -401,8 +398,7 @@ impl Explanation {
 pub fn algo_label(cfg: &Config) -> String {
     match &cfg.user {
         Some(u) => format!("{} (file)", u.schedule.program.name),
-        None if cfg.algo == Algo::Hier => cfg.hier.label(),
-        None => cfg.algo.name().to_string(),
+        None => cfg.algo.label(cfg.hier),
     }
 }
 

@@ -31,10 +31,7 @@ impl Candidate {
 
     /// The algorithm's name, a hierarchy's as `hier(intra/inter)`.
     pub fn label(&self) -> String {
-        match self.algo {
-            Algo::Hier => self.hier.label(),
-            a => a.name().to_string(),
-        }
+        self.algo.label(self.hier)
     }
 
     /// Whether it is the algorithm `cfg` runs.

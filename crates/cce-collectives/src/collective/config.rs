@@ -54,6 +54,13 @@ impl Algo {
             Algo::Hier => "hier",
         }
     }
+    /// Its name in reports, a hierarchy's with its pair: `hier(intra/inter)` ([`Hier::label`]).
+    pub fn label(self, hier: Hier) -> String {
+        match self {
+            Algo::Hier => hier.label(),
+            a => a.name().to_string(),
+        }
+    }
     /// By CLI name (`hier` included; `file` is no name: a schedule comes with its file).
     pub fn from_name(s: &str) -> Option<Algo> {
         Self::ALL.into_iter().chain([Algo::Hier]).find(|a| a.name() == s)
