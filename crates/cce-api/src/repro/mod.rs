@@ -49,7 +49,7 @@ use cce_format::SdmaDtype;
 use crate::collective::{AllreduceParams, Prepared};
 use crate::error::ApiError;
 use crate::params::{Algo, AlgoChoice, Check, Compress, RedOp, RoundingMode};
-use cce_collectives::collective::TimeModel;
+use cce_collectives::collective::{self, Config, TimeModel};
 
 pub use analysis::{Pair, Separation, Verdict, separation_words, story_words};
 /// The machine and build a report ran on ([`Repro::env`]).
@@ -245,25 +245,19 @@ impl ReproConfig {
     fn inapplicable(&self) -> Option<String> {
         let size = u64::from(self.dtype.bytes().max(1));
         let why = match &self.algo {
+            // A hierarchy: the collectives' own rules for its nodes and pair (docs/MODEL.md H3).
             AlgoChoice::Algo(Algo::Hier) | AlgoChoice::Hier(_) => {
-                // Whole nodes of at least two ranks, two or more of them (docs/MODEL.md H3).
                 let arch = u32::try_from(self.arch).unwrap_or(u32::MAX);
-                let y = self.ranks_per_node.unwrap_or(TimeModel::defaults(arch).ranks_per_node as u64).max(1);
-                let shape = (y < 2 || self.ranks % y != 0 || self.ranks / y < 2).then(|| {
-                    format!(
-                        "hier runs two or more whole nodes of two or more ranks, not {} ranks in nodes of {y}",
-                        self.ranks
-                    )
-                });
-                // A named pair: what its algorithms cannot run at this shape.
-                let pair = match &self.algo {
-                    AlgoChoice::Hier(h) => h
-                        .intra
-                        .refusal(y as usize, arch)
-                        .or_else(|| h.inter.refusal((self.ranks / y) as usize, crate::params::Collective::AllReduce)),
-                    _ => None,
-                };
-                shape.or(pair)
+                let ranks = usize::try_from(self.ranks).unwrap_or(usize::MAX);
+                let mut cfg = Config::new(ranks, Algo::Hier, RedOp::Add, self.dtype, self.elems);
+                (cfg.arch, cfg.model, cfg.compress) = (arch, TimeModel::defaults(arch), self.compress);
+                if let Some(y) = self.ranks_per_node {
+                    cfg.model.ranks_per_node = usize::try_from(y).unwrap_or(usize::MAX);
+                }
+                if let AlgoChoice::Hier(h) = self.algo {
+                    cfg.hier = h;
+                }
+                return collective::estimate(&cfg).err().map(|e| e.to_string());
             }
             AlgoChoice::Algo(a) => a.refusal(self.ranks as usize, self.arch as u32),
             AlgoChoice::File(u) if u.ranks() as u64 != self.ranks => {
