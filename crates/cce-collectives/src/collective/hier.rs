@@ -143,6 +143,5 @@ fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) {
 
 /// Whether `addr` lies in its rank's `T`.
 fn is_t(l: &Layout, addr: u64) -> bool {
-    let t = l.t(Layout::rank_of(addr));
-    (t..t + l.stride()).contains(&addr)
+    l.scratch_of(addr) == Some(l.t(Layout::rank_of(addr)))
 }
