@@ -4,7 +4,9 @@
 //! The candidates are cce's own algorithms at the inputs' rank count (each run once per
 //! accumulate dtype through [`AllreduceParams::prepare`] and [`Prepared::run`](crate::collective::Prepared::run),
 //! bit-exact), any user's MSCCL XML schedules, and the families real implementations use
-//! (`cce_forensics::family_candidates`), scored by cce-forensics.
+//! (`cce_forensics::family_candidates`) and the rings over both chunk layouts
+//! (`cce_forensics::ring_candidates`), scored by cce-forensics; a run whose orders are a
+//! family candidate's joins it (cce-forensics merges them), lending it its name.
 //!
 //! ## Guarantees
 //! - Every shape is checked before any algorithm runs; every all-reduce is checked with its
@@ -27,7 +29,9 @@ use std::sync::Arc;
 
 use cce_collectives::collective::{self, Algo, Collective, Config, Hier, Inter, RedOp, UserAlgo};
 use cce_collectives::metrics::Check;
-use cce_forensics::{Candidate, Identification, OrderOf, Prediction, Problem, Rounding, family_candidates};
+use cce_forensics::{
+    Candidate, Identification, OrderOf, Prediction, Problem, Rounding, family_candidates, ring_candidates,
+};
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;
 
@@ -56,6 +60,8 @@ pub struct IdentifyParams {
     /// Nodes of this many ranks: every hierarchical pair (`hier(intra/inter)`, docs/MODEL.md
     /// H1) that can run them joins the candidates; `None`: no hierarchy.
     pub ranks_per_node: Option<u64>,
+    /// The rank count the inputs must have; `None`: as many as given.
+    pub ranks: Option<u64>,
 }
 
 impl IdentifyParams {
@@ -69,6 +75,7 @@ impl IdentifyParams {
             arch: 3,
             threads: None,
             ranks_per_node: None,
+            ranks: None,
         }
     }
 }
@@ -96,6 +103,14 @@ pub fn identify(
     observed: &[(usize, &[u8])],
 ) -> Result<Identified, ApiError> {
     let dtype = num(params.dtype)?;
+    if let Some(r) = params.ranks {
+        if r != inputs.len() as u64 {
+            return Err(ApiError::Input(format!(
+                "`ranks` {r}: {} inputs are given; give one input per rank",
+                inputs.len()
+            )));
+        }
+    }
     let problem = Problem::new(dtype, inputs.to_vec(), observed.to_vec()).map_err(forensics)?;
     let accums: Vec<NumType> = match params.accum {
         Some(a) => vec![num(a)?],
@@ -138,6 +153,8 @@ pub fn identify(
         }
     }
     id.add(family).map_err(forensics)?;
+    let rings = ring_candidates(ranks, problem.elems() as u64, dtype, &accums, rounding);
+    id.add(rings).map_err(forensics)?;
     for run in runs(params, problem.ranks(), &accums, rounding, dtype) {
         let (outputs, segments) = run_one(params, &run, inputs)?;
         let order_breaks = segments.as_ref().map_or(Vec::new(), |seg| seg.iter().skip(1).map(|s| s.0).collect());

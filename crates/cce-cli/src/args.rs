@@ -408,11 +408,17 @@ pub(crate) struct IdentifyArgs {
     /// joins the candidates.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks_per_node: Option<u64>,
-    /// Write probe inputs DIR/rank{r}.bin (and DIR/README.md) instead of identifying.
+    /// Write probe inputs DIR/rank{r}.bin (and DIR/README.md) instead of identifying; DIR must
+    /// be empty or new unless --force.
     #[arg(long, value_name = "DIR", requires_all = ["ranks", "elems"])]
     pub(crate) make_probe: Option<std::path::PathBuf>,
-    /// The probe's ranks.
-    #[arg(long, value_parser = cce_api::values::parse_u64, requires = "make_probe")]
+    /// With --make-probe: write into a directory that already holds files (rank files beyond
+    /// the probe's are removed, so no stale rank file stays).
+    #[arg(long, requires = "make_probe")]
+    pub(crate) force: bool,
+    /// The probe's ranks; when identifying, the rank count --input-dir must hold (a rank file
+    /// beyond it is refused, not read).
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: Option<u64>,
     /// The probe's elements per rank.
     #[arg(long, value_parser = cce_api::values::parse_u64, requires = "make_probe")]

@@ -24,9 +24,10 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
         arch: a.arch,
         threads: a.threads.map(|t| t.max(1) as usize),
         ranks_per_node: a.ranks_per_node,
+        ranks: a.ranks,
         ..IdentifyParams::new(a.dtype)
     };
-    let ranks = rank_files(input_dir)?;
+    let ranks = input_files(input_dir, a.ranks)?;
     let observed_files = observed_files(a, observed, ranks.len())?;
     // Sizes checked before anything is read.
     let first = crate::files::file_len(&ranks[0].path)?;
@@ -59,6 +60,36 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
         crate::output::outln!("{}", id.to_text());
     }
     Ok(())
+}
+
+/// The input rank files of `dir`; with `--ranks R`, exactly ranks 0..R (a rank file beyond R
+/// is refused: a stale one must not make the run a larger one).
+fn input_files(dir: &Path, want: Option<u64>) -> Result<Vec<RankFile>, CliError> {
+    let files = rank_files(dir)?;
+    let Some(want) = want else { return Ok(files) };
+    let have = files.len() as u64;
+    if have > want {
+        let extra: Vec<String> = files[want as usize..]
+            .iter()
+            .take(3)
+            .map(|f| f.path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()))
+            .collect();
+        let more = if have - want > 3 { ", …" } else { "" };
+        return Err(CliError::Input(format!(
+            "{}: {have} rank files, --ranks {want}: rank files beyond rank {} ({}{more}) are not inputs of this run; remove them or give --ranks {have}",
+            dir.display(),
+            want.saturating_sub(1),
+            extra.join(", ")
+        )));
+    }
+    if have < want {
+        return Err(CliError::Input(format!(
+            "{}: rank{have}.bin (or .npy) is missing: --ranks {want} needs ranks 0..={}",
+            dir.display(),
+            want - 1
+        )));
+    }
+    Ok(files)
 }
 
 /// The observed files: `path`'s rank files when it is a directory, else the one file as rank
@@ -101,11 +132,36 @@ fn same_lengths(files: &[RankFile], inputs: &[Vec<u8>]) -> Result<(), CliError> 
     Ok(())
 }
 
+/// With --force: the rank files the probe will not write over (ranks beyond it, and `.npy`
+/// files beside its `.bin`), removed so that no stale input stays.
+fn remove_stale(entries: &[std::path::PathBuf], ranks: u64) -> Result<(), CliError> {
+    for p in entries {
+        let Some(name) = p.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some((stem, ext)) = name.rsplit_once('.') else { continue };
+        let Some(Ok(r)) = stem.strip_prefix("rank").map(str::parse::<u64>) else { continue };
+        if (ext == "bin" && r >= ranks) || ext == "npy" {
+            std::fs::remove_file(p).map_err(CliError::io(p))?;
+        }
+    }
+    Ok(())
+}
+
 fn make_probe(a: &IdentifyArgs, dir: &Path) -> Result<(), CliError> {
     let (Some(ranks), Some(elems)) = (a.ranks, a.elems) else {
         return Err(CliError::Input("missing --ranks, --elems".into()));
     };
     let probe = api::make_probe(ranks, elems, a.dtype)?;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        let entries: Vec<std::path::PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        if !entries.is_empty() && !a.force {
+            return Err(CliError::Input(format!(
+                "{}: not empty ({} entries): --make-probe writes into an empty or new directory (or give --force)",
+                dir.display(),
+                entries.len()
+            )));
+        }
+        remove_stale(&entries, ranks)?;
+    }
     std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
     for (r, bytes) in probe.inputs.iter().enumerate() {
         write_atomic(&dir.join(format!("rank{r}.bin")), bytes)?;

@@ -87,6 +87,9 @@ pub enum ForensicsError {
         /// Bytes each must hold.
         expected: usize,
     },
+    /// A segmented candidate whose segments do not start at element 0 and ascend.
+    #[error("candidate {0}: its segments must start at element 0 and ascend")]
+    Segments(String),
     /// An order the evaluation cannot run.
     #[error("order {order}: {why}")]
     Order {

@@ -8,9 +8,14 @@
 //!   round-down / round-up at every rounding reaches (on every observed rank), tracked exactly
 //!   ([`crate::eval::reachable`]); an element whose set outgrows
 //!   [`MAX_REACHABLE`](crate::eval::MAX_REACHABLE) is `undecided`, never consistent.
-//! - The map's ranges each name a candidate that explains every explained element in it; the
-//!   elements no candidate explains are listed as `unexplained`, wherever they fall.
+//! - The map is the fewest ranges that explain the output ([`crate::report`]); an element its
+//!   range's candidate does not explain is a `suspect` (another candidate explains it) or
+//!   `unexplained` (none does), wherever it falls.
 //! - Elements with a NaN or an infinity among their inputs are in no count.
+//! - Candidates that are one order are one: a candidate whose order of every element has the
+//!   [`merge_key`] of an earlier one's (and, for a run's outputs, the same matches) joins it
+//!   as an alias; a rule shared by several candidates (a ring's chunk, a sequential sum) is
+//!   evaluated once.
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -23,7 +28,7 @@ use crate::error::ForensicsError;
 use crate::eval::{Reach, check_rule, reachable, rne_block};
 use crate::problem::{Problem, bit, bitmap, clear_tail, element};
 use crate::report::Report;
-use crate::rule::{Family, Rounding, Rule, evaluated, merge_key};
+use crate::rule::{Family, RingFamily, Rounding, Rule, evaluated, merge_key};
 
 /// The order that made element `i` of a candidate's output.
 pub type OrderOf = Arc<dyn Fn(u64) -> Order + Send + Sync>;
@@ -33,6 +38,9 @@ pub type OrderOf = Arc<dyn Fn(u64) -> Order + Send + Sync>;
 pub enum Prediction {
     /// Every element reduced by this rule (evaluated here, block by block).
     Rule(Rule),
+    /// `(first element, rule)` segments, ascending from element 0: each rule reduces its
+    /// segment's elements (a ring's chunks).
+    Segmented(Vec<(u64, Rule)>),
     /// Every rank's output bytes, computed elsewhere (a run of one of cce's algorithms).
     Outputs(Vec<Vec<u8>>),
 }
@@ -117,12 +125,101 @@ pub fn family_candidates(ranks: u32, dtype: NumType, accums: &[NumType], roundin
     out
 }
 
+/// Every ring ([`RingFamily::all`]) over `elems` elements of `dtype` at `ranks` ranks, each
+/// accumulate dtype of `accums`: one candidate per distinct order of every element (a layout
+/// whose chunks are another's adds nothing), named for what it stands for.
+pub fn ring_candidates(
+    ranks: u32,
+    elems: u64,
+    dtype: NumType,
+    accums: &[NumType],
+    rounding: Rounding,
+) -> Vec<Candidate> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut out: Vec<Candidate> = Vec::new();
+    for ring in RingFamily::all(ranks) {
+        let orders = ring.segments(elems, ranks, dtype.size() as u64);
+        for &accum in accums {
+            let rules: Vec<(u64, Rule)> = orders
+                .iter()
+                .map(|(first, order)| (*first, evaluated(&Rule { order: order.clone(), accum }, dtype, rounding)))
+                .collect();
+            let key = signature_text(&rules, dtype, rounding);
+            let name = ring.name(ranks);
+            if let Some(k) = keys.iter().position(|x| *x == key) {
+                let c = &mut out[k];
+                if !c.accum.contains(&accum) {
+                    c.accum.push(accum);
+                }
+                let same_ring =
+                    c.name.trim_end_matches(ring.layout.suffix()) == name.trim_end_matches(ring.layout.suffix());
+                if c.name != name && !c.aliases.contains(&name) && !same_ring {
+                    c.aliases.push(name);
+                }
+                continue;
+            }
+            keys.push(key);
+            out.push(segmented_candidate(name, accum, rules, orders.clone()));
+        }
+    }
+    for c in &mut out {
+        if c.accum.len() < accums.len() {
+            let list: Vec<&str> = c.accum.iter().map(|a| a.name()).collect();
+            c.name = alloc::format!("{}, accumulate {}", c.name, list.join(" or "));
+        }
+    }
+    out
+}
+
+/// A candidate of per-segment rules, its order per element from `orders`.
+fn segmented_candidate(name: String, accum: NumType, rules: Vec<(u64, Rule)>, orders: Vec<(u64, Order)>) -> Candidate {
+    let order_breaks: Vec<u64> = orders.windows(2).filter(|w| w[0].1 != w[1].1).map(|w| w[1].0).collect();
+    let order_of: OrderOf = Arc::new(move |i| {
+        let k = orders.partition_point(|(first, _)| *first <= i).saturating_sub(1);
+        orders[k].1.clone()
+    });
+    Candidate {
+        name,
+        algo: None,
+        file: None,
+        accum: alloc::vec![accum],
+        aliases: Vec::new(),
+        prediction: Prediction::Segmented(rules),
+        order_of: Some(order_of),
+        order_breaks,
+    }
+}
+
+/// The merge keys of a candidate's segments, consecutive equal keys as one, as text.
+fn signature_text(rules: &[(u64, Rule)], dtype: NumType, rounding: Rounding) -> String {
+    let mut out = String::new();
+    let mut last = String::new();
+    for (first, rule) in rules {
+        let key = merge_key(rule, dtype, rounding);
+        if key != last {
+            out.push_str(&alloc::format!("{first}:{key};"));
+            last = key;
+        }
+    }
+    out
+}
+
 /// A scored candidate.
 struct Scored {
     candidate: Candidate,
     matched: Vec<u64>,
     consistent: Option<Vec<u64>>,
     undecided: u64,
+    /// Its orders' merge keys by segment ([`signature_text`]), when its order is known.
+    signature: Option<String>,
+}
+
+/// One rule's evaluation, kept for every candidate that uses it.
+struct Evaluated {
+    key: String,
+    matched: Vec<u64>,
+    /// With stochastic rounding: the consistent elements and the undecided ones.
+    sr: Option<(Vec<u64>, Vec<u64>)>,
 }
 
 /// Candidates scored against one [`Problem`].
@@ -131,6 +228,7 @@ pub struct Identification<'p, 'a> {
     rounding: Rounding,
     threads: usize,
     scored: Vec<Scored>,
+    cache: Vec<Evaluated>,
 }
 
 /// Per item: a bitmap (or a piece of one) and a count.
@@ -142,46 +240,38 @@ const BLOCK: usize = 4096;
 impl<'p, 'a> Identification<'p, 'a> {
     /// No candidates yet; rule candidates are evaluated on `threads` threads (at least 1).
     pub fn new(problem: &'p Problem<'a>, rounding: Rounding, threads: usize) -> Self {
-        Identification { problem, rounding, threads: threads.max(1), scored: Vec::new() }
+        Identification { problem, rounding, threads: threads.max(1), scored: Vec::new(), cache: Vec::new() }
     }
 
-    /// Scores `candidates` (rules evaluated together, block by block; outputs compared and
-    /// dropped).
+    /// Scores `candidates` (the rules not evaluated yet evaluated together, block by block;
+    /// outputs compared and dropped). A candidate whose orders are an earlier one's joins it as
+    /// an alias (module docs).
     pub fn add(&mut self, candidates: Vec<Candidate>) -> Result<(), ForensicsError> {
         let p = self.problem;
         for c in &candidates {
-            match &c.prediction {
-                Prediction::Rule(rule) => check_rule(rule, p.ranks(), p.dtype)?,
-                Prediction::Outputs(outs) => {
-                    let len = p.inputs[0].len();
-                    if outs.len() != p.ranks() || outs.iter().any(|o| o.len() != len) {
-                        return Err(ForensicsError::CandidateOutputs {
-                            name: c.name.clone(),
-                            got: outs.len(),
-                            len: outs.first().map_or(0, Vec::len),
-                            ranks: p.ranks(),
-                            expected: len,
-                        });
-                    }
+            self.check(c)?;
+        }
+        let mut need: Vec<(String, Rule)> = Vec::new();
+        for c in &candidates {
+            for (_, rule) in rules_of(&c.prediction) {
+                let key = merge_key(&rule, p.dtype, self.rounding);
+                if !self.cache.iter().any(|e| e.key == key) && !need.iter().any(|(k, _)| *k == key) {
+                    need.push((key, rule));
                 }
             }
         }
-        let rules: Vec<&Rule> = candidates
-            .iter()
-            .filter_map(|c| match &c.prediction {
-                Prediction::Rule(r) => Some(r),
-                Prediction::Outputs(_) => None,
-            })
-            .collect();
-        let mut rule_bits = self.rne_matches(&rules)?.into_iter();
-        let mut rule_sets = match self.rounding {
+        let rules: Vec<&Rule> = need.iter().map(|(_, r)| r).collect();
+        let bits = self.rne_matches(&rules)?;
+        let mut sets = match self.rounding {
             Rounding::Sr => self.sr_consistency(&rules).into_iter().map(Some).collect(),
             Rounding::Rne => Vec::new(),
         }
         .into_iter();
+        for ((key, _), matched) in need.into_iter().zip(bits) {
+            self.cache.push(Evaluated { key, matched, sr: sets.next().flatten() });
+        }
         for mut c in candidates {
             let (matched, sets) = match &mut c.prediction {
-                Prediction::Rule(_) => (rule_bits.next().unwrap_or_default(), rule_sets.next().flatten()),
                 Prediction::Outputs(outs) => {
                     let matched = self.output_matches(outs);
                     // The bytes are compared: they are not kept.
@@ -192,14 +282,97 @@ impl<'p, 'a> Identification<'p, 'a> {
                     };
                     (matched, sets)
                 }
+                prediction => self.composed(&rules_of(prediction)),
             };
             let (consistent, undecided) = match sets {
                 Some((bits, undecided)) => (Some(bits), undecided),
                 None => (None, 0),
             };
-            self.scored.push(Scored { candidate: c, matched, consistent, undecided });
+            let signature = self.signature(&c);
+            if let Some(k) = self.same_as(signature.as_deref(), &matched) {
+                merge_into(&mut self.scored[k].candidate, c);
+                continue;
+            }
+            self.scored.push(Scored { candidate: c, matched, consistent, undecided, signature });
         }
         Ok(())
+    }
+
+    /// Checks a candidate's prediction against the problem's shapes.
+    fn check(&self, c: &Candidate) -> Result<(), ForensicsError> {
+        let p = self.problem;
+        match &c.prediction {
+            Prediction::Rule(rule) => check_rule(rule, p.ranks(), p.dtype),
+            Prediction::Segmented(rules) => {
+                if rules.first().map(|r| r.0) != Some(0) || rules.windows(2).any(|w| w[0].0 >= w[1].0) {
+                    return Err(ForensicsError::Segments(c.name.clone()));
+                }
+                rules.iter().try_for_each(|(_, rule)| check_rule(rule, p.ranks(), p.dtype))
+            }
+            Prediction::Outputs(outs) => {
+                let len = p.inputs[0].len();
+                if outs.len() != p.ranks() || outs.iter().any(|o| o.len() != len) {
+                    return Err(ForensicsError::CandidateOutputs {
+                        name: c.name.clone(),
+                        got: outs.len(),
+                        len: outs.first().map_or(0, Vec::len),
+                        ranks: p.ranks(),
+                        expected: len,
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A rule candidate's matches (and with stochastic rounding, its consistency and undecided
+    /// count) put together from the evaluated rules, segment by segment.
+    fn composed(&self, rules: &[(u64, Rule)]) -> (Vec<u64>, Option<(Vec<u64>, u64)>) {
+        let p = self.problem;
+        let n = p.elems as u64;
+        let mut matched = bitmap(p.elems);
+        let sr = self.rounding == Rounding::Sr;
+        let (mut consistent, mut undecided) = (bitmap(p.elems), bitmap(p.elems));
+        for (k, (first, rule)) in rules.iter().enumerate() {
+            let end = rules.get(k + 1).map_or(n, |r| r.0).min(n);
+            let key = merge_key(rule, p.dtype, self.rounding);
+            let Some(e) = self.cache.iter().find(|e| e.key == key) else { continue };
+            copy_range(&mut matched, &e.matched, *first as usize, end as usize);
+            if let Some((c, u)) = &e.sr {
+                copy_range(&mut consistent, c, *first as usize, end as usize);
+                copy_range(&mut undecided, u, *first as usize, end as usize);
+            }
+        }
+        let sets = sr.then(|| {
+            let count = undecided.iter().map(|w| u64::from(w.count_ones())).sum();
+            (consistent, count)
+        });
+        (matched, sets)
+    }
+
+    /// A candidate's orders as merge keys by segment, when known.
+    fn signature(&self, c: &Candidate) -> Option<String> {
+        let p = self.problem;
+        match &c.prediction {
+            Prediction::Rule(rule) => Some(signature_text(&[(0, rule.clone())], p.dtype, self.rounding)),
+            Prediction::Segmented(rules) => Some(signature_text(rules, p.dtype, self.rounding)),
+            Prediction::Outputs(_) => {
+                let of = c.order_of.as_ref()?;
+                let accum = *c.accum.first()?;
+                let firsts = core::iter::once(0).chain(c.order_breaks.iter().copied());
+                let rules: Vec<(u64, Rule)> = firsts.map(|i| (i, Rule { order: of(i), accum })).collect();
+                if rules.iter().any(|(_, r)| check_rule(r, p.ranks(), p.dtype).is_err()) {
+                    return None;
+                }
+                Some(signature_text(&rules, p.dtype, self.rounding))
+            }
+        }
+    }
+
+    /// The scored candidate with this signature and these matches, if any.
+    fn same_as(&self, signature: Option<&str>, matched: &[u64]) -> Option<usize> {
+        let signature = signature?;
+        self.scored.iter().position(|s| s.signature.as_deref() == Some(signature) && s.matched == matched)
     }
 
     /// The word ranges of the threads.
@@ -292,12 +465,14 @@ impl<'p, 'a> Identification<'p, 'a> {
         }
     }
 
-    /// Each rule's stochastic-rounding consistency: a bitmap per rule and its undecided count.
-    fn sr_consistency(&self, rules: &[&Rule]) -> Vec<(Vec<u64>, u64)> {
+    /// Each rule's stochastic-rounding consistency: per rule, the consistent elements and the
+    /// undecided ones (bitmaps).
+    fn sr_consistency(&self, rules: &[&Rule]) -> Vec<(Vec<u64>, Vec<u64>)> {
         let p = self.problem;
         let size = p.dtype.size();
-        let scored = self.par(rules.len(), |w0, w1| {
-            let mut out: Vec<(Vec<u64>, u64)> = rules.iter().map(|_| (alloc::vec![0; w1 - w0], 0)).collect();
+        // Item 2k: rule k's consistent elements; item 2k + 1: its undecided ones.
+        let scored = self.par(2 * rules.len(), |w0, w1| {
+            let mut out: Vec<(Vec<u64>, u64)> = (0..2 * rules.len()).map(|_| (alloc::vec![0; w1 - w0], 0)).collect();
             let mut values = alloc::vec![0u32; p.ranks()];
             for j in w0 * 64..(w1 * 64).min(p.elems) {
                 if !bit(&p.finite, j) {
@@ -308,15 +483,20 @@ impl<'p, 'a> Identification<'p, 'a> {
                 }
                 for (k, rule) in rules.iter().enumerate() {
                     match self.observed_in(j, &reachable(rule, p.dtype, &values)) {
-                        Some(true) => out[k].0[j / 64 - w0] |= 1 << (j % 64),
+                        Some(true) => out[2 * k].0[j / 64 - w0] |= 1 << (j % 64),
                         Some(false) => {}
-                        None => out[k].1 += 1,
+                        None => out[2 * k + 1].0[j / 64 - w0] |= 1 << (j % 64),
                     }
                 }
             }
             Ok(out)
         });
-        scored.unwrap_or_default()
+        let mut it = scored.unwrap_or_default().into_iter().map(|(bits, _)| bits);
+        let mut out = Vec::new();
+        while let (Some(c), Some(u)) = (it.next(), it.next()) {
+            out.push((c, u));
+        }
+        out
     }
 
     /// Stochastic-rounding consistency of a candidate whose order varies by element.
@@ -365,6 +545,52 @@ impl Scored {
             consistent: self.consistent,
             undecided: self.undecided,
         }
+    }
+}
+
+/// The rules of a rule prediction, as segments (none for outputs).
+fn rules_of(p: &Prediction) -> Vec<(u64, Rule)> {
+    match p {
+        Prediction::Rule(rule) => alloc::vec![(0, rule.clone())],
+        Prediction::Segmented(rules) => rules.clone(),
+        Prediction::Outputs(_) => Vec::new(),
+    }
+}
+
+/// A candidate that is an earlier one's orders joins it: its name and aliases become aliases
+/// (one of cce's algorithms lends its name, the family's becomes the alias), its accumulate
+/// dtypes are added.
+fn merge_into(c: &mut Candidate, new: Candidate) {
+    let mut names = alloc::vec![new.name.clone()];
+    names.extend(new.aliases);
+    if new.algo.is_some() && c.algo.is_none() {
+        let old = core::mem::replace(&mut c.name, new.name);
+        names[0] = old;
+        c.algo = new.algo;
+        c.file = c.file.take().or(new.file);
+    }
+    for n in names {
+        if n != c.name && !c.aliases.contains(&n) {
+            c.aliases.push(n);
+        }
+    }
+    for a in new.accum {
+        if !c.accum.contains(&a) {
+            c.accum.push(a);
+        }
+    }
+}
+
+/// Copies the bits of elements `from..to` of `src` into `dst`.
+fn copy_range(dst: &mut [u64], src: &[u64], from: usize, to: usize) {
+    let mut j = from;
+    while j < to {
+        let w = j / 64;
+        let lo = j % 64;
+        let hi = (to - w * 64).min(64);
+        let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
+        dst[w] = (dst[w] & !mask) | (src[w] & mask);
+        j = w * 64 + hi;
     }
 }
 

@@ -6,8 +6,10 @@
 //! - [`rule`]: what makes one element — an [`Order`](cce_numerics::order::Order) and the
 //!   accumulate dtype ([`Rule`]); the families real implementations use ([`Family`]: a
 //!   sequential sum from every start rank in both directions, the pairwise tree, one R-source
-//!   reduce with a single rounding); and the merges of rules no input can tell apart
-//!   ([`merge_key`], each proven in `tests/merges.rs`);
+//!   reduce with a single rounding, recursive doubling with pairs first, the binomial tree;
+//!   [`RingFamily`]: a ring in either direction with the chunk it starts at, over a chunk
+//!   [`Layout`]); and the merges of rules no input can tell apart ([`merge_key`], each proven
+//!   in `tests/merges.rs`);
 //! - [`eval`]: a rule's bits over whole blocks with RNE (cce-numerics' vectorised, bit-exact
 //!   reduce: a sequential order is R − 1 two-source reduces) and, for stochastic rounding, the
 //!   set of values some choice of round-down / round-up reaches ([`eval::reachable`], bounded
@@ -42,8 +44,8 @@ pub mod report;
 pub mod rule;
 
 pub use error::ForensicsError;
-pub use identify::{Candidate, Identification, OrderOf, Prediction, family_candidates};
+pub use identify::{Candidate, Identification, OrderOf, Prediction, family_candidates, ring_candidates};
 pub use probe::{Probe, make_probe};
 pub use problem::{Listed, Problem};
-pub use report::{MapRange, Ranked, Report};
-pub use rule::{Family, Rounding, Rule, merge_key};
+pub use report::{MapRange, Ranked, Report, Verdict};
+pub use rule::{Family, Layout, RingFamily, Rounding, Rule, merge_key};

@@ -143,7 +143,7 @@ pub fn make_probe(ranks: u32, elems: usize, dtype: NumType) -> Result<Probe, For
         .iter()
         .filter_map(|c| match &c.prediction {
             Prediction::Rule(rule) => Some((c.name.clone(), rule.clone())),
-            Prediction::Outputs(_) => None,
+            Prediction::Segmented(_) | Prediction::Outputs(_) => None,
         })
         .collect();
     rules.extend(outside_orders(ranks, dtype, &rules));

@@ -6,12 +6,29 @@
 //! rounding, when it is consistent with it (a candidate whose order is not known yet counts its
 //! bit-exact matches, which are always consistent).
 //!
-//! ## The map
-//! From the first explained element on, each range takes the candidate that explains the
-//! longest run of explained elements from its first (unexplained and non-finite elements inside
-//! a run neither end nor count for it); ties go to a candidate whose order is known, then to
-//! the better ranked. A range ends at its candidate's last explained element before the first
-//! explained element it does not explain.
+//! ## The map: the fewest ranges that explain the output
+//! Orders come per chunk, so the map assigns every element to one candidate by a dynamic
+//! programme over the elements ([`map`]): an element its candidate explains costs 0, one that
+//! only other candidates explain (a **suspect**) costs 1, and every change of candidate from
+//! one element to the next costs [`SWITCH`] (3). Elements no candidate explains, and
+//! non-finite ones, cost 0 under every candidate. The cheapest assignment is taken; ties stay
+//! with the candidate of the element before, then go to the better ranked (a known order
+//! first). So a one-element detour to another order never pays (two switches cost 6, the
+//! suspect 1), and the map changes order only where a run of elements needs it. A range is
+//! then cut where its candidate's own order changes (a ring's chunks), so each range has one
+//! order.
+//!
+//! ## The verdict
+//! - `unexplained`: no candidate explains any element, or (not fragmented) some element is a
+//!   suspect or unexplained: no candidate, nor one per range, made every element.
+//! - `fragmented`: the map needs ranges (changes of candidate, not a candidate's own chunks)
+//!   far shorter than any chunk: with `s` ranges over `t` compared elements, `4·t < s·⌊N/R⌋`
+//!   (their mean length under a quarter of the shortest chunk of a ring over the R ranks).
+//!   Real orders change per chunk; per-element switching between listed orders is an order on
+//!   no list.
+//! - `explained`: otherwise — every compared element is explained by its range's candidate.
+//!
+//! Only with `explained` is the best candidate the answer ([`Report::answer`]).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -80,7 +97,34 @@ pub struct MapRange {
     pub explained: u64,
     /// Elements of the range nothing explains.
     pub unexplained: u64,
+    /// Elements of the range that only other candidates explain.
+    pub suspects: u64,
 }
+
+/// What the map says about the output ([`crate::report`] module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every compared element is explained by its range's candidate, in chunk-long ranges.
+    Explained,
+    /// The ranges are far shorter than any chunk: an order on no list.
+    Fragmented,
+    /// Some elements fit no range's candidate (or none fits any).
+    Unexplained,
+}
+
+impl Verdict {
+    /// `explained`, `fragmented` or `unexplained`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Explained => "explained",
+            Verdict::Fragmented => "fragmented",
+            Verdict::Unexplained => "unexplained",
+        }
+    }
+}
+
+/// The cost of a change of candidate between two elements, in suspects.
+pub const SWITCH: u32 = 3;
 
 /// The answer to "which order made this output?".
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,8 +147,16 @@ pub struct Report {
     pub best: Option<usize>,
     /// Element ranges → the candidate that explains them.
     pub map: Vec<MapRange>,
+    /// Changes of candidate along the map, plus one (a candidate's own chunks not counted).
+    pub segments: u64,
     /// The elements nothing explains.
     pub unexplained: Listed,
+    /// The elements that only a candidate other than their range's explains.
+    pub suspects: Listed,
+    /// Explained, fragmented or unexplained.
+    pub verdict: Verdict,
+    /// Why, in a sentence.
+    pub verdict_reason: String,
     /// Elements that exactly one of the best and the next explains; `None` with one candidate.
     pub separating: Option<u64>,
     /// Elements with a NaN or an infinity among their inputs (in no count).
@@ -148,7 +200,11 @@ pub(crate) fn build(problem: &Problem<'_>, rounding: Rounding, mut ev: Vec<Evide
         a.iter().zip(b).map(|(x, y)| u64::from((x ^ y).count_ones())).sum()
     });
     let best = candidates.first().and_then(|c| (c.consistent.unwrap_or(c.matched) > 0).then_some(0));
-    let map = map(&ev, &explained, &unexplained_bits, problem.elems);
+    let (map, segments, suspect_bits) = map(&ev, &explained, &unexplained_bits, problem.elems);
+    let unexplained = Listed::of(&unexplained_bits);
+    let suspects = Listed::of(&suspect_bits);
+    let shape = Shape { total, segments, elems: problem.elems as u64, ranks: problem.ranks() as u64 };
+    let (verdict, verdict_reason) = verdict(&shape, &unexplained, &suspects, best.map(|b| &candidates[b]));
     Report {
         elements: problem.elems as u64,
         ranks: problem.ranks(),
@@ -158,7 +214,11 @@ pub(crate) fn build(problem: &Problem<'_>, rounding: Rounding, mut ev: Vec<Evide
         total,
         best,
         map,
-        unexplained: Listed::of(&unexplained_bits),
+        segments,
+        unexplained,
+        suspects,
+        verdict,
+        verdict_reason,
         separating,
         nonfinite: problem.nonfinite(),
         ranks_disagree: problem.ranks_disagree(),
@@ -184,6 +244,62 @@ fn ranked(e: &Evidence, total: u64, rounding: Rounding) -> Ranked {
     }
 }
 
+impl Report {
+    /// The answer: the best candidate when the verdict is `explained`, else `None` (the best
+    /// is then only the top of the ranking).
+    pub fn answer(&self) -> Option<usize> {
+        if self.verdict == Verdict::Explained { self.best } else { None }
+    }
+}
+
+/// What the verdict weighs.
+struct Shape {
+    total: u64,
+    segments: u64,
+    elems: u64,
+    ranks: u64,
+}
+
+/// The verdict and its reason ([`crate::report`] module docs).
+fn verdict(s: &Shape, unexplained: &Listed, suspects: &Listed, best: Option<&Ranked>) -> (Verdict, String) {
+    const REVEAL: &str = "cce reveal recovers an order that is on no list";
+    let Some(best) = best else {
+        return (Verdict::Unexplained, alloc::format!("no candidate explains any element; {REVEAL}"));
+    };
+    let chunk = s.elems / s.ranks.max(1);
+    let bad = unexplained.count + suspects.count;
+    if s.segments >= 2 && 4 * s.total < s.segments * chunk {
+        let mean = s.total as f64 / s.segments as f64;
+        return (
+            Verdict::Fragmented,
+            alloc::format!(
+                "the map switches candidate {} times: ranges of {mean:.1} elements on average, far shorter than a ring's {chunk}-element chunks at {} ranks ({} suspects, {} unexplained): no listed order made this output; {REVEAL}",
+                s.segments - 1,
+                s.ranks,
+                suspects.count,
+                unexplained.count
+            ),
+        );
+    }
+    if bad > 0 {
+        return (
+            Verdict::Unexplained,
+            alloc::format!(
+                "{} elements no candidate explains and {} suspects (only another order explains them inside their range): the closest, {}, is not the order (or those elements were changed); {REVEAL}",
+                unexplained.count,
+                suspects.count,
+                best.name
+            ),
+        );
+    }
+    let how = if s.segments == 1 {
+        alloc::format!("{} explains every compared element", best.name)
+    } else {
+        alloc::format!("{} ranges, each one candidate's, explain every compared element", s.segments)
+    };
+    (Verdict::Explained, how)
+}
+
 /// The first element at or after `from` set in `bits`, or `n`.
 fn next_set(bits: &[u64], from: usize, n: usize) -> usize {
     let mut k = from / 64;
@@ -203,53 +319,99 @@ fn next_set(bits: &[u64], from: usize, n: usize) -> usize {
     }
 }
 
-/// The map (module docs).
-fn map(ev: &[Evidence], explained: &[u64], unexplained: &[u64], n: usize) -> Vec<MapRange> {
-    let mut out = Vec::new();
-    let mut i = next_set(explained, 0, n);
-    // Per candidate: explained elements it does not explain.
-    let misses: Vec<Vec<u64>> =
-        ev.iter().map(|e| explained.iter().zip(e.explains()).map(|(x, m)| x & !m).collect()).collect();
-    while i < n {
-        let mut pick: Option<(usize, usize)> = None;
-        for (k, e) in ev.iter().enumerate() {
-            if !bit(e.explains(), i) {
-                continue;
-            }
-            let end = next_set(&misses[k], i, n);
-            let better = match pick {
-                None => true,
-                Some((best_end, b)) => {
-                    end > best_end
-                        || (end == best_end && ev[b].candidate.order_of.is_none() && e.candidate.order_of.is_some())
-                }
-            };
-            if better {
-                pick = Some((end, k));
-            }
-        }
-        let Some((end, k)) = pick else { break };
-        let mut last = last_set(ev[k].explains(), i, end);
-        // One order per range: stop before the candidate's order changes.
-        let c = &ev[k].candidate;
-        if let Some(&b) = c.order_breaks.iter().find(|&&b| b as usize > i && b as usize <= last) {
-            last = last_set(ev[k].explains(), i, b as usize);
-        }
-        let range_count = |bits: &[u64]| (i..=last).filter(|&j| bit(bits, j)).count() as u64;
-        out.push(MapRange {
-            first: i as u64,
-            last: last as u64,
-            candidate: k,
-            expr: c.order_of.as_ref().map(|o| o(i as u64)),
-            explained: range_count(ev[k].explains()),
-            unexplained: range_count(unexplained),
-        });
-        i = next_set(explained, last + 1, n);
+/// The map (module docs): its ranges, the number of candidate changes plus one, and the
+/// suspects.
+fn map(ev: &[Evidence], explained: &[u64], unexplained: &[u64], n: usize) -> (Vec<MapRange>, u64, Vec<u64>) {
+    let mut suspects = alloc::vec![0u64; explained.len()];
+    if next_set(explained, 0, n) >= n || ev.is_empty() {
+        return (Vec::new(), 0, suspects);
     }
+    let assigned = assign(ev, explained, n);
+    let mut out = Vec::new();
+    for &(first, last, k) in &assigned {
+        let c = &ev[k].candidate;
+        let mut cuts: Vec<usize> = alloc::vec![first];
+        cuts.extend(c.order_breaks.iter().map(|&b| b as usize).filter(|&b| b > first && b <= last));
+        cuts.push(last + 1);
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1] - 1);
+            let mut range = MapRange {
+                first: a as u64,
+                last: b as u64,
+                candidate: k,
+                expr: c.order_of.as_ref().map(|o| o(a as u64)),
+                explained: 0,
+                unexplained: 0,
+                suspects: 0,
+            };
+            for j in a..=b {
+                if bit(ev[k].explains(), j) {
+                    range.explained += 1;
+                } else if bit(unexplained, j) {
+                    range.unexplained += 1;
+                } else if bit(explained, j) {
+                    range.suspects += 1;
+                    suspects[j / 64] |= 1 << (j % 64);
+                }
+            }
+            out.push(range);
+        }
+    }
+    (out, assigned.len() as u64, suspects)
+}
+
+/// The dynamic programme of the module docs: `(first, last, candidate)` ranges covering
+/// `0..n`, the fewest switches and suspects.
+fn assign(ev: &[Evidence], explained: &[u64], n: usize) -> Vec<(usize, usize, usize)> {
+    let k = ev.len();
+    let words = k.div_ceil(64);
+    // Per element: which candidates switched in there; and the best candidate before it.
+    let mut switched = alloc::vec![0u64; n * words];
+    let mut best_before = alloc::vec![0u32; n];
+    let mut f = alloc::vec![0u32; k];
+    for j in 0..n {
+        let live = bit(explained, j);
+        if j > 0 {
+            let (b, best) = argmin(&f);
+            best_before[j] = b as u32;
+            let sw = best.saturating_add(SWITCH);
+            for (c, fc) in f.iter_mut().enumerate() {
+                if sw < *fc {
+                    *fc = sw;
+                    switched[j * words + c / 64] |= 1 << (c % 64);
+                }
+            }
+        }
+        if live {
+            for (c, fc) in f.iter_mut().enumerate() {
+                if !bit(ev[c].explains(), j) {
+                    *fc += 1;
+                }
+            }
+        }
+    }
+    let mut c = argmin(&f).0;
+    let mut last = n - 1;
+    let mut out = Vec::new();
+    for j in (1..n).rev() {
+        if switched[j * words + c / 64] >> (c % 64) & 1 == 1 {
+            out.push((j, last, c));
+            last = j - 1;
+            c = best_before[j] as usize;
+        }
+    }
+    out.push((0, last, c));
+    out.reverse();
     out
 }
 
-/// The last element in `from..to` set in `bits` (`from` is set).
-fn last_set(bits: &[u64], from: usize, to: usize) -> usize {
-    (from..to).rev().find(|&j| bit(bits, j)).unwrap_or(from)
+/// The first index of the least value, and the value.
+fn argmin(f: &[u32]) -> (usize, u32) {
+    let mut best = (0, u32::MAX);
+    for (i, &x) in f.iter().enumerate() {
+        if x < best.1 {
+            best = (i, x);
+        }
+    }
+    best
 }

@@ -1,6 +1,22 @@
 //! What makes one element: an [`Order`] and the accumulate dtype ([`Rule`]); the families real
-//! implementations use ([`Family`]); and when two rules give the same bits for every input
+//! implementations use ([`Family`]: one order for every element; [`RingFamily`]: one order per
+//! chunk, over a chunk [`Layout`]); and when two rules give the same bits for every input
 //! ([`merge_key`]).
+//!
+//! ## The families' orders (docs/identify.md, docs/MODEL.md F1–F3)
+//! - Sequential sums from every start rank in both directions; the pairwise tree (recursive
+//!   halving, [`Order::pairwise`]); one R-source reduce ([`Order::single`]).
+//! - **Recursive doubling, pairs first** ([`Family::RecursiveDoubling`]): with P the largest
+//!   power of two ≤ R and E = R − P, ranks 2i and 2i+1 (i < E) are added first, then the P
+//!   partial sums combine with their neighbours at distances 1, 2, 4, …: at R = 6,
+//!   `(((0+1)+(2+3))+(4+5))` (Open MPI's `allreduce_intra_recursivedoubling`, MPICH's
+//!   recursive doubling).
+//! - **The binomial tree to rank 0** ([`Family::Binomial`]): at mask 1, 2, 4, … rank r (a
+//!   multiple of 2·mask) adds the partial sum of rank r + mask when that rank exists: a reduce
+//!   to root 0 (then a broadcast); at R = 5, `(((0+1)+(2+3))+4)`.
+//! - **Rings** ([`RingFamily`]): chunk c is the sequential sum starting at rank c + k (mod R),
+//!   going up or down: Open MPI's ring is k = 0 up, gloo's k = −1 down. The chunks are those of
+//!   a [`Layout`].
 //!
 //! ## Merges (each proven in `tests/merges.rs`; docs/identify.md says why)
 //! Two rules with the same [`merge_key`] give the same bits for every finite input, so they are
@@ -57,11 +73,16 @@ pub enum Family {
     /// One R-source reduce with a single rounding ([`Order::single`]); at most 32 ranks (a
     /// reduce's most sources).
     Single,
+    /// Recursive doubling with the pairs of a non-power of two added first (module docs).
+    RecursiveDoubling,
+    /// The binomial tree reducing to rank 0 (module docs).
+    Binomial,
 }
 
 impl Family {
     /// Every family at `ranks` ranks: the sequential orders (every start, up then down), the
-    /// pairwise tree, and (at most 32 ranks) the single reduce.
+    /// pairwise tree, (at most 32 ranks) the single reduce, recursive doubling (pairs first) and
+    /// the binomial tree.
     pub fn all(ranks: u32) -> Vec<Family> {
         let mut out: Vec<Family> = Vec::new();
         for start in 0..ranks {
@@ -72,6 +93,8 @@ impl Family {
         if ranks as usize <= cce_numerics::MAX_SOURCES {
             out.push(Family::Single);
         }
+        out.push(Family::RecursiveDoubling);
+        out.push(Family::Binomial);
         out
     }
 
@@ -86,6 +109,8 @@ impl Family {
             }
             Family::Pairwise => Order::pairwise(&(0..ranks).collect::<Vec<_>>()),
             Family::Single => Order::single(&(0..ranks).collect::<Vec<_>>()),
+            Family::RecursiveDoubling => recursive_doubling(ranks),
+            Family::Binomial => binomial(ranks),
         }
     }
 
@@ -97,7 +122,158 @@ impl Family {
             }
             Family::Pairwise => "pairwise tree".into(),
             Family::Single => alloc::format!("single {ranks}-source reduce"),
+            Family::RecursiveDoubling => "recursive doubling, pairs first".into(),
+            Family::Binomial => "binomial tree to rank 0".into(),
         }
+    }
+}
+
+fn pair(a: Order, b: Order) -> Order {
+    Order::Round(alloc::vec![a, b])
+}
+
+/// Recursive doubling with the pairs of a non-power of two first (module docs).
+fn recursive_doubling(ranks: u32) -> Order {
+    let p = if ranks == 0 { 0 } else { 1u32 << (31 - ranks.leading_zeros()) };
+    let extra = ranks - p;
+    let mut parts: Vec<Order> = (0..p)
+        .map(|i| if i < extra { pair(Order::Rank(2 * i), Order::Rank(2 * i + 1)) } else { Order::Rank(i + extra) })
+        .collect();
+    while parts.len() > 1 {
+        let mut next = Vec::with_capacity(parts.len() / 2);
+        let mut it = parts.into_iter();
+        while let (Some(a), Some(b)) = (it.next(), it.next()) {
+            next.push(pair(a, b));
+        }
+        parts = next;
+    }
+    match parts.pop() {
+        Some(o @ Order::Round(_)) => o,
+        Some(o) => Order::Round(alloc::vec![o]),
+        None => Order::Round(Vec::new()),
+    }
+}
+
+/// The binomial tree reducing to rank 0 (module docs).
+fn binomial(ranks: u32) -> Order {
+    let mut node: Vec<Option<Order>> = (0..ranks).map(|r| Some(Order::Rank(r))).collect();
+    let mut mask = 1u32;
+    while mask < ranks {
+        for r in (0..ranks).step_by(2 * mask as usize) {
+            if r + mask < ranks {
+                let (a, b) = (node[r as usize].take(), node[(r + mask) as usize].take());
+                node[r as usize] = match (a, b) {
+                    (Some(a), Some(b)) => Some(pair(a, b)),
+                    (a, _) => a,
+                };
+            }
+        }
+        mask <<= 1;
+    }
+    match node.first_mut().and_then(Option::take) {
+        Some(o @ Order::Round(_)) => o,
+        Some(o) => Order::Round(alloc::vec![o]),
+        None => Order::Round(Vec::new()),
+    }
+}
+
+/// How N elements split into R chunks (docs/MODEL.md F3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Open MPI's ring (`COLL_BASE_COMPUTE_BLOCKCOUNT`): the first N mod R chunks hold
+    /// ⌈N/R⌉ elements, the others ⌊N/R⌋.
+    Balanced,
+    /// gloo's ring: S = the multiple of R at or above max(⌈bytes / 1 MiB⌉, 2R) segments of
+    /// ⌈N/S⌉ elements each, S/R consecutive segments per chunk (the last chunks may be short
+    /// or empty).
+    Gloo,
+}
+
+impl Layout {
+    /// Both layouts.
+    pub const ALL: [Layout; 2] = [Layout::Balanced, Layout::Gloo];
+
+    /// The first element of every chunk, then `elems`: R + 1 ascending bounds (a chunk may be
+    /// empty), for elements of `elem_bytes` bytes.
+    pub fn bounds(self, elems: u64, ranks: u32, elem_bytes: u64) -> Vec<u64> {
+        let r = u64::from(ranks.max(1));
+        match self {
+            Layout::Balanced => {
+                let (late, split) = (elems / r, elems % r);
+                (0..=r).map(|c| c * late + c.min(split)).collect()
+            }
+            Layout::Gloo => {
+                const MAX_SEGMENT: u64 = 1 << 20;
+                let size = elem_bytes.max(1);
+                let seg_bytes = size * (MAX_SEGMENT / size).max(1);
+                let bytes = elems.saturating_mul(size);
+                let segments = bytes.div_ceil(seg_bytes).max(2 * r).div_ceil(r) * r;
+                let seg = elems.div_ceil(segments);
+                let per = segments / r;
+                (0..=r).map(|c| if c == r { elems } else { (c * per * seg).min(elems) }).collect()
+            }
+        }
+    }
+
+    /// Its name in reports (the balanced layout is the default and unnamed).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Layout::Balanced => "",
+            Layout::Gloo => ", gloo chunks",
+        }
+    }
+}
+
+/// A ring's order: chunk c (of a [`Layout`]) is the sequential sum starting at rank
+/// c + `offset` (mod R), going up or down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RingFamily {
+    /// The start rank of chunk c is c + offset (mod R).
+    pub offset: u32,
+    /// Upward (true) or downward.
+    pub up: bool,
+    /// The chunks.
+    pub layout: Layout,
+}
+
+impl RingFamily {
+    /// Every ring at `ranks` ranks: every offset, both directions, both layouts.
+    pub fn all(ranks: u32) -> Vec<RingFamily> {
+        let mut out = Vec::new();
+        for layout in Layout::ALL {
+            for offset in 0..ranks {
+                for up in [true, false] {
+                    out.push(RingFamily { offset, up, layout });
+                }
+            }
+        }
+        out
+    }
+
+    /// `(first element, order)` of every non-empty chunk over `elems` elements of
+    /// `elem_bytes` bytes, ascending.
+    pub fn segments(self, elems: u64, ranks: u32, elem_bytes: u64) -> Vec<(u64, Order)> {
+        let b = self.layout.bounds(elems, ranks, elem_bytes);
+        (0..ranks)
+            .filter(|&c| b[c as usize] < b[c as usize + 1])
+            .map(|c| {
+                let start = (c + self.offset) % ranks;
+                (b[c as usize], Family::Sequential { start, up: self.up }.order(ranks))
+            })
+            .collect()
+    }
+
+    /// Its name in reports: `ring, chunk c from c-1 down`.
+    pub fn name(self, ranks: u32) -> String {
+        let k = i64::from(self.offset);
+        let k = if 2 * k > i64::from(ranks) { k - i64::from(ranks) } else { k };
+        let from = match k {
+            0 => "c".into(),
+            k if k > 0 => alloc::format!("c+{k}"),
+            k => alloc::format!("c{k}"),
+        };
+        let dir = if self.up { "up" } else { "down" };
+        alloc::format!("ring, chunk c from {from} {dir}{}", self.layout.suffix())
     }
 }
 
@@ -211,8 +387,27 @@ mod tests {
         assert_eq!(Family::Sequential { start: 1, up: false }.order(4).to_string(), "(((1+0)+3)+2)");
         assert_eq!(Family::Pairwise.order(4).to_string(), "((0+1)+(2+3))");
         assert_eq!(Family::Single.order(4).to_string(), "(0+1+2+3)");
-        assert_eq!(Family::all(4).len(), 10);
-        assert_eq!(Family::all(33).len(), 67);
+        assert_eq!(Family::all(4).len(), 12);
+        assert_eq!(Family::all(33).len(), 69);
+        // Open MPI's recursive doubling at 6 and 5 ranks; the binomial tree at 5.
+        assert_eq!(Family::RecursiveDoubling.order(6).to_string(), "(((0+1)+(2+3))+(4+5))");
+        assert_eq!(Family::RecursiveDoubling.order(5).to_string(), "(((0+1)+2)+(3+4))");
+        assert_eq!(Family::RecursiveDoubling.order(8).to_string(), Family::Pairwise.order(8).to_string());
+        assert_eq!(Family::Binomial.order(5).to_string(), "(((0+1)+(2+3))+4)");
+        assert_eq!(Family::Binomial.order(2).to_string(), "(0+1)");
+    }
+
+    #[test]
+    fn layouts_split_as_the_libraries_do() {
+        // Open MPI: 10 over 4 → 3, 3, 2, 2.
+        assert_eq!(Layout::Balanced.bounds(10, 4, 2), alloc::vec![0, 3, 6, 8, 10]);
+        // gloo: 8 segments of ⌈10/8⌉ = 2, two per chunk → 4, 4, 2, 0.
+        assert_eq!(Layout::Gloo.bounds(10, 4, 2), alloc::vec![0, 4, 8, 10, 10]);
+        let ring = RingFamily { offset: 3, up: false, layout: Layout::Gloo };
+        assert_eq!(ring.name(4), "ring, chunk c from c-1 down, gloo chunks");
+        let seg = ring.segments(10, 4, 2);
+        assert_eq!(seg.len(), 3);
+        assert_eq!(seg[1].1.to_string(), "(((0+3)+2)+1)");
     }
 
     #[test]

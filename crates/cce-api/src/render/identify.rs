@@ -1,11 +1,15 @@
 //! `cce identify`'s answer and `--make-probe`'s summary, as JSON and text.
 //!
-//! JSON keys (a contract: extended, never renamed): `candidates` [{`name`, `algo`, `file`,
-//! `accum`, `aliases`, `expr` (element 0's, in chunk 0), `leaves`, `matched`, `total`,
-//! `consistent`, `undecided`}], `best`, `map` [{`first`, `last`, `expr`, `leaves`, `candidate`,
-//! `explained`, `unexplained`}], `unexplained` {`count`, `first`}, `separating`, and beside
-//! them `elements`, `ranks`, `dtype`, `rounding`, `observed_ranks`, `total`, `nonfinite`,
-//! `ranks_disagree`, `element_candidates`, `reachable_bound`.
+//! JSON keys (a contract: extended, never renamed): `verdict` (`explained`, `fragmented` or
+//! `unexplained`), `verdict_reason`, `answer` (the best candidate's name when the verdict is
+//! `explained`, else null), `candidates` [{`name`, `algo`, `file`, `accum`, `aliases`, `expr`
+//! (element 0's, in chunk 0), `leaves`, `matched`, `total`, `consistent`, `undecided`}],
+//! `best` (the top of the ranking: the answer only when the verdict is `explained`), `map`
+//! [{`first`, `last`, `expr`, `leaves`, `candidate`, `explained`, `unexplained`, `suspects`}],
+//! `map_segments` (changes of candidate plus one), `unexplained` and `suspects` {`count`,
+//! `first`}, `separating`, and beside them `elements`, `ranks`, `dtype`, `rounding`,
+//! `observed_ranks`, `total`, `nonfinite`, `ranks_disagree`, `element_candidates`,
+//! `reachable_bound`. The text lists at most 32 map ranges, with the count of the rest.
 
 use std::fmt::Write;
 
@@ -43,6 +47,9 @@ fn candidate(c: &Ranked) -> Value {
     })
 }
 
+/// The most map ranges the text lists (the JSON lists all).
+const MAP_SHOWN: usize = 32;
+
 /// What a candidate without an order (a user schedule of more chunks than the element story
 /// tells orders for) reads as.
 const ORDER_PENDING: &str = "order: not told (more chunks than stories are told for)";
@@ -64,10 +71,14 @@ impl Identified {
                     "candidate": r.candidates[m.candidate].name,
                     "explained": m.explained,
                     "unexplained": m.unexplained,
+                    "suspects": m.suspects,
                 })
             })
             .collect();
         json!({
+            "verdict": r.verdict.name(),
+            "verdict_reason": r.verdict_reason,
+            "answer": r.answer().map(|b| r.candidates[b].name.clone()),
             "elements": r.elements,
             "ranks": r.ranks,
             "dtype": r.dtype.name(),
@@ -77,7 +88,9 @@ impl Identified {
             "candidates": r.candidates.iter().map(candidate).collect::<Vec<_>>(),
             "best": r.best.map(|b| r.candidates[b].name.clone()),
             "map": map,
+            "map_segments": r.segments,
             "unexplained": listed(&r.unexplained),
+            "suspects": listed(&r.suspects),
             "separating": r.separating,
             "nonfinite": listed(&r.nonfinite),
             "ranks_disagree": listed(&r.ranks_disagree),
@@ -91,6 +104,7 @@ impl Identified {
         let r = &self.report;
         let sr = r.rounding == Rounding::Sr;
         let mut t = String::new();
+        let _ = writeln!(t, "verdict: {} — {}", r.verdict.name(), r.verdict_reason);
         let observed: Vec<String> = r.observed_ranks.iter().map(|x| x.to_string()).collect();
         let how = if sr { "stochastic rounding: consistency" } else { "RNE: bit for bit" };
         let _ = writeln!(
@@ -115,11 +129,21 @@ impl Identified {
             let aliases = if c.aliases.is_empty() { String::new() } else { format!(" (= {})", c.aliases.join(", ")) };
             let _ = writeln!(t, "  {counts}  {}{aliases}  [{}]", c.name, short(&order));
         }
-        let _ = writeln!(t, "\nmap (element ranges → the candidate that explains them):");
-        for m in &r.map {
+        let _ = writeln!(
+            t,
+            "\nmap ({} ranges, {} changes of candidate; element ranges → the candidate that explains them):",
+            r.map.len(),
+            r.segments.saturating_sub(1)
+        );
+        for m in r.map.iter().take(MAP_SHOWN) {
             let order = m.expr.as_ref().map_or(ORDER_PENDING.to_string(), Order::to_string);
-            let gaps =
-                if m.unexplained > 0 { format!(", {} unexplained inside", m.unexplained) } else { String::new() };
+            let mut gaps = String::new();
+            if m.unexplained > 0 {
+                let _ = write!(gaps, ", {} unexplained inside", m.unexplained);
+            }
+            if m.suspects > 0 {
+                let _ = write!(gaps, ", {} suspects inside", m.suspects);
+            }
             let _ = writeln!(
                 t,
                 "  {}..={}: {}{gaps}  [{}]",
@@ -128,6 +152,9 @@ impl Identified {
                 r.candidates[m.candidate].name,
                 short(&order)
             );
+        }
+        if r.map.len() > MAP_SHOWN {
+            let _ = writeln!(t, "  … and {} more ranges (--json lists them all)", r.map.len() - MAP_SHOWN);
         }
         t.push_str(&tail_lines(self));
         t.trim_end().to_string()
@@ -146,15 +173,17 @@ fn rounding_name(r: Rounding) -> &'static str {
     }
 }
 
-/// The verdict: the best candidate and what separates it from the next.
+/// The answer (`best:`, only with an `explained` verdict; else `closest:`, not the answer)
+/// and what separates it from the next.
 fn best_line(id: &Identified) -> String {
     let r = &id.report;
     let Some(b) = r.best.map(|b| &r.candidates[b]) else {
-        return "best: none — no candidate explains any element".to_string();
+        return "closest: none — no candidate explains any element".to_string();
     };
     let explained = b.consistent.unwrap_or(b.matched);
     let verb = if b.consistent.is_some() { "consistent with" } else { "matches" };
-    let mut line = format!("best: {} — {verb} {explained} of {} elements", b.name, r.total);
+    let head = if r.answer().is_some() { "best:" } else { "closest (not the answer, see the verdict):" };
+    let mut line = format!("{head} {} — {verb} {explained} of {} elements", b.name, r.total);
     if let (Some(sep), Some(next)) = (r.separating, r.candidates.get(1)) {
         if sep == 0 {
             let _ = write!(line, "; these inputs cannot tell it from {} (no element separates them)", next.name);
@@ -173,6 +202,11 @@ fn tail_lines(id: &Identified) -> String {
     let _ = writeln!(t, "\nunexplained: {} elements", r.unexplained.count);
     if r.unexplained.count > 0 {
         let _ = writeln!(t, "  first: {}", list(&r.unexplained));
+    }
+    let _ =
+        writeln!(t, "suspects (only another order explains them inside their range): {} elements", r.suspects.count);
+    if r.suspects.count > 0 {
+        let _ = writeln!(t, "  first: {}", list(&r.suspects));
     }
     if r.nonfinite.count > 0 {
         let _ = writeln!(
