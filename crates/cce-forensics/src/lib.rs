@@ -19,6 +19,9 @@
 //!   run's outputs — and the order of element i as a function) scored into a [`Report`]:
 //!   the ranking, the map of element ranges to orders, the unexplained elements, and how many
 //!   elements separate the best from the next ([`report`]);
+//! - [`reveal`]: the tree of any black-box all-reduce, element by element, recovered from its
+//!   outputs on masked inputs (FPRev's masks over a collective's element classes), checked on
+//!   random inputs before it is called revealed;
 //! - [`probe`]: inputs on which every pair of merged family orders differs in every 64
 //!   elements ([`make_probe`]).
 //!
@@ -41,6 +44,7 @@ pub mod identify;
 pub mod probe;
 pub mod problem;
 pub mod report;
+pub mod reveal;
 pub mod rule;
 
 pub use error::ForensicsError;

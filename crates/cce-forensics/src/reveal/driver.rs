@@ -1,0 +1,512 @@
+//! The reveal's runs as a state machine ([`Reveal`]: the next run's inputs, then what its
+//! outputs showed), and [`reveal`], which drives a [`BlackBox`] through it.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use cce_numerics::NumType;
+use cce_numerics::float::round_value;
+use cce_numerics::order::Order;
+
+use super::RevealError;
+use super::mask::{Query, Regime, Scales};
+use super::segment::{self, Candidate, Cover, Segment};
+use super::tree::{has_multiway, pairs};
+use crate::eval::rne_block;
+use crate::problem::element;
+use crate::rule::{Family, Rounding, Rule, merge_key};
+
+/// An all-reduce cce cannot see inside: every rank's input in, every rank's output out.
+pub trait BlackBox {
+    /// Runs it once (`run` counts from 1) on `inputs` (one little-endian buffer per rank) and
+    /// returns every rank's output.
+    fn run(&mut self, run: u32, inputs: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, RevealError>;
+}
+
+/// Elements that share one tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// First element.
+    pub first: usize,
+    /// Last element (inclusive).
+    pub last: usize,
+    /// The rank whose output this is, where the ranks' outputs differ (`None`: every rank's).
+    pub rank: Option<usize>,
+    /// The tree, in the order grammar.
+    pub order: Order,
+    /// The accumulate dtype: the buffer dtype when every parenthesis has two operands (with
+    /// round-to-nearest-even any wider accumulate gives the same bits then), fp32 otherwise.
+    pub accum: NumType,
+    /// The family order it equals, if one does.
+    pub equals: Option<String>,
+}
+
+/// The answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Revealed {
+    /// Whether every element's tree was revealed and checked.
+    pub revealed: bool,
+    /// Why not, when not.
+    pub reason: Option<String>,
+    /// How many times the black box ran.
+    pub runs: u32,
+    /// Ranks.
+    pub ranks: u32,
+    /// Elements per rank.
+    pub elems: usize,
+    /// The buffer dtype.
+    pub dtype: NumType,
+    /// The classes (empty when not revealed).
+    pub classes: Vec<Class>,
+}
+
+/// What one element of a run-2 input asks.
+#[derive(Clone, Copy, Debug)]
+enum Purpose {
+    /// Which of segments `seg` and `seg + 1` owns the element: the pair `pair` tells them apart.
+    Pin { seg: usize, pair: usize },
+    /// Whether add `node` of segment `seg`'s tree rounds.
+    Round { seg: usize, node: usize, query: Query },
+}
+
+/// One distinct output of run 1 and the ranks that gave it.
+struct Group {
+    ranks: Vec<usize>,
+    cands: Vec<Candidate>,
+    segs: Vec<Segment>,
+    plan: Vec<Option<Purpose>>,
+    /// Per segment: the adds that stay in the accumulator.
+    unrounded: Vec<Vec<usize>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Trees,
+    Detail(usize),
+    Check,
+    Done,
+}
+
+/// A reveal in progress: ask [`Reveal::next_inputs`], run them, hand the outputs to
+/// [`Reveal::observe`], until `next_inputs` is `None`; then [`Reveal::result`].
+pub struct Reveal {
+    ranks: u32,
+    elems: usize,
+    dtype: NumType,
+    scales: Scales,
+    pairs: Vec<(u32, u32)>,
+    stage: Stage,
+    runs: u32,
+    groups: Vec<Group>,
+    outcome: Option<Result<Vec<Class>, String>>,
+}
+
+/// Reveals the black box's order of `elems` elements of `dtype` over `ranks` ranks.
+pub fn reveal(ranks: u32, elems: usize, dtype: NumType, bb: &mut dyn BlackBox) -> Result<Revealed, RevealError> {
+    let mut r = Reveal::new(ranks, elems, dtype)?;
+    while let Some(inputs) = r.next_inputs() {
+        let outputs = bb.run(r.runs() + 1, &inputs)?;
+        r.observe(outputs)?;
+    }
+    Ok(r.result())
+}
+
+impl Reveal {
+    /// A reveal of `elems` elements of `dtype` (fp32, bf16, fp16) over `ranks` (2..=64) ranks.
+    pub fn new(ranks: u32, elems: usize, dtype: NumType) -> Result<Reveal, RevealError> {
+        if !(2..=64).contains(&ranks) {
+            return Err(RevealError::Ranks(ranks));
+        }
+        let scales = Scales::new(dtype, ranks)?;
+        let pairs = pairs(ranks);
+        if elems < pairs.len() {
+            return Err(RevealError::Elems { elems, ranks, need: pairs.len() });
+        }
+        Ok(Reveal {
+            ranks,
+            elems,
+            dtype,
+            scales,
+            pairs,
+            stage: Stage::Trees,
+            runs: 0,
+            groups: Vec::new(),
+            outcome: None,
+        })
+    }
+
+    /// Runs observed so far.
+    pub fn runs(&self) -> u32 {
+        self.runs
+    }
+
+    fn zeros(&self) -> Vec<Vec<u8>> {
+        alloc::vec![alloc::vec![0u8; self.elems * self.scales.size()]; self.ranks as usize]
+    }
+
+    fn run1_query(&self, e: usize) -> Query {
+        let (i, j) = self.pairs[e % self.pairs.len()];
+        Query::pair(i, j, self.ranks, Regime::Absorbed)
+    }
+
+    fn detail_query(&self, p: &Purpose) -> Query {
+        match *p {
+            Purpose::Pin { pair, .. } => {
+                let (i, j) = self.pairs[pair];
+                Query::pair(i, j, self.ranks, Regime::Absorbed)
+            }
+            Purpose::Round { query, .. } => query,
+        }
+    }
+
+    /// The next run's inputs (one buffer per rank), or `None` when the reveal is over.
+    pub fn next_inputs(&self) -> Option<Vec<Vec<u8>>> {
+        let mut inputs = self.zeros();
+        match self.stage {
+            Stage::Trees => {
+                for e in 0..self.elems {
+                    self.scales.write(&self.run1_query(e), e, &mut inputs);
+                }
+            }
+            Stage::Detail(g) => {
+                for (e, p) in self.groups[g].plan.iter().enumerate() {
+                    if let Some(p) = p {
+                        self.scales.write(&self.detail_query(p), e, &mut inputs);
+                    }
+                }
+            }
+            Stage::Check => inputs = check_inputs(self.ranks, self.elems, self.dtype),
+            Stage::Done => return None,
+        }
+        Some(inputs)
+    }
+
+    /// Takes the outputs of the run [`Reveal::next_inputs`] gave.
+    pub fn observe(&mut self, outputs: Vec<Vec<u8>>) -> Result<(), RevealError> {
+        let run = self.runs + 1;
+        let len = self.elems * self.scales.size();
+        if outputs.len() != self.ranks as usize {
+            return Err(RevealError::Outputs {
+                run,
+                what: alloc::format!("{} ranks' outputs, expected {}", outputs.len(), self.ranks),
+            });
+        }
+        if let Some((r, o)) = outputs.iter().enumerate().find(|(_, o)| o.len() != len) {
+            return Err(RevealError::Outputs {
+                run,
+                what: alloc::format!(
+                    "rank {r}'s output has {} bytes, expected {len} ({} elements of {})",
+                    o.len(),
+                    self.elems,
+                    self.dtype
+                ),
+            });
+        }
+        self.runs = run;
+        let step = match self.stage {
+            Stage::Trees => self.observe_trees(&outputs),
+            Stage::Detail(g) => self.observe_detail(g, &outputs),
+            Stage::Check => self.observe_check(&outputs),
+            Stage::Done => Ok(()),
+        };
+        if let Err(reason) = step {
+            self.outcome = Some(Err(reason));
+            self.stage = Stage::Done;
+        }
+        Ok(())
+    }
+
+    /// The answer (not revealed, with the reason, while runs are still wanted).
+    pub fn result(&self) -> Revealed {
+        let (revealed, reason, classes) = match &self.outcome {
+            Some(Ok(classes)) => (true, None, classes.clone()),
+            Some(Err(reason)) => (false, Some(reason.clone()), Vec::new()),
+            None => (false, Some(alloc::format!("the reveal wants run {} still", self.runs + 1)), Vec::new()),
+        };
+        Revealed { revealed, reason, runs: self.runs, ranks: self.ranks, elems: self.elems, dtype: self.dtype, classes }
+    }
+
+    fn count(&self, q: &Query, out: &[u8], e: usize) -> Option<u32> {
+        self.scales.count(q, element(out, self.scales.size(), e))
+    }
+
+    /// Run 1: the ranks grouped by their outputs, each group's classes and its run-2 plan.
+    fn observe_trees(&mut self, outputs: &[Vec<u8>]) -> Result<(), String> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for r in 0..outputs.len() {
+            match groups.iter_mut().find(|g| outputs[g[0]] == outputs[r]) {
+                Some(g) => g.push(r),
+                None => groups.push(alloc::vec![r]),
+            }
+        }
+        for ranks in groups {
+            let out = &outputs[ranks[0]];
+            let d: Vec<Option<u8>> = (0..self.elems)
+                .map(|e| self.count(&self.run1_query(e), out, e).map(|c| (self.ranks - c) as u8))
+                .collect();
+            let found = segment::classes(self.ranks, &d);
+            let segs = match found.cover {
+                Cover::Covered(segs) => segs,
+                Cover::Unexplained(e) => return Err(self.unexplained(&ranks, &d, e)),
+            };
+            let mut group = Group { ranks, cands: found.cands, segs, plan: Vec::new(), unrounded: Vec::new() };
+            self.plan(&mut group)?;
+            self.groups.push(group);
+        }
+        self.stage = self.next_detail(0);
+        Ok(())
+    }
+
+    fn unexplained(&self, ranks: &[usize], d: &[Option<u8>], e: usize) -> String {
+        let who = rank_words(ranks, self.ranks as usize);
+        match d[e] {
+            None => alloc::format!(
+                "run 1, element {e} of {who}: the output is no count of the mask's units (a stochastic rounding, a NaN, or an order that depends on the values)"
+            ),
+            Some(_) => alloc::format!(
+                "run 1, element {e} of {who}: no tree of adds explains it and the {} elements around it (a class shorter than the {} elements that measure every pair once, or a node that adds more than two sums exactly)",
+                self.pairs.len(),
+                self.pairs.len()
+            ),
+        }
+    }
+
+    /// Run 2's plan for a group: pins in every zone, rounding queries on the rest.
+    fn plan(&self, g: &mut Group) -> Result<(), String> {
+        let mut plan: Vec<Option<Purpose>> = alloc::vec![None; self.elems];
+        for (s, seg) in g.segs.iter().enumerate() {
+            if let Some((z0, z1)) = seg.zone {
+                let pair = segment::separating_pair(&g.cands[seg.cand], &g.cands[g.segs[s + 1].cand])
+                    .ok_or_else(|| "two classes with one tree".to_string())?;
+                plan[z0..=z1].fill(Some(Purpose::Pin { seg: s, pair }));
+            }
+            if !self.scales.has_buffer_regime() {
+                continue;
+            }
+            let tree = &g.cands[seg.cand].tree;
+            let queries: Vec<Purpose> = tree
+                .inner_adds()
+                .into_iter()
+                .map(|(node, sibling)| {
+                    let plus = tree.leaves(node).trailing_zeros();
+                    let minus = tree.leaves(sibling).trailing_zeros();
+                    let ones = tree.leaves(node) & !(1 << plus);
+                    Purpose::Round { seg: s, node, query: Query { plus, minus, ones, regime: Regime::Buffer } }
+                })
+                .collect();
+            let free: Vec<usize> = (seg.first..=seg.last).filter(|&e| plan[e].is_none()).collect();
+            if !queries.is_empty() && free.len() < queries.len() {
+                return Err(alloc::format!(
+                    "elements {}..={}: {} elements outside the boundary zones, fewer than the {} adds whose rounding they must show",
+                    seg.first,
+                    seg.last,
+                    free.len(),
+                    queries.len()
+                ));
+            }
+            for (k, &e) in free.iter().enumerate() {
+                if !queries.is_empty() {
+                    plan[e] = Some(queries[k % queries.len()]);
+                }
+            }
+        }
+        g.unrounded = alloc::vec![Vec::new(); g.segs.len()];
+        g.plan = plan;
+        Ok(())
+    }
+
+    fn next_detail(&self, from: usize) -> Stage {
+        (from..self.groups.len())
+            .find(|&g| self.groups[g].plan.iter().any(Option::is_some))
+            .map_or(Stage::Check, Stage::Detail)
+    }
+
+    /// Run 2 of group `g`: the zones settled, the roundings read.
+    fn observe_detail(&mut self, g: usize, outputs: &[Vec<u8>]) -> Result<(), String> {
+        let out = &outputs[self.groups[g].ranks[0]];
+        let who = rank_words(&self.groups[g].ranks, self.ranks as usize);
+        let group = &self.groups[g];
+        let mut owners: Vec<Vec<(usize, bool)>> = alloc::vec![Vec::new(); group.segs.len()];
+        let mut rounds: Vec<Vec<(usize, bool)>> = alloc::vec![Vec::new(); group.segs.len()];
+        for (e, p) in group.plan.iter().enumerate() {
+            let Some(p) = p else { continue };
+            let q = self.detail_query(p);
+            let Some(c) = self.count(&q, out, e) else {
+                return Err(alloc::format!(
+                    "run {}, element {e} of {who}: the output is no count of the mask's units",
+                    self.runs
+                ));
+            };
+            match *p {
+                Purpose::Pin { seg, pair } => {
+                    let d = (self.ranks - c) as u8;
+                    let (a, b) = (&group.cands[group.segs[seg].cand], &group.cands[group.segs[seg + 1].cand]);
+                    if d != a.d[pair] && d != b.d[pair] {
+                        return Err(alloc::format!(
+                            "run {}, element {e} of {who}: neither neighbouring class's tree explains it",
+                            self.runs
+                        ));
+                    }
+                    owners[seg].push((e, d == b.d[pair]));
+                }
+                Purpose::Round { seg, node, .. } => rounds[seg].push((node, c > 0)),
+            }
+        }
+        let runs = self.runs;
+        let group = &mut self.groups[g];
+        for (s, own) in owners.iter().enumerate() {
+            if own.is_empty() {
+                continue;
+            }
+            // The zone's owners go a…a b…b: the boundary is at the first b.
+            let first_b = own.iter().position(|&(_, b)| b).unwrap_or(own.len());
+            if own[first_b..].iter().any(|&(_, b)| !b) {
+                return Err(alloc::format!(
+                    "run {runs}: elements {}..={} of {who} switch between two trees more than once",
+                    own[0].0,
+                    own[own.len() - 1].0
+                ));
+            }
+            let boundary = own.get(first_b).map_or(own[own.len() - 1].0 + 1, |&(e, _)| e);
+            group.segs[s].last = boundary - 1;
+            group.segs[s + 1].first = boundary;
+        }
+        for (s, answers) in rounds.iter_mut().enumerate() {
+            answers.sort_unstable();
+            if let Some(w) = answers.windows(2).find(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1) {
+                let seg = &group.segs[s];
+                return Err(alloc::format!(
+                    "run {runs}, elements {}..={} of {who}: an add (over ranks {:?}) rounds at some elements and not at others",
+                    seg.first,
+                    seg.last,
+                    ranks_of(group.cands[seg.cand].tree.leaves(w[0].0))
+                ));
+            }
+            answers.dedup();
+            group.unrounded[s] = answers.iter().filter(|&&(_, kept)| kept).map(|&(n, _)| n).collect();
+        }
+        self.stage = self.next_detail(g + 1);
+        Ok(())
+    }
+
+    /// Every group's classes: segments with their orders, neighbours of one order joined.
+    fn classes(&self) -> Result<Vec<Class>, String> {
+        let mut out: Vec<Class> = Vec::new();
+        let per_rank = self.groups.len() > 1;
+        for g in &self.groups {
+            let mut mine: Vec<Class> = Vec::new();
+            for (s, seg) in g.segs.iter().enumerate() {
+                let unrounded = g.unrounded.get(s).map_or(&[][..], Vec::as_slice);
+                let order = g.cands[seg.cand]
+                    .tree
+                    .order(unrounded)
+                    .map_err(|why| alloc::format!("elements {}..={}: {why}", seg.first, seg.last))?;
+                let accum = if has_multiway(&order) { NumType::F32 } else { self.dtype };
+                match mine.last_mut() {
+                    Some(c) if c.order == order && c.accum == accum => c.last = seg.last,
+                    _ => mine.push(Class { first: seg.first, last: seg.last, rank: None, equals: None, order, accum }),
+                }
+            }
+            for c in &mut mine {
+                c.equals = family_equal(&c.order, c.accum, self.dtype, self.ranks);
+            }
+            if per_rank {
+                for &r in &g.ranks {
+                    out.extend(mine.iter().cloned().map(|c| Class { rank: Some(r), ..c }));
+                }
+            } else {
+                out = mine;
+            }
+        }
+        out.sort_by_key(|c| (c.rank, c.first));
+        Ok(out)
+    }
+
+    /// Run 3: every element's output is its class's order on random inputs.
+    fn observe_check(&mut self, outputs: &[Vec<u8>]) -> Result<(), String> {
+        self.stage = Stage::Done;
+        let classes = self.classes()?;
+        let inputs = check_inputs(self.ranks, self.elems, self.dtype);
+        let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        let size = self.scales.size();
+        for c in &classes {
+            let rule = Rule { order: c.order.clone(), accum: c.accum };
+            let count = c.last - c.first + 1;
+            let pred = rne_block(&rule, self.dtype, &slices, c.first, count).map_err(|e| e.to_string())?;
+            let ranks: Vec<usize> = match c.rank {
+                Some(r) => alloc::vec![r],
+                None => (0..self.ranks as usize).collect(),
+            };
+            for r in ranks {
+                let got = &outputs[r][c.first * size..(c.last + 1) * size];
+                if let Some(k) = (0..count).find(|&k| pred[k * size..(k + 1) * size] != got[k * size..(k + 1) * size]) {
+                    return Err(alloc::format!(
+                        "run {}: on random inputs element {} of rank {r} is not {} (accumulate {}): the order depends on the values, the rounding is not to nearest even, or the adds are not what the masks showed",
+                        self.runs,
+                        c.first + k,
+                        c.order,
+                        c.accum
+                    ));
+                }
+            }
+        }
+        self.outcome = Some(Ok(classes));
+        Ok(())
+    }
+}
+
+fn ranks_of(bits: u64) -> Vec<u32> {
+    (0..64).filter(|r| bits >> r & 1 == 1).collect()
+}
+
+fn rank_words(ranks: &[usize], all: usize) -> String {
+    if ranks.len() == all {
+        "every rank".into()
+    } else if ranks.len() == 1 {
+        alloc::format!("rank {}", ranks[0])
+    } else {
+        alloc::format!("ranks {ranks:?}")
+    }
+}
+
+/// The family order (accumulated in fp32 or the buffer dtype) that gives the same bits as
+/// `order` accumulated in `accum`, by [`merge_key`].
+fn family_equal(order: &Order, accum: NumType, dtype: NumType, ranks: u32) -> Option<String> {
+    let key = merge_key(&Rule { order: order.clone(), accum }, dtype, Rounding::Rne);
+    Family::all(ranks).into_iter().find_map(|f| {
+        [NumType::F32, dtype]
+            .into_iter()
+            .any(|a| merge_key(&Rule { order: f.order(ranks), accum: a }, dtype, Rounding::Rne) == key)
+            .then(|| f.name(ranks))
+    })
+}
+
+/// SplitMix64: the check's random bits, a pure function of its seed.
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Run 3's inputs: every rank and element a different finite value, sign and significand at
+/// random, exponent in −6..=6.
+pub(super) fn check_inputs(ranks: u32, elems: usize, dtype: NumType) -> Vec<Vec<u8>> {
+    let fmt = dtype.float_format().unwrap_or(cce_numerics::FloatFormat::F32);
+    let size = dtype.size();
+    let mbits = fmt.mbits;
+    (0..ranks)
+        .map(|r| {
+            let mut buf = Vec::with_capacity(elems * size);
+            for e in 0..elems {
+                let z = splitmix(0x5eed_0000_0000_0000 ^ ((e as u64) << 8 | u64::from(r)));
+                let mant = 1.0 + (z & ((1 << mbits) - 1)) as f64 / (1u64 << mbits) as f64;
+                let exp = ((z >> 40) % 13) as i32 - 6;
+                let sign = if z >> 63 == 1 { -1.0 } else { 1.0 };
+                let x = sign * mant * f64::from_bits(((1023 + exp) as u64) << 52);
+                buf.extend_from_slice(&round_value(x, fmt, None).to_le_bytes()[..size]);
+            }
+            buf
+        })
+        .collect()
+}
