@@ -100,6 +100,9 @@ fn on_the_probe_identify_names_the_order_of_every_chunk() {
         id.add(cands.clone()).unwrap();
         let report = id.report();
         assert_eq!(report.unexplained.count, 0);
+        // One listed order per chunk: every element explained by its range's order.
+        assert_eq!(report.suspects.count, 0, "R={r}: {:?}", report.suspects);
+        assert_eq!(report.verdict, cce_forensics::Verdict::Explained, "R={r}: {}", report.verdict_reason);
         let mut worst = 0;
         for c in 0..r {
             let want = &cands[pick(c)].name;
