@@ -836,6 +836,9 @@ pub enum StoryInputs<'a> {
     Arrays(&'a [&'a [u8]]),
     /// `dir/rank{r}.bin`, read element by element (each file's length checked first).
     RankFiles(&'a std::path::Path),
+    /// Rank r's input in file r from the byte given (a `.npy`'s data), read element by element;
+    /// the caller has checked that each holds the run's elements.
+    Files(&'a [(std::path::PathBuf, u64)]),
 }
 
 impl AllreduceParams {
@@ -933,6 +936,12 @@ fn story_of(cfg: &Config, index: u64, rank: Option<u64>, inputs: StoryInputs<'_>
         StoryInputs::RankFiles(dir) => {
             check_rank_files(cfg, dir)?;
             Box::new(metrics::RankFiles::open(cfg, dir).map_err(|e| input(e.to_string()))?)
+        }
+        StoryInputs::Files(files) => {
+            if files.len() != cfg.ranks {
+                return Err(input(format!("need {} input files, one per rank", cfg.ranks)));
+            }
+            Box::new(metrics::RankFiles::at(cfg, files).map_err(|e| input(e.to_string()))?)
         }
     };
     let story = collective::story(cfg, source.as_ref(), index, rank)?;

@@ -80,6 +80,8 @@ pub use render::{report, trace};
 pub mod run;
 pub mod runtime;
 pub mod values;
+/// The header of a NumPy `.npy` file, as every front reads one.
+pub use cce_numerics::npy;
 
 pub use bits::{
     Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,

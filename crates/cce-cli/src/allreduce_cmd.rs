@@ -2,14 +2,16 @@
 //! inputs and outputs on disk, progress and printing here.
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use cce_api::SdmaDtype;
 use cce_api::collective::{self as api, AllreduceParams, Config, Demo, Prepared};
 use cce_api::params::{AlgoChoice, Compress};
 
 use crate::args::{AllreduceArgs, DemoArgs, named};
 use crate::error::CliError;
-use crate::files::write_atomic;
+use crate::files::{Layout, write_atomic};
 
 fn input(m: impl Into<String>) -> CliError {
     CliError::Input(m.into())
@@ -65,14 +67,69 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
     })
 }
 
-fn read_inputs(cfg: &Config, dir: &std::path::Path) -> Result<Vec<Vec<u8>>, CliError> {
-    cce_api::collective::check_rank_files(cfg, dir)?;
-    (0..cfg.ranks)
-        .map(|r| {
-            let p = dir.join(format!("rank{r}.bin"));
-            std::fs::read(&p).map_err(|source| CliError::Io { path: p.display().to_string(), source })
-        })
-        .collect()
+/// `--input-dir`'s rank files (rank{r}.bin or rank{r}.npy, ranks 0..R−1 none missing, as
+/// `repro` and `identify` read them), each measured: nothing read but an .npy header.
+fn input_files(dir: &Path, dtype: SdmaDtype) -> Result<Vec<(PathBuf, Layout)>, CliError> {
+    let size = u64::from(dtype.bytes().max(1));
+    let kinds = crate::files::npy_kinds(dtype);
+    let mut files = Vec::new();
+    for f in crate::files::rank_files(dir)? {
+        let at = crate::files::layout(&f.path, size, kinds, dtype.name())?;
+        files.push((f.path, at));
+    }
+    Ok(files)
+}
+
+/// The first `ranks` of `files`, each holding exactly `elems` elements of `dtype`.
+fn check_files<'a>(
+    (ranks, elems, dtype): (usize, u64, SdmaDtype),
+    dir: &Path,
+    files: &'a [(PathBuf, Layout)],
+) -> Result<&'a [(PathBuf, Layout)], CliError> {
+    if files.len() < ranks {
+        return Err(input(format!(
+            "{}: rank{}.bin (or .npy) is missing: the run has {ranks} ranks",
+            dir.display(),
+            files.len()
+        )));
+    }
+    let size = u64::from(dtype.bytes().max(1));
+    for (p, at) in &files[..ranks] {
+        if at.elems != elems {
+            return Err(input(format!(
+                "{}: {} bytes, expected {} ({elems} elements of {})",
+                p.display(),
+                at.elems * size,
+                elems * size,
+                dtype.name()
+            )));
+        }
+    }
+    Ok(&files[..ranks])
+}
+
+fn read_inputs(cfg: &Config, dir: &Path, files: &[(PathBuf, Layout)]) -> Result<Vec<Vec<u8>>, CliError> {
+    let size = u64::from(cfg.dtype.bytes().max(1));
+    let files = check_files((cfg.ranks, cfg.elems, cfg.dtype), dir, files)?;
+    files.iter().map(|(p, at)| crate::files::read_elements(p, *at, cfg.elems, size)).collect()
+}
+
+/// `--element` and `--rank` as the story takes them: a negative one refused with the range
+/// (one past the end is the story's to refuse, with the same range).
+fn element_and_rank(index: i128, rank: Option<i128>, elems: u64, ranks: u64) -> Result<(u64, Option<u64>), CliError> {
+    if index < 0 {
+        return Err(input(format!(
+            "--element {index} is before the run's {elems} elements per rank (0..={})",
+            elems.saturating_sub(1)
+        )));
+    }
+    if let Some(r) = rank.filter(|&r| r < 0) {
+        // The rank count is the library's to work out with --nodes.
+        let range = if ranks > 0 { format!("0..={}", ranks - 1) } else { "numbered from 0".to_string() };
+        return Err(input(format!("--rank {r}: the run has ranks {range}")));
+    }
+    let big = |v: i128| u64::try_from(v).unwrap_or(u64::MAX);
+    Ok((big(index), rank.map(big)))
 }
 
 fn spinner(msg: String) -> indicatif::ProgressBar {
@@ -109,26 +166,28 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, &p, sweep);
     }
-    let elems = if let Some(dir) = &a.input_dir {
-        // Without --elems, the element count follows rank0.bin (its length only: nothing is read).
-        match a.elems {
-            Some(e) => e,
-            None => {
-                let p = dir.join("rank0.bin");
-                let len = std::fs::metadata(&p).map_err(CliError::io(&p))?.len();
-                len / a.dtype.bytes().max(1) as u64
-            }
-        }
-    } else {
-        a.elems.ok_or_else(|| input("--elems is required without --input-dir"))?
+    let files = a.input_dir.as_deref().map(|d| input_files(d, a.dtype)).transpose()?;
+    let elems = match (a.elems, &files) {
+        (Some(e), _) => e,
+        // Without --elems, the element count follows rank 0's file (its length or its .npy
+        // header only: nothing is read).
+        (None, Some(f)) => f[0].1.elems,
+        (None, None) => return Err(input("--elems is required without --input-dir")),
     };
     if let Some(index) = a.element {
+        let (index, rank) = element_and_rank(index, a.rank, elems, p.ranks)?;
         // One element's story: the schedule for that element alone, no run (any size).
-        let inputs = match &a.input_dir {
-            Some(d) => api::StoryInputs::RankFiles(d),
-            None => api::StoryInputs::Generated { seed: a.seed },
+        let at: Vec<(PathBuf, u64)>;
+        let inputs = match (&a.input_dir, &files) {
+            (Some(d), Some(f)) => {
+                // Every rank's file when the rank count is the library's to work out (--nodes).
+                let ranks = if p.ranks > 0 { p.ranks as usize } else { f.len() };
+                at = check_files((ranks, elems, a.dtype), d, f)?.iter().map(|(p, l)| (p.clone(), l.offset)).collect();
+                api::StoryInputs::Files(&at)
+            }
+            _ => api::StoryInputs::Generated { seed: a.seed },
         };
-        let s = p.element_story(elems, index, a.rank, inputs)?;
+        let s = p.element_story(elems, index, rank, inputs)?;
         if a.json {
             crate::print_json(&s.to_json());
         } else {
@@ -154,9 +213,9 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     }
     // The trace's timeline (refused when it would hold too many packets) before anything runs.
     let timeline = a.trace.as_ref().map(|_| job.timeline()).transpose()?;
-    let inputs = match &a.input_dir {
-        Some(d) => read_inputs(job.config(), d)?,
-        None => job.generate_inputs(a.seed),
+    let inputs = match (&a.input_dir, &files) {
+        (Some(d), Some(f)) => read_inputs(job.config(), d, f)?,
+        _ => job.generate_inputs(a.seed),
     };
     let pb = spinner(format!("{} over {} ranks", job.label(), job.config().ranks));
     let result = job.run(inputs.into_iter().map(Cow::Owned).collect());

@@ -97,6 +97,18 @@ pub(crate) enum Command {
     Repro(Box<ReproArgs>),
 }
 
+/// A number as `--element` and `--rank` take it: decimal or 0x-hex, a leading `-` accepted so
+/// that the command refuses a negative one with the range it takes (clap's own refusal of
+/// `-1` reads as an unknown flag).
+fn signed(s: &str) -> Result<i128, String> {
+    match s.trim().strip_prefix('-') {
+        Some(rest) => {
+            cce_api::values::parse_u64(rest).map(|v| -i128::from(v)).map_err(|_| format!("'{s}' is not a number"))
+        }
+        None => cce_api::values::parse_u64(s).map(i128::from),
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Limits: 2..=4096 ranks; mesh runs at most 32 ranks (it reduces every rank's chunk in one CCE packet, \
@@ -250,12 +262,12 @@ pub(crate) struct AllreduceArgs {
     /// partial before and after rounding, how it rounded (RNE, SR's random bits, a GCE hop),
     /// the error so far and the order as an expression. Computed from the schedule for that
     /// element alone (any size; with --input-dir only the needed elements are read).
-    #[arg(long, value_parser = cce_api::values::parse_u64, conflicts_with_all = ["sweep", "explain", "trace", "output_dir", "fail_rank"])]
-    pub(crate) element: Option<u64>,
+    #[arg(long, allow_hyphen_values = true, value_parser = signed, conflicts_with_all = ["sweep", "explain", "trace", "output_dir", "fail_rank"])]
+    pub(crate) element: Option<i128>,
     /// With --element: the rank whose output is shown; rank 0 unless given, or for a
     /// reduce-scatter the rank that holds the element.
-    #[arg(long, requires = "element", value_parser = cce_api::values::parse_u64)]
-    pub(crate) rank: Option<u64>,
+    #[arg(long, requires = "element", allow_hyphen_values = true, value_parser = signed)]
+    pub(crate) rank: Option<i128>,
     /// One JSON object instead of a report (with --sweep: `{"rows": [...]}`; with --element:
     /// `{"element": {...}}`).
     #[arg(long)]

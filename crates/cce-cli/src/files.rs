@@ -99,45 +99,90 @@ pub(crate) fn rank_files(dir: &Path) -> Result<Vec<RankFile>, CliError> {
     Ok(found)
 }
 
+/// Where a rank file's elements are: from byte `offset` (a `.npy`'s data; 0 for `.bin`),
+/// `elems` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The first element's byte.
+    pub(crate) offset: u64,
+    /// How many elements.
+    pub(crate) elems: u64,
+}
+
+/// Measures a rank file of `size`-byte elements without reading its data: a `.bin`'s length
+/// must be whole elements; a `.npy`'s header is read and checked (little-endian items of
+/// `size` bytes whose kind is one of `kinds`, C order, a shape that covers the data exactly).
+pub(crate) fn layout(path: &Path, size: u64, kinds: &[char], dtype: &str) -> Result<Layout, CliError> {
+    let bad = |why: String| CliError::Input(format!("{}: {why}", path.display()));
+    let len = file_len(path)?;
+    if !path.extension().is_some_and(|e| e == "npy") {
+        if len % size != 0 {
+            return Err(bad(format!("{len} bytes, not a multiple of the {dtype} element size {size}")));
+        }
+        return Ok(Layout { offset: 0, elems: len / size });
+    }
+    let head = read_prefix(path, 12)?;
+    let need = cce_api::npy::header_size(&head).map_err(&bad)?;
+    let h = cce_api::npy::header(&read_prefix(path, need)?).map_err(&bad)?;
+    if !h.holds(size, kinds) {
+        let kinds: Vec<String> = kinds.iter().map(char::to_string).collect();
+        return Err(bad(format!(
+            ".npy dtype '{}': expected little-endian items of {size} bytes, of kind {} ({dtype})",
+            h.descr,
+            kinds.join(" or ")
+        )));
+    }
+    if h.fortran_order && h.shape.len() > 1 {
+        return Err(bad(".npy in Fortran order: save a C-ordered (or 1-D) array".into()));
+    }
+    let elems = h.elems().ok_or_else(|| bad("an .npy shape too large".into()))?;
+    let data = len.saturating_sub(h.data_offset);
+    if data != elems.saturating_mul(size) {
+        return Err(bad(format!(
+            "its shape {} needs {} data bytes, the file has {data}",
+            h.shape_text(),
+            elems.saturating_mul(size)
+        )));
+    }
+    Ok(Layout { offset: h.data_offset, elems })
+}
+
+/// The first `n` bytes of `path` (fewer when it is shorter).
+fn read_prefix(path: &Path, n: usize) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(CliError::io(path))?;
+    let mut buf = Vec::with_capacity(n);
+    f.take(n as u64).read_to_end(&mut buf).map_err(CliError::io(path))?;
+    Ok(buf)
+}
+
+/// The first `elems` elements (of `size` bytes) of a file laid out as `at`.
+pub(crate) fn read_elements(path: &Path, at: Layout, elems: u64, size: u64) -> Result<Vec<u8>, CliError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = CliError::io(path);
+    let mut f = std::fs::File::open(path).map_err(&io)?;
+    f.seek(SeekFrom::Start(at.offset)).map_err(&io)?;
+    let mut buf = vec![0u8; (elems.min(at.elems) * size) as usize];
+    f.read_exact(&mut buf).map_err(&io)?;
+    Ok(buf)
+}
+
+/// The kinds of `.npy` element a dtype's files may hold: a float dtype `f`, or `V` as
+/// ml_dtypes' types save; a signed integer `i`, an unsigned one `u`.
+pub(crate) fn npy_kinds(dtype: cce_api::SdmaDtype) -> &'static [char] {
+    if dtype.is_float() {
+        &['f', 'V']
+    } else if dtype.name().starts_with('u') {
+        &['u']
+    } else {
+        &['i']
+    }
+}
+
 /// The element bytes a rank file holds: its size checked against `size`-byte elements before
 /// it is read (a `.npy`'s header read and checked: little-endian, `size`-byte items, C order).
 pub(crate) fn element_bytes(path: &Path, size: usize, dtype: &str) -> Result<Vec<u8>, CliError> {
-    let bytes = read(path)?;
-    let data = if path.extension().is_some_and(|e| e == "npy") { npy_payload(path, &bytes, size)? } else { bytes };
-    if data.len() % size != 0 {
-        return Err(CliError::Input(format!(
-            "{}: {} bytes, not a multiple of the {dtype} element size {size}",
-            path.display(),
-            data.len()
-        )));
-    }
-    Ok(data)
-}
-
-/// The data of a `.npy` file (format versions 1–3), its header checked.
-fn npy_payload(path: &Path, bytes: &[u8], size: usize) -> Result<Vec<u8>, CliError> {
-    let bad = |why: String| CliError::Input(format!("{}: {why}", path.display()));
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err(bad("not a .npy file (no \\x93NUMPY magic)".into()));
-    }
-    let (len, start) = match bytes[6] {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
-        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
-        v => return Err(bad(format!(".npy format version {v} (1 to 3 are read)"))),
-    };
-    let header = bytes.get(start..start + len).ok_or_else(|| bad("truncated .npy header".into()))?;
-    let header = String::from_utf8_lossy(header);
-    let descr = header
-        .split("'descr':")
-        .nth(1)
-        .and_then(|r| r.split('\'').nth(1))
-        .ok_or_else(|| bad("a .npy header without a descr".into()))?;
-    let item: usize = descr.trim_start_matches(['<', '|', '=']).get(1..).and_then(|d| d.parse().ok()).unwrap_or(0);
-    if descr.starts_with('>') || item != size {
-        return Err(bad(format!(".npy dtype '{descr}': expected little-endian items of {size} bytes (the dtype's)")));
-    }
-    if header.contains("'fortran_order': True") {
-        return Err(bad(".npy in Fortran order: save a C-ordered (or 1-D) array".into()));
-    }
-    Ok(bytes[start + len..].to_vec())
+    // Any kind of the size: a bf16 array saved as its uint16 view is read as bf16.
+    let at = layout(path, size as u64, &['f', 'V', 'i', 'u'], dtype)?;
+    read_elements(path, at, at.elems, size as u64)
 }

@@ -20,6 +20,8 @@ mod gce;
 mod hier;
 #[path = "bad_input/identify.rs"]
 mod identify;
+#[path = "bad_input/inputs.rs"]
+mod inputs;
 #[path = "bad_input/msccl.rs"]
 mod msccl;
 #[path = "bad_input/packets.rs"]
@@ -334,6 +336,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     msccl::rows(f, &mut all);
     identify::rows(&mut all);
     repro::rows(&mut all);
+    inputs::rows(&mut all);
     hier::rows(&mut all);
     all
 }

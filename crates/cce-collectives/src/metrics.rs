@@ -42,11 +42,12 @@ pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
 /// the inputs (computed in f64, see the module); for an all-reduce every rank's output is
 /// measured, for reduce-scatter and all-gather alone only `ranks_identical` is (the other
 /// fields are 0). Elements whose output is NaN or infinite while the exact value is finite are
-/// left out of the error maxima and means and counted in `wrong`.
+/// left out of the error maxima and means and counted in `wrong`; elements with a NaN or an
+/// infinity among their inputs are in no count and listed in `nonfinite`.
 ///
 /// The keys of `cce allreduce --json` (a contract: extended, never renamed). From here, one per
 /// field below: `ranks_identical`, `max_abs_err`, `max_rel_err`, `max_ulp_err`, `mean_ulp_err`,
-/// `wrong`. From the run ([`crate::collective::Outcome`]): `packets` and `descriptors` (tx + rx)
+/// `wrong`, `nonfinite` (`count`, `first`: as `cce identify` lists them). From the run ([`crate::collective::Outcome`]): `packets` and `descriptors` (tx + rx)
 /// executed over all ranks; `bytes_moved`, bytes read + written over all ranks; `seconds`, wall
 /// time of the run (loading excluded); `model_seconds`, the time model's estimate; `algbw_gbps` =
 /// elems · size / seconds / 10⁹ and `busbw_gbps` = algbw · 2(R−1)/R (all-reduce) or · (R−1)/R
@@ -54,7 +55,7 @@ pub fn ulp(dtype: SdmaDtype, x: f64) -> Option<f64> {
 /// [`crate::collective::check`] counted against the budget; `per_rank`, each rank's `packets`,
 /// `descriptors`, `bytes_read`, `bytes_written`; `per_link`, `{from, to, bytes}` for every
 /// pair of ranks that exchanged bytes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metrics {
     /// Every rank holds the same bytes (for reduce-scatter: trivially true).
     pub ranks_identical: bool,
@@ -80,6 +81,31 @@ pub struct Metrics {
     /// from the wrapping result. With GCE (`--compress gce`), the bound that adds Q = nodes + 1
     /// quantizations: |err| ≤ ((1 + 2^-3)^Q · (1 + 2^-p)^(R+Q) − 1) · Σ|x| + Q · 2^-31 · max Σ|x|.
     pub wrong: u64,
+    /// The elements with a NaN or an infinity among their inputs (counted once per element,
+    /// not per rank): every reduction order gives a NaN or an infinity there, so they are
+    /// left out of `wrong` and of the error maxima and means, and listed here instead.
+    pub nonfinite: Nonfinite,
+}
+
+/// Elements listed by index: how many, and the first [`Nonfinite::LISTED`] of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Nonfinite {
+    /// How many.
+    pub count: u64,
+    /// The first ones, ascending.
+    pub first: Vec<u64>,
+}
+
+impl Nonfinite {
+    /// Elements listed in `first` at most (as `cce identify` lists them).
+    pub const LISTED: usize = 20;
+
+    /// Adds `other` (the elements after these) into `self`.
+    pub fn merge(&mut self, other: &Nonfinite) {
+        self.count += other.count;
+        let room = Nonfinite::LISTED.saturating_sub(self.first.len());
+        self.first.extend(other.first.iter().take(room));
+    }
 }
 
 /// Whether a run's outputs are compared with the exact reduction of its inputs.
@@ -180,7 +206,8 @@ impl InputSource for Generated {
 /// Inputs in files, rank r's in `dir/rank{r}.bin` (what `--input-dir` names), read block by
 /// block.
 pub struct RankFiles {
-    files: Vec<AtFile>,
+    /// Each rank's file and the byte its elements start at.
+    files: Vec<(AtFile, u64)>,
     size: usize,
 }
 
@@ -219,11 +246,21 @@ impl RankFiles {
     /// # Errors
     /// A file that cannot be opened.
     pub fn open(cfg: &Config, dir: &std::path::Path) -> std::io::Result<RankFiles> {
-        let files = (0..cfg.ranks)
-            .map(|q| {
-                let p = dir.join(format!("rank{q}.bin"));
-                std::fs::File::open(&p)
-                    .map(AtFile::new)
+        let files: Vec<_> = (0..cfg.ranks).map(|q| (dir.join(format!("rank{q}.bin")), 0)).collect();
+        RankFiles::at(cfg, &files)
+    }
+
+    /// Opens rank r's input at `files[r]`: a path and the byte its elements start at (a
+    /// `.npy`'s data; 0 for a raw file).
+    ///
+    /// # Errors
+    /// A file that cannot be opened.
+    pub fn at(cfg: &Config, files: &[(std::path::PathBuf, u64)]) -> std::io::Result<RankFiles> {
+        let files = files
+            .iter()
+            .map(|(p, offset)| {
+                std::fs::File::open(p)
+                    .map(|f| (AtFile::new(f), *offset))
                     .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
             })
             .collect::<std::io::Result<Vec<_>>>()?;
@@ -235,8 +272,9 @@ impl InputSource for RankFiles {
     fn block<'a>(&'a self, rank: usize, first: u64, count: usize, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
         buf.clear();
         buf.resize(count * self.size, 0);
-        let f = self.files.get(rank).ok_or_else(|| std::io::Error::other(format!("no input file for rank {rank}")))?;
-        f.read_exact_at(buf, first * self.size as u64)?;
+        let (f, offset) =
+            self.files.get(rank).ok_or_else(|| std::io::Error::other(format!("no input file for rank {rank}")))?;
+        f.read_exact_at(buf, offset + first * self.size as u64)?;
         Ok(buf)
     }
 }
@@ -271,11 +309,44 @@ pub struct MetricParts {
 
 /// One block's measures: rank 0's errors, and when the ranks' blocks differ, every rank's
 /// errors combined.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct BlockResult {
     identical: bool,
     first: BlockErrors,
     every: BlockErrors,
+    nonfinite: Nonfinite,
+}
+
+/// One output block measured with the elements at `masked` (those with a NaN or an infinity
+/// among their inputs) left out: each is set to NaN in a copy of the block, which the check
+/// counts as one wrong element and nothing else, and that count is taken back off. `nan` is a
+/// NaN of the dtype (`None`: the dtype has none, and then no input can be NaN or infinite).
+fn measure_masked(
+    exact: &ExactBlock,
+    out: &[u8],
+    bound: &ErrorBound,
+    scratch: &mut OutputScratch,
+    (masked, nan): (&[usize], Option<&[u8]>),
+    copy: &mut Vec<u8>,
+) -> std::io::Result<BlockErrors> {
+    let Some(nan) = nan.filter(|_| !masked.is_empty()) else {
+        return measure_block(exact, out, bound, scratch).map_err(std::io::Error::other);
+    };
+    copy.clear();
+    copy.extend_from_slice(out);
+    for &i in masked {
+        copy[i * nan.len()..(i + 1) * nan.len()].copy_from_slice(nan);
+    }
+    let mut e = measure_block(exact, copy, bound, scratch).map_err(std::io::Error::other)?;
+    e.wrong -= masked.len() as u64;
+    Ok(e)
+}
+
+/// A NaN's bytes in `t` (`None` for an integer dtype, or a float dtype without NaN).
+fn nan_bytes(t: NumType) -> Option<Vec<u8>> {
+    let f = t.float_format()?;
+    let enc = cce_numerics::float::round_f64(f64::NAN, f, None, false);
+    cce_numerics::float::decode(f, enc).is_nan().then(|| enc.to_le_bytes()[..t.size()].to_vec())
 }
 
 /// Measures `outputs` (every rank's whole output this process holds) against the exact
@@ -337,6 +408,7 @@ pub fn measure_parts(
     } else {
         ErrorBound { rel: r * u, abs: 0.0, scale_divisor: divisor }
     };
+    let nan = nan_bytes(t);
     let results = blocks(
         n,
         threads,
@@ -345,19 +417,25 @@ pub fn measure_parts(
             let size = t.size();
             let range = first * size..(first + len) * size;
             let identical = outputs.windows(2).all(|w| w[0][range.clone()] == w[1][range.clone()]);
+            // Σ|x| is a NaN or an infinity exactly where an input is.
+            let masked: Vec<usize> = (0..len).filter(|&i| !exact.magnitudes()[i].is_finite()).collect();
+            let nonfinite = Nonfinite {
+                count: masked.len() as u64,
+                first: masked.iter().take(Nonfinite::LISTED).map(|&i| (first + i) as u64).collect(),
+            };
+            let mut copy = Vec::new();
+            let mask = (masked.as_slice(), nan.as_deref());
             let first_errors = match outputs.first() {
-                Some(o) => measure_block(exact, &o[range.clone()], &bound, scratch).map_err(std::io::Error::other)?,
+                Some(o) => measure_masked(exact, &o[range.clone()], &bound, scratch, mask, &mut copy)?,
                 None => BlockErrors::default(),
             };
             let mut every = first_errors;
             if !identical {
                 for o in &outputs[1..] {
-                    every.merge(
-                        &measure_block(exact, &o[range.clone()], &bound, scratch).map_err(std::io::Error::other)?,
-                    );
+                    every.merge(&measure_masked(exact, &o[range.clone()], &bound, scratch, mask, &mut copy)?);
                 }
             }
-            Ok(BlockResult { identical, first: first_errors, every })
+            Ok(BlockResult { identical, first: first_errors, every, nonfinite })
         },
         t,
         combine,
@@ -370,6 +448,7 @@ pub fn measure_parts(
     let ranks = outputs.len() as u64;
     let mut total = BlockErrors::default();
     for b in &results {
+        m.nonfinite.merge(&b.nonfinite);
         if m.ranks_identical {
             // Every rank holds these bytes: one rank's errors are every rank's.
             total.merge(&BlockErrors { wrong: b.first.wrong * ranks, ..b.first });

@@ -68,6 +68,7 @@ mod fp32_tiles;
 pub mod gce;
 #[doc(hidden)]
 pub mod internals;
+pub mod npy;
 pub mod order;
 pub mod reduce;
 pub mod rng;

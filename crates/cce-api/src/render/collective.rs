@@ -3,7 +3,7 @@
 
 use cce_collectives::collective::{Algo, Collective, Compress, Config};
 use cce_collectives::demo::{DemoAllreduce, Example};
-use cce_collectives::metrics::{self, Check};
+use cce_collectives::metrics::{self, Check, Nonfinite};
 use serde_json::{Value, json};
 
 use crate::collective::{AllreduceResult, DEMO_RANKS, Explanation, demo_failures};
@@ -146,12 +146,32 @@ impl Explanation {
     }
 }
 
+/// The `nonfinite` key: `{count, first}`, as `cce identify` lists its elements.
+pub fn nonfinite_json(n: &Nonfinite) -> Value {
+    json!({"count": n.count, "first": n.first})
+}
+
+/// The line that names the elements with a NaN or an infinity among their inputs (empty when
+/// there are none).
+pub fn nonfinite_text(n: &Nonfinite) -> String {
+    if n.count == 0 {
+        return String::new();
+    }
+    let first: Vec<String> = n.first.iter().map(u64::to_string).collect();
+    format!(
+        "{} elements have a NaN or an infinity among their inputs: every order gives a NaN or an infinity there, so they are in no count (first: {})\n",
+        n.count,
+        first.join(", ")
+    )
+}
+
 /// The `check` key of a result's JSON, and null for every error key when nothing was checked
 /// (`check` none), for the single-process and the MPI results alike.
 pub fn add_check_keys(v: &mut Value, check: Check) {
     if check == Check::None {
         // Not measured: null, never a number that looks like a result.
-        for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong"] {
+        for k in ["ranks_identical", "max_abs_err", "max_rel_err", "max_ulp_err", "mean_ulp_err", "wrong", "nonfinite"]
+        {
             v[k] = Value::Null;
         }
     }
@@ -199,7 +219,7 @@ impl AllreduceResult {
             "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err,
             "packets": o.packets(), "descriptors": o.descriptors(), "bytes_moved": o.bytes_moved(),
             "seconds": o.seconds, "model_seconds": o.model_seconds, "algbw_gbps": algbw, "busbw_gbps": busbw,
-            "wrong": m.wrong, "steps": o.steps, "memory_bytes": self.memory_bytes,
+            "wrong": m.wrong, "nonfinite": nonfinite_json(&m.nonfinite), "steps": o.steps, "memory_bytes": self.memory_bytes,
             "model_peak_bytes": o.model_peak_bytes,
             "per_rank": o.ranks.iter().map(|r| json!({"packets": r.packets, "descriptors": r.descriptors, "bytes_read": r.bytes_read, "bytes_written": r.bytes_written})).collect::<Vec<_>>(),
             "per_link": o.links.iter().map(|((f, t), b)| json!({"from": f, "to": t, "bytes": b})).collect::<Vec<_>>(),
@@ -319,6 +339,9 @@ impl AllreduceResult {
             o.bytes_moved(),
             if self.check == Check::None { "not checked".to_string() } else { m.ranks_identical.to_string() },
         );
+        if self.check != Check::None {
+            s += &nonfinite_text(&m.nonfinite);
+        }
         if let Some(h) = &self.hops {
             s += &format!(
                 "gce (MODEL codec) over {} nodes of {} ranks: {} bytes crossed the node boundaries, {} uncompressed (ratio {:.3}); model {:.6} s uncompressed\n",

@@ -15,6 +15,7 @@ pub fn allreduce_json(cfg: &Config, run: &MpiRun, r: &MpiReport, need: &MemoryNe
     let mut v = json!({
         "ranks_identical": m.ranks_identical, "max_abs_err": m.max_abs_err, "max_rel_err": m.max_rel_err,
         "max_ulp_err": m.max_ulp_err, "mean_ulp_err": m.mean_ulp_err, "wrong": m.wrong,
+        "nonfinite": crate::render::collective::nonfinite_json(&m.nonfinite),
         "processes": run.processes, "ranks": cfg.ranks, "algo": cfg.algo.name(), "op": cfg.op.name(),
         "dtype": cfg.dtype.name(), "elems": cfg.elems, "seconds": r.seconds,
         "model_seconds": o.model_seconds, "steps": o.steps, "packets": r.packets, "descriptors": r.descriptors,

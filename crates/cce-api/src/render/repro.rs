@@ -169,7 +169,8 @@ impl Repro {
             "class_errors": self.classes.iter().enumerate().map(|(k, c)| json!({"class": k,
                 "max_abs_err": number(c.errors.max_abs_err), "max_rel_err": number(c.errors.max_rel_err),
                 "max_ulp_err": number(c.errors.max_ulp_err), "mean_ulp_err": number(c.errors.mean_ulp_err),
-                "wrong": c.errors.wrong})).collect::<Vec<_>>(),
+                "wrong": c.errors.wrong,
+                "nonfinite": super::collective::nonfinite_json(&c.errors.nonfinite)})).collect::<Vec<_>>(),
             "invariant_over_all": self.invariant_over_all(),
             "verdicts": self.verdicts.iter().map(verdict_json).collect::<Vec<_>>(),
             "swept": self.swept.iter().map(|a| a.name()).collect::<Vec<_>>(),
@@ -247,6 +248,10 @@ impl Repro {
                 c.errors.max_ulp_err,
                 c.errors.wrong
             );
+            let nonfinite = super::collective::nonfinite_text(&c.errors.nonfinite);
+            if !nonfinite.is_empty() {
+                let _ = write!(t, "    {nonfinite}");
+            }
         }
     }
 

@@ -279,8 +279,8 @@ fn element_rows() -> Vec<Row> {
         )
     };
     vec![
-        (ar(&["--element", "100"]), "--element 100 is past the run's 100 elements per rank (0..100)", 2),
-        (ar(&["--element", "5", "--rank", "4"]), "--rank 4: the run has ranks 0..4", 2),
+        (ar(&["--element", "100"]), "--element 100 is past the run's 100 elements per rank (0..=99)", 2),
+        (ar(&["--element", "5", "--rank", "4"]), "--rank 4: the run has ranks 0..=3", 2),
         (
             ar(&["--element", "0", "--rank", "0", "--collective", "reduce-scatter"]),
             "--rank 0 does not hold element 0 after a reduce-scatter (its elements are 25..50): rank 3 does",

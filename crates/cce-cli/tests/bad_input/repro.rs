@@ -63,6 +63,8 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
     let f4 = dir("r-npy-f4", &[("rank0.npy", npy("<f4", "(16,)", &[0u8; 64]))]);
     let short = dir("r-npy-short", &[("rank0.npy", npy("<V2", "(16,)", &[0u8; 30]))]);
     let magic = dir("r-npy-magic", &[("rank0.npy", b"NUMPY but not quite".to_vec())]);
+    // rank1 missing, rank2 there: named, not read as a 1-rank directory.
+    let gap = dir("r-gap", &[("rank0.bin", vec![0u8; 128]), ("rank2.bin", vec![0u8; 128])]);
     let allgather = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/msccl-scheduler/ncv4-ag_hier_4_LL.xml");
     let v = sv;
     let rows: Vec<(Vec<String>, &'static str)> = vec![
@@ -135,11 +137,15 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
                 "{ragged}/rank1.bin: 32 elements, {ragged}/rank0.bin: 64: every rank's input must hold as many"
             )),
         ),
-        (repro(&["--input-dir", &odd]), "7 bytes is not whole elements of 2 bytes"),
+        (repro(&["--input-dir", &odd]), "7 bytes, not a multiple of the bf16 element size 2"),
         (repro(&["--input-dir", &empty]), "no rank0.bin or rank0.npy"),
-        (repro(&["--input-dir", &f4]), "holds '<f4' elements, not bf16"),
+        (
+            repro(&["--input-dir", &f4]),
+            ".npy dtype '<f4': expected little-endian items of 2 bytes, of kind f or V (bf16)",
+        ),
         (repro(&["--input-dir", &short]), "its shape (16,) needs 32 data bytes, the file has 30"),
-        (repro(&["--input-dir", &magic]), "not an .npy file"),
+        (repro(&["--input-dir", &magic]), "not a .npy file (no \\x93NUMPY magic)"),
+        (repro(&["--input-dir", &gap]), "rank1.bin (or .npy) is missing, and "),
     ];
     all.extend(rows.into_iter().map(|(a, w)| (a, w, 2)));
 }

@@ -400,6 +400,8 @@ pub fn report(
         max_ulp_err: fmax(9),
         mean_ulp_err: if counted == 0 { 0.0 } else { ulp_sum / counted as f64 },
         wrong: sum(12),
+        // The inputs are every rank's in every process: the same elements everywhere.
+        nonfinite: m.nonfinite.clone(),
     };
     Some(MpiReport {
         metrics,

@@ -222,12 +222,13 @@ pub fn story(cfg: &Config, source: &dyn InputSource, index: u64, rank: Option<us
     check_model(cfg)?;
     if index >= cfg.elems {
         return Err(StoryError::Range(format!(
-            "`element` {index} is past the run's {} elements per rank (0..{})",
-            cfg.elems, cfg.elems
+            "`element` {index} is past the run's {} elements per rank (0..={})",
+            cfg.elems,
+            cfg.elems.saturating_sub(1)
         )));
     }
     if let Some(r) = rank.filter(|&r| r >= cfg.ranks) {
-        return Err(StoryError::Range(format!("`rank` {r}: the run has ranks 0..{}", cfg.ranks)));
+        return Err(StoryError::Range(format!("`rank` {r}: the run has ranks 0..={}", cfg.ranks.saturating_sub(1))));
     }
     let low = Lowered::new(cfg);
     let (q, addr) = output_address(cfg, &low, index, rank)?;
