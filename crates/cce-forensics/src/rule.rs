@@ -3,7 +3,7 @@
 //! chunk, over a chunk [`Layout`]); and when two rules give the same bits for every input
 //! ([`merge_key`]).
 //!
-//! ## The families' orders (docs/identify.md, docs/MODEL.md F1–F3)
+//! ## The families' orders (docs/identify.md, docs/MODEL.md I6–I7)
 //! - Sequential sums from every start rank in both directions; the pairwise tree (recursive
 //!   halving, [`Order::pairwise`]); one R-source reduce ([`Order::single`]).
 //! - **Recursive doubling, pairs first** ([`Family::RecursiveDoubling`]): with P the largest
@@ -177,7 +177,7 @@ fn binomial(ranks: u32) -> Order {
     }
 }
 
-/// How N elements split into R chunks (docs/MODEL.md F3).
+/// How N elements split into R chunks (docs/MODEL.md I7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Open MPI's ring (`COLL_BASE_COMPUTE_BLOCKCOUNT`): the first N mod R chunks hold
