@@ -2,7 +2,8 @@
 //!
 //! The CLI (`crates/cce-cli`) and the Python package (`crates/cce-py`) are thin fronts over
 //! these functions: they turn their arguments into the typed parameters here, call, and render
-//! what comes back. Nothing here parses a command line, touches a file or prints.
+//! what comes back. Nothing here parses a command line or prints, and nothing but [`reveal`](mod@reveal)
+//! touches a file.
 //!
 //! - [`bits`]: [`encode`] / [`encode_values`] from named fields ([`encoder_fields`] lists them
 //!   with bits, tag, note and value kind) → [`Encoded`], [`decode`] / [`decode_words`] →
@@ -38,6 +39,10 @@
 //! - [`identify`](mod@identify): `cce identify` — which reduction order made an observed output
 //!   ([`identify()`](identify::identify), cce-forensics' candidates and cce's algorithms), and the
 //!   probe inputs that let a hardware run answer it ([`make_probe`](identify::make_probe));
+//! - [`reveal`](mod@reveal): `cce reveal` — the tree of any all-reduce recovered from its own
+//!   outputs (cce-forensics' masks and check) with a shell command, a plan of files or a
+//!   caller's function as the black box (this module alone starts processes and touches
+//!   files: the black box's contract is a command and files);
 //! - [`gce`]: GCE compression of a raw buffer (gradient packets on the engine; MODEL codec);
 //! - [`trace`]: a run's Chrome trace-event JSON from the model's timeline;
 //! - [`plot`]: charts as SVG documents (plotters, no font needed);
@@ -73,6 +78,7 @@ pub mod reduce;
 pub mod reduce_rings;
 pub mod render;
 pub mod repro;
+pub mod reveal;
 pub mod ringfile;
 #[cfg(feature = "plot")]
 pub use render::plot;

@@ -95,6 +95,11 @@ pub(crate) enum Command {
     ///
     /// Lists: comma-separated, or the flag repeated, or both (`--algo ring,mesh --algo rdh`).
     Repro(Box<ReproArgs>),
+    /// The tree of any all-reduce, recovered from its own outputs: your command (or your
+    /// hardware, through a plan of files) is run on masked inputs, each element's tree of adds
+    /// and its roundings are rebuilt, the elements are cut into classes that share a tree, and
+    /// every class is checked on random inputs before it is called revealed.
+    Reveal(Box<crate::reveal_cmd::RevealArgs>),
 }
 
 /// A number as `--element` and `--rank` take it: decimal or 0x-hex, a leading `-` accepted so

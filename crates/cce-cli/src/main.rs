@@ -22,6 +22,7 @@ mod output;
 mod reduce_cmd;
 mod report_cmd;
 mod repro_cmd;
+mod reveal_cmd;
 mod ring_cmd;
 mod ring_input;
 mod value_cmd;
@@ -84,6 +85,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Demo(a) => allreduce_cmd::demo(&a)?,
         Command::Identify(a) => identify_cmd::identify(&a)?,
         Command::Repro(a) => repro_cmd::repro(&a)?,
+        Command::Reveal(a) => reveal_cmd::reveal(&a)?,
     }
     Ok(())
 }

@@ -18,6 +18,8 @@ pub mod plot;
 mod reduce;
 pub mod report;
 mod repro;
+mod reveal;
+pub(crate) use reveal::reveal_readme;
 mod run;
 pub(crate) mod ser;
 pub mod story;
