@@ -115,7 +115,7 @@ pub(crate) struct Layout {
 pub(crate) fn layout(path: &Path, size: u64, kinds: &[char], dtype: &str) -> Result<Layout, CliError> {
     let bad = |why: String| CliError::Input(format!("{}: {why}", path.display()));
     let len = file_len(path)?;
-    if !path.extension().is_some_and(|e| e == "npy") {
+    if path.extension().is_none_or(|e| e != "npy") {
         if len % size != 0 {
             return Err(bad(format!("{len} bytes, not a multiple of the {dtype} element size {size}")));
         }
