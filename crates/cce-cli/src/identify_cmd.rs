@@ -65,6 +65,9 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
 /// The input rank files of `dir`; with `--ranks R`, exactly ranks 0..R (a rank file beyond R
 /// is refused: a stale one must not make the run a larger one).
 fn input_files(dir: &Path, want: Option<u64>) -> Result<Vec<RankFile>, CliError> {
+    if let Some(w) = want.filter(|w| !(2..=64).contains(w)) {
+        return Err(CliError::Input(format!("--ranks {w}: identify takes 2 to 64 ranks")));
+    }
     let files = rank_files(dir)?;
     let Some(want) = want else { return Ok(files) };
     let have = files.len() as u64;

@@ -35,6 +35,14 @@ pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     ),
     ("--accum {}: no SDMA dtype", "every accumulate dtype the CLI names is an SDMA dtype"),
     (
+        "--ranks {r}: {} inputs are given",
+        "the CLI checks --ranks against the rank files first, naming them; cce.identify(ranks=…) reaches it",
+    ),
+    (
+        "candidate {0}: its segments must start",
+        "the rings' segments are made by cce-forensics from their layouts, always from element 0 and ascending",
+    ),
+    (
         "order: ",
         "Order::parse (cce-numerics' order grammar) is read by no command yet: identify prints orders, it never \
          reads one; order.rs's unit tests check each refusal",
@@ -97,6 +105,8 @@ fn file_rows(all: &mut Vec<Row>) {
     let wrong_len = tmp("m-id-out7.bin");
     std::fs::write(&wrong_len, [0u8; 14]).unwrap();
     let many = ranks_dir("m-id-many", 5, 16);
+    // Stale rank files of an 8-rank probe beside a 4-rank run's.
+    let stale = ranks_dir("m-id-stale", 8, 16);
     let v = |d: &Path, o: &Path, e: &[&str]| id(d, o, e);
     all.extend([
         (v(&empty, &out, &[]), leak(format!("{}: no rank0.bin or rank0.npy", s(&empty))), 2),
@@ -111,6 +121,13 @@ fn file_rows(all: &mut Vec<Row>) {
         (v(&good, &good, &["--observed-rank", "1"]), "--observed-rank is for one file", 2),
         (v(&good, &many, &[]), "5 ranks' outputs, the inputs are of 4 ranks", 2),
         (v(&good, &tmp("m-id-nothing.bin"), &[]), "m-id-nothing.bin", 2),
+        (
+            v(&stale, &stale.join("rank0.bin"), &["--ranks", "4"]),
+            "8 rank files, --ranks 4: rank files beyond rank 3 (rank4.bin, rank5.bin, rank6.bin, …)",
+            2,
+        ),
+        (v(&good, &out, &["--ranks", "5"]), "rank4.bin (or .npy) is missing: --ranks 5 needs ranks 0..=4", 2),
+        (v(&good, &out, &["--ranks", "1"]), "--ranks 1: identify takes 2 to 64 ranks", 2),
     ]);
 }
 
@@ -158,6 +175,7 @@ fn rule_rows(all: &mut Vec<Row>) {
     let ring4 = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/msccl/ring-allreduce-4.xml");
     let three = ranks_dir("m-id-three", 3, 16);
     let probe = s(&tmp("m-id-probe"));
+    let full = ranks_dir("m-id-probe-full", 2, 4);
     let p = |extra: &[&str]| {
         let mut x = sv(&["identify", "--make-probe", &probe]);
         x.extend(sv(extra));
@@ -182,6 +200,11 @@ fn rule_rows(all: &mut Vec<Row>) {
         (p(&["--ranks", "4", "--elems", "0", "--dtype", "bf16"]), "the inputs hold no elements", 2),
         (p(&["--ranks", "64", "--elems", "0x100000000000", "--dtype", "bf16"]), "the probe needs ", 2),
         (p(&["--ranks", "4", "--elems", "64", "--dtype", "i8"]), "--dtype i8: integer sums", 2),
+        (
+            sv(&["identify", "--make-probe", &s(&full), "--ranks", "4", "--elems", "64", "--dtype", "bf16"]),
+            "not empty (2 entries): --make-probe writes into an empty or new directory (or give --force)",
+            2,
+        ),
     ]);
 }
 
