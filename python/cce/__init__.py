@@ -24,7 +24,7 @@ from ._errors import CceError, EngineFault, RankFailed
 __all__ = [
     "CceError", "EngineFault", "RankFailed", "MAX_SOURCES", "convert", "value", "reduce", "nki",
     "encode", "decode", "tables", "build", "Ring", "run", "allreduce", "element", "gce_compress", "gce_decompress",
-    "identify", "make_probe", "repro",
+    "identify", "make_probe", "repro", "reveal",
 ]
 
 #: Most sources one CCE packet (and so one reduce) takes.
@@ -408,7 +408,7 @@ def _algo_files(files):
 
 
 def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed_rank=0, algo_files=(), arch=3,
-             threads=None, ranks_per_node=None):
+             threads=None, ranks_per_node=None, ranks=None):
     """Which reduction order made ``output`` from ``inputs`` (one array per rank, 2–64 ranks,
     one float dtype and length) — as ``cce identify --input-dir … --observed … --json``.
 
@@ -421,11 +421,16 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
     paths of users' MSCCL XML all-reduce schedules, candidates beside cce's algorithms.
     ``ranks_per_node``: nodes of that many ranks — every hierarchical pair that can run them
     (``hier(intra/inter)``) joins the candidates (as ``cce identify --ranks-per-node``).
+    ``ranks``: the rank count the inputs must have (as ``cce identify --ranks``; refused when
+    ``len(inputs)`` differs).
 
-    Returns the JSON object as a dict: ``candidates`` [{``name``, ``algo``, ``accum``,
-    ``aliases``, ``expr``, ``leaves``, ``matched``, ``total``, ``consistent``, …}] best first,
-    ``best``, ``map`` [{``first``, ``last``, ``expr``, ``leaves``, ``candidate``, …}],
-    ``unexplained`` {``count``, ``first``}, ``separating``, ``nonfinite``, … (docs/identify.md).
+    Returns the JSON object as a dict: ``verdict`` (``explained``, ``fragmented`` or
+    ``unexplained``), ``verdict_reason``, ``answer`` (the best candidate only when
+    ``explained``, else None), ``candidates`` [{``name``, ``algo``, ``accum``, ``aliases``,
+    ``expr``, ``leaves``, ``matched``, ``total``, ``consistent``, …}] best first, ``best`` (the
+    top of the ranking, not an answer unless ``explained``), ``map`` [{``first``, ``last``,
+    ``expr``, ``leaves``, ``candidate``, ``suspects``, …}], ``map_segments``, ``unexplained`` and
+    ``suspects`` {``count``, ``first``}, ``separating``, ``nonfinite``, … (docs/identify.md).
     Raises CceError for bad input (arrays of different lengths, an output of the wrong length,
     an integer dtype, a rank out of range) with the CLI's message."""
     arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
@@ -443,6 +448,7 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
         None if accum is None else cce_name(accum), str(rounding), _algo_files(algo_files),
         _uint("arch", arch, 32), None if threads is None else _uint("threads", threads, 16),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64),
+        None if ranks is None else _uint("ranks", ranks, 64),
     )
 
 
@@ -462,6 +468,46 @@ def make_probe(ranks, elems, dtype="bf16", directory=None):
         with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as f:
             f.write(readme)
     return arrays, info
+# --- The tree of any all-reduce (cce reveal) ----------------------------------------------
+
+
+def reveal(fn, ranks, elems, dtype):
+    """The tree that sums every element of the all-reduce ``fn`` — as ``cce reveal --json``.
+
+    ``fn(inputs) -> outputs``: ``inputs`` is a list of ``ranks`` arrays of ``elems`` elements of
+    ``dtype`` (``"fp32"``, ``"bf16"``, ``"fp16"`` or the numpy / ml_dtypes dtypes), one per rank;
+    it returns every rank's result of summing them (a list of ``ranks`` arrays of the same shape;
+    anything ``numpy.asarray`` takes). It is called as often as the reveal needs (3 times when
+    every rank's output is the same), on masked inputs and then on random ones.
+
+    Returns the JSON object as a dict: ``revealed``, ``reason`` (when not revealed), ``runs``,
+    ``ranks``, ``elems``, ``dtype``, ``classes`` [{``first``, ``last``, ``rank`` (only where
+    the ranks' outputs differ), ``expr``, ``leaves``, ``accum``, ``equals``}] (docs/reveal.md).
+    ``revealed`` is false, with the reason and no classes, when no tree per element explains the
+    outputs (an order that depends on the values, stochastic rounding, classes shorter than
+    R(R-1)/2 elements). Raises CceError for bad input (a dtype or rank count the masks cannot
+    use, outputs of the wrong number or shape); an exception ``fn`` raises is raised as it is."""
+    dt = cce_name(dtype)
+    n_ranks, n_elems = _uint("ranks", ranks, 64), _uint("elems", elems, 64)
+    np_dt = numpy_dtype(dt)
+
+    def run(k, inputs):
+        arrays = [from_raw(b, dt) for b in inputs]
+        outs = fn(arrays)
+        if not isinstance(outs, (list, tuple)) or len(outs) != n_ranks:
+            got = len(outs) if isinstance(outs, (list, tuple)) else type(outs).__name__
+            raise CceError(f"reveal: run {k}: fn returned {got} outputs; it returns one array per rank ({n_ranks})")
+        flat = []
+        for r, o in enumerate(outs):
+            a = np.asarray(o)
+            if a.size != n_elems:
+                raise CceError(f"reveal: run {k}: rank {r}'s output has {a.size} elements, the inputs {n_elems}")
+            flat.append(raw(np.ascontiguousarray(a.reshape(-1).astype(np_dt, copy=False))))
+        return flat
+
+    return _cce.reveal(run, n_ranks, n_elems, dt)
+
+
 def _list(name, v, item):
     """A keyword's value as a list of ``item(x)``: a list or tuple, or one value alone."""
     values = list(v) if isinstance(v, (list, tuple)) else [v]

@@ -80,11 +80,14 @@ def identify(
     inputs: Sequence[ArrayLike], output: ArrayLike | Sequence[ArrayLike] | dict[int, ArrayLike], *,
     dtype: DType | None = ..., accum: DType | None = ..., rounding: str = ..., observed_rank: int = ...,
     algo_files: Sequence[str | os.PathLike[str]] = ..., arch: int = ..., threads: int | None = ...,
-    ranks_per_node: int | None = ...,
+    ranks_per_node: int | None = ..., ranks: int | None = ...,
 ) -> dict[str, Any]: ...
 def make_probe(
     ranks: int, elems: int, dtype: DType = ..., directory: str | os.PathLike[str] | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
+def reveal(
+    fn: Callable[[list[np.ndarray]], Sequence[ArrayLike]], ranks: int, elems: int, dtype: DType,
+) -> dict[str, Any]: ...
 def repro(
     *, ranks: int | Sequence[int], algo: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     elems: int | str | Sequence[int | str] | None = ..., dtype: DType | Sequence[DType] | None = ...,

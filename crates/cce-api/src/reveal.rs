@@ -91,7 +91,60 @@ pub fn reveal(params: &RevealParams, bb: &mut dyn BlackBox) -> Result<RevealAnsw
         let outputs = bb.run(r.runs() + 1, &inputs).map_err(reveal_error)?;
         r.observe(outputs).map_err(reveal_error)?;
     }
-    Ok(RevealAnswer { revealed: r.result(), next_run: None })
+    Ok(answer(params, r.result()))
+}
+
+/// The answer, every class's `equals` naming the cce algorithm whose element story gives
+/// every class's order, where one does (else the family order cce-forensics found).
+fn answer(params: &RevealParams, mut revealed: Revealed) -> RevealAnswer {
+    if revealed.revealed && revealed.classes.iter().all(|c| c.rank.is_none()) {
+        if let Some(name) = cce_algorithm(params, &revealed) {
+            for c in &mut revealed.classes {
+                c.equals = Some(name.clone());
+            }
+        }
+    }
+    RevealAnswer { revealed, next_run: None }
+}
+
+/// The first of cce's algorithms (ring, kangaring, mesh, rdh; accumulated in fp32 or the
+/// buffer dtype) whose documented order of every element gives the same bits as the revealed
+/// classes' (by cce-forensics' merge key), as its label.
+fn cce_algorithm(params: &RevealParams, r: &Revealed) -> Option<String> {
+    use cce_collectives::collective::{Algo, RedOp};
+    use cce_forensics::{Rounding, Rule, merge_key};
+    let key = |o: &cce_numerics::order::Order, a: NumType| {
+        merge_key(&Rule { order: o.clone(), accum: a }, r.dtype, Rounding::Rne)
+    };
+    let classes: Vec<(u64, u64, String)> =
+        r.classes.iter().map(|c| (c.first as u64, c.last as u64, key(&c.order, c.accum))).collect();
+    for algo in [Algo::Ring, Algo::KangaRing, Algo::Mesh, Algo::Rdh] {
+        for accum in [NumType::F32, r.dtype] {
+            let Some(sdma) = accum.to_sdma() else { continue };
+            let p = crate::collective::AllreduceParams {
+                accum: Some(sdma),
+                ..crate::collective::AllreduceParams::new(
+                    params.ranks,
+                    crate::params::AlgoChoice::Algo(algo),
+                    RedOp::Add,
+                    params.dtype,
+                )
+            };
+            let Ok(job) = p.prepare(params.elems) else { continue };
+            let Ok(segments) = job.orders() else { continue };
+            // Every story segment lies in classes of its order.
+            let fits = !segments.is_empty()
+                && segments.iter().enumerate().all(|(k, (first, order))| {
+                    let last = segments.get(k + 1).map_or(params.elems, |s| s.0).saturating_sub(1);
+                    let want = key(order, accum);
+                    classes.iter().filter(|c| c.0 <= last && c.1 >= *first).all(|c| c.2 == want)
+                });
+            if fits {
+                return Some(algo.name().to_string());
+            }
+        }
+    }
+    None
 }
 
 /// A shell command as the black box (module docs).
@@ -271,5 +324,5 @@ pub fn continue_plan(params: &RevealParams, input_dir: &Path, observed: &Path) -
         })?;
         r.observe(outputs).map_err(reveal_error)?;
     }
-    Ok(RevealAnswer { revealed: r.result(), next_run: None })
+    Ok(answer(params, r.result()))
 }

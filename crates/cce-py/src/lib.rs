@@ -16,6 +16,7 @@ mod bench;
 mod bits;
 mod errors;
 mod identify;
+mod reveal;
 mod numbers;
 mod repro;
 mod rings;
@@ -58,6 +59,7 @@ fn _cce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(identify::identify, m)?)?;
     m.add_function(wrap_pyfunction!(identify::make_probe, m)?)?;
     m.add_function(wrap_pyfunction!(repro::repro, m)?)?;
+    m.add_function(wrap_pyfunction!(reveal::reveal, m)?)?;
     m.add("MAX_SOURCES", cce_api::MAX_SOURCES)?;
     Ok(())
 }

@@ -72,6 +72,8 @@ pub struct Scales {
     absorbed: (f64, f64),
     /// (M, u) of [`Regime::Buffer`], where the dtype has one.
     buffer: Option<(f64, f64)>,
+    /// The encodings of `[M, −M, u, 0]` per regime (absorbed, buffer).
+    codes: [[u32; 4]; 2],
 }
 
 fn pow2(e: i32) -> f64 {
@@ -127,7 +129,9 @@ impl Scales {
                 why: "no mask is both absorbed by the dtype's rounding and exact in fp32",
             });
         }
-        let s = Scales { fmt, size: dtype.size(), ranks, absorbed, buffer };
+        let code = |(m, u): (f64, f64)| [m, -m, u, 0.0].map(|x| round_value(x, fmt, None));
+        let codes = [code(absorbed), code(buffer.unwrap_or(absorbed))];
+        let s = Scales { fmt, size: dtype.size(), ranks, absorbed, buffer, codes };
         s.check(dtype)?;
         Ok(s)
     }
@@ -177,17 +181,16 @@ impl Scales {
 
     /// The encoding rank `r` holds for `q`.
     pub fn value(&self, q: &Query, r: u32) -> u32 {
-        let (m, u) = self.scale(q.regime);
-        let x = if r == q.plus {
-            m
+        let codes = &self.codes[usize::from(q.regime == Regime::Buffer)];
+        if r == q.plus {
+            codes[0]
         } else if r == q.minus {
-            -m
+            codes[1]
         } else if q.ones >> r & 1 == 1 {
-            u
+            codes[2]
         } else {
-            0.0
-        };
-        round_value(x, self.fmt, None)
+            codes[3]
+        }
     }
 
     /// Writes element `e` of every rank's buffer for `q`.
