@@ -44,12 +44,14 @@ pub struct RevealParams {
 }
 
 /// A reveal's answer, rendered by `to_json` / `to_text` (crate::render).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RevealAnswer {
     /// The answer.
     pub revealed: Revealed,
     /// Where a plan's next run's inputs were written, when it wants one.
     pub next_run: Option<(u32, PathBuf)>,
+    /// Seconds the whole reveal took, and the black box's share of them (its runs).
+    pub seconds: Option<(f64, f64)>,
 }
 
 fn reveal_error(e: RevealError) -> ApiError {
@@ -86,12 +88,18 @@ impl RevealParams {
 /// Reveals `bb`'s order: runs it as often as the reveal needs (at most 2 + the number of
 /// distinct outputs its ranks give; 3 when all ranks agree).
 pub fn reveal(params: &RevealParams, bb: &mut dyn BlackBox) -> Result<RevealAnswer, ApiError> {
+    let start = Instant::now();
+    let mut in_box = Duration::ZERO;
     let mut r = params.start()?;
     while let Some(inputs) = r.next_inputs() {
+        let t = Instant::now();
         let outputs = bb.run(r.runs() + 1, &inputs).map_err(reveal_error)?;
+        in_box += t.elapsed();
         r.observe(outputs).map_err(reveal_error)?;
     }
-    Ok(answer(params, r.result()))
+    let mut a = answer(params, r.result());
+    a.seconds = Some((start.elapsed().as_secs_f64(), in_box.as_secs_f64()));
+    Ok(a)
 }
 
 /// The answer, every class's `equals` naming the cce algorithm whose element story gives
@@ -104,7 +112,7 @@ fn answer(params: &RevealParams, mut revealed: Revealed) -> RevealAnswer {
             }
         }
     }
-    RevealAnswer { revealed, next_run: None }
+    RevealAnswer { revealed, next_run: None, seconds: None }
 }
 
 /// The first of cce's algorithms (ring, kangaring, mesh, rdh; accumulated in fp32 or the
@@ -307,7 +315,7 @@ pub fn continue_plan(params: &RevealParams, input_dir: &Path, observed: &Path) -
                 return Err(ApiError::Input(format!("{}: no outputs of run 1", out_dir.display())));
             }
             let written = write_run(input_dir, k, &inputs)?;
-            return Ok(RevealAnswer { revealed: r.result(), next_run: Some((k, written)) });
+            return Ok(RevealAnswer { revealed: r.result(), next_run: Some((k, written)), seconds: None });
         }
         for (rank, buf) in inputs.iter().enumerate() {
             let p = in_dir.join(format!("rank{rank}.bin"));

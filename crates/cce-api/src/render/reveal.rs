@@ -4,7 +4,9 @@
 //! revealed, else null), `runs`, `ranks`, `elems`, `dtype`, `classes` [{`first`, `last`
 //! (inclusive), `rank` (only where the ranks' outputs differ), `expr` (the order grammar),
 //! `leaves`, `accum`, `equals` (a family order's name, or null)}], and `next_run` ({`run`,
-//! `inputs`}: where a plan's next inputs were written, or null). The text lists at most 32
+//! `inputs`}: where a plan's next inputs were written, or null), `seconds` and
+//! `black_box_seconds` (the whole reveal's wall time and its black box's runs' share; null for a
+//! plan). The text lists at most 32
 //! classes, with the count of the rest.
 
 use std::fmt::Write;
@@ -44,6 +46,8 @@ impl RevealAnswer {
             "dtype": r.dtype.name(),
             "classes": classes,
             "next_run": self.next_run.as_ref().map(|(k, d)| json!({"run": k, "inputs": d.display().to_string()})),
+            "seconds": self.seconds.map(|s| s.0),
+            "black_box_seconds": self.seconds.map(|s| s.1),
         })
     }
 
