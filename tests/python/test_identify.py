@@ -214,3 +214,140 @@ def test_make_probe_writes_inputs_and_a_readme(tmp_path):
     assert len(arrays) == 8 and info["period"] <= 64 and info["orders"] == 18
     assert (tmp_path / "README.md").read_text().count("cce identify") >= 1
     assert np.array_equal(np.fromfile(tmp_path / "rank3.bin", BF16).view(np.uint16), arrays[3].view(np.uint16))
+
+
+# --- Issue 51: orders real libraries use, orders on no list, and the verdict -----------------
+# Every output below is made here in numpy from the libraries' documented orders and layouts
+# (Open MPI's coll_base_allreduce.c, gloo's allreduce.cc), never by cce's code.
+
+
+def ompi_bounds(n, ranks):
+    """Open MPI's ring blocks: the first n mod R hold one element more."""
+    late, split = divmod(n, ranks)
+    return [c * late + min(c, split) for c in range(ranks + 1)]
+
+
+def gloo_bounds(n, ranks, size=2):
+    """gloo's ring chunks: S segments of ceil(n / S) elements, S / R per chunk, S the multiple
+    of R at or above max(ceil(bytes / 1 MiB), 2R)."""
+    seg_bytes = size * max(1, (1 << 20) // size)
+    segments = -(-max(-(-n * size // seg_bytes), 2 * ranks) // ranks) * ranks
+    seg = -(-n // segments)
+    per = segments // ranks
+    return [min(c * per * seg, n) for c in range(ranks)] + [n]
+
+
+def chunked(xs, orders, bounds):
+    out = np.empty(len(xs[0]), BF16)
+    for c, text in enumerate(orders):
+        lo, hi = bounds[c], bounds[c + 1]
+        if lo < hi:
+            out[lo:hi] = evaluate(parse(text), [x[lo:hi] for x in xs])
+    return out
+
+
+def seq_of(order):
+    text = f"({order[0]}+{order[1]})"
+    for r in order[2:]:
+        text = f"({text}+{r})"
+    return text
+
+
+def full_matches(r):
+    return [c for c in r["candidates"] if c["matched"] == r["total"]]
+
+
+def test_three_flipped_bits_of_a_ring_are_found_and_nothing_else():
+    ranks, n = 8, 8 * 300 + 5
+    for xs in (inputs(ranks, n, 61), cce.make_probe(ranks, n, "bf16")[0]):
+        out = chunked(xs, [seq(ranks, c) for c in range(ranks)], ompi_bounds(n, ranks))
+        b = bits(out).copy()
+        flipped = [17, 1000, 2201]
+        b[flipped] ^= 1
+        r = cce.identify(xs, b.view(BF16))
+        found = sorted(r["suspects"]["first"] + r["unexplained"]["first"])
+        assert found == flipped, (r["suspects"], r["unexplained"])
+        assert r["suspects"]["count"] + r["unexplained"]["count"] == 3
+        assert r["verdict"] != "explained" and r["answer"] is None
+        assert r["best"] == "ring" and r["map_segments"] == 1
+
+
+def test_gloos_reverse_ring_is_one_candidate_matching_every_element():
+    ranks = 8
+    for n in (4096, 1000):
+        xs = inputs(ranks, n, 62 + n)
+        # gloo: chunk c is the sequential sum from rank c - 1 downward.
+        orders = [seq_of([(c - 1 - k) % ranks for k in range(ranks)]) for c in range(ranks)]
+        out = chunked(xs, orders, gloo_bounds(n, ranks))
+        r = cce.identify(xs, out, ranks=ranks)
+        full = full_matches(r)
+        assert len(full) == 1 and full[0]["name"].startswith("ring, chunk c from c-1 down"), [c["name"] for c in full]
+        assert r["verdict"] == "explained" and r["answer"] == full[0]["name"]
+
+
+def test_open_mpi_recursive_doubling_at_six_ranks_is_named():
+    xs = inputs(6, 4096, 63)
+    out = evaluate(parse("(((0+1)+(2+3))+(4+5))"), xs)
+    r = cce.identify(xs, out)
+    best = r["candidates"][0]
+    assert r["verdict"] == "explained" and best["matched"] == r["total"]
+    assert any(x.startswith("recursive doubling") for x in [best["name"], *best["aliases"]]), best
+
+
+def test_orders_on_no_list_are_never_explained():
+    p4 = cce.make_probe(4, 256, "bf16")[0]
+    p8 = cce.make_probe(8, 4096, "bf16")[0]
+    cases = [(p4, "((0+2)+(1+3))"), (inputs(4, 256, 64), "((0+2)+(1+3))"),
+             (p8, seq_of([5, 2, 7, 0, 3, 6, 1, 4])), (inputs(8, 4096, 65), seq_of([5, 2, 7, 0, 3, 6, 1, 4]))]
+    for xs, text in cases:
+        r = cce.identify(xs, evaluate(parse(text), xs))
+        assert r["verdict"] in ("fragmented", "unexplained"), (text, r["verdict"], r["verdict_reason"])
+        assert r["answer"] is None and "cce reveal" in r["verdict_reason"]
+        assert r["suspects"]["count"] + r["unexplained"]["count"] > 0
+
+
+def test_fp32_accumulation_with_one_rounding_is_one_candidate():
+    # XLA's bf16 psum on CPU: every value to float32, summed, rounded to bf16 once.
+    xs = inputs(8, 4096, 66)
+    acc = xs[0].astype(np.float32)
+    for x in xs[1:]:
+        acc = acc + x.astype(np.float32)
+    r = cce.identify(xs, acc.astype(BF16))
+    full = full_matches(r)
+    assert len(full) == 1, [c["name"] for c in full]
+    names = [full[0]["name"], *full[0]["aliases"]]
+    assert "mesh, accumulate fp32" in names and "single 8-source reduce, accumulate fp32" in names
+    assert r["verdict"] == "explained" and r["separating"] > 0
+
+
+def test_the_text_puts_the_verdict_first_and_claims_no_best_when_nothing_fits(tmp_path, run_cli):
+    xs = cce.make_probe(4, 256, "bf16")[0]
+    d = tmp_path / "in"
+    d.mkdir()
+    for r, x in enumerate(xs):
+        x.tofile(d / f"rank{r}.bin")
+    evaluate(parse("((0+2)+(1+3))"), xs).tofile(tmp_path / "out.bin")
+    p = run_cli("identify", "--input-dir", d, "--ranks", 4, "--observed", tmp_path / "out.bin", "--dtype", "bf16")
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("verdict: ") and "explained —" not in lines[0] and "cce reveal" in lines[0]
+    assert not any(line.startswith("best:") for line in lines)
+
+
+def test_stale_rank_files_and_a_full_probe_directory_are_refused(tmp_path, run_cli):
+    xs = inputs(8, 64, 67)
+    d = tmp_path / "in"
+    d.mkdir()
+    for r, x in enumerate(xs):
+        x.tofile(d / f"rank{r}.bin")
+    out = evaluate(parse(seq(4, 0)), xs[:4])
+    out.tofile(tmp_path / "out.bin")
+    args = ["identify", "--input-dir", d, "--observed", tmp_path / "out.bin", "--dtype", "bf16"]
+    p = run_cli(*args, "--ranks", 4, check=False)
+    assert p.returncode == 2 and p.stdout == "" and "rank files beyond rank 3" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    with pytest.raises(cce.CceError, match="5 inputs are given"):
+        cce.identify(xs[:5], out, ranks=4)
+    p = run_cli("identify", "--make-probe", d, "--ranks", 4, "--elems", 64, "--dtype", "bf16", check=False)
+    assert p.returncode == 2 and "not empty" in p.stderr and "--force" in p.stderr
+    run_cli("identify", "--make-probe", d, "--ranks", 4, "--elems", 64, "--dtype", "bf16", "--force")
+    assert sorted(f.name for f in d.iterdir()) == ["README.md"] + [f"rank{r}.bin" for r in range(4)]

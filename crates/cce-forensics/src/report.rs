@@ -361,7 +361,9 @@ fn map(ev: &[Evidence], explained: &[u64], unexplained: &[u64], n: usize) -> (Ve
 }
 
 /// The dynamic programme of the module docs: `(first, last, candidate)` ranges covering
-/// `0..n`, the fewest switches and suspects.
+/// `0..n`, the fewest switches and suspects. An element whose cost is the same under every
+/// candidate (nothing explains it, or everything does) is skipped: a switch there costs what
+/// it costs at the next element that tells candidates apart.
 fn assign(ev: &[Evidence], explained: &[u64], n: usize) -> Vec<(usize, usize, usize)> {
     let k = ev.len();
     let words = k.div_ceil(64);
@@ -369,25 +371,37 @@ fn assign(ev: &[Evidence], explained: &[u64], n: usize) -> Vec<(usize, usize, us
     let mut switched = alloc::vec![0u64; n * words];
     let mut best_before = alloc::vec![0u32; n];
     let mut f = alloc::vec![0u32; k];
-    for j in 0..n {
-        let live = bit(explained, j);
-        if j > 0 {
-            let (b, best) = argmin(&f);
-            best_before[j] = b as u32;
-            let sw = best.saturating_add(SWITCH);
-            for (c, fc) in f.iter_mut().enumerate() {
-                if sw < *fc {
-                    *fc = sw;
-                    switched[j * words + c / 64] |= 1 << (c % 64);
-                }
-            }
+    let mut ew = alloc::vec![0u64; k];
+    let mut all = 0u64;
+    for (w, &live) in explained.iter().enumerate() {
+        if live == 0 {
+            continue;
         }
-        if live {
-            for (c, fc) in f.iter_mut().enumerate() {
-                if !bit(ev[c].explains(), j) {
-                    *fc += 1;
+        let mut everyone = u64::MAX;
+        for (c, e) in ev.iter().enumerate() {
+            ew[c] = e.explains()[w];
+            everyone &= ew[c];
+        }
+        let mut todo = live & !everyone;
+        while todo != 0 {
+            let b = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let j = w * 64 + b;
+            if all > 0 {
+                let (bc, best) = argmin(&f);
+                best_before[j] = bc as u32;
+                let sw = best.saturating_add(SWITCH);
+                for (c, fc) in f.iter_mut().enumerate() {
+                    if sw < *fc {
+                        *fc = sw;
+                        switched[j * words + c / 64] |= 1 << (c % 64);
+                    }
                 }
             }
+            for (fc, e) in f.iter_mut().zip(&ew) {
+                *fc += (((e >> b) & 1) ^ 1) as u32;
+            }
+            all += 1;
         }
     }
     let mut c = argmin(&f).0;

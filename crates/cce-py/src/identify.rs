@@ -13,7 +13,7 @@ use crate::numbers::bytes;
 /// Which order made `observed` ((rank, bytes) pairs) from `inputs` (one raw buffer per rank):
 /// `cce identify --json`'s object. `algo_files`: users' MSCCL XML schedules, (name, text).
 #[pyfunction]
-#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None, ranks_per_node=None))]
+#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None, ranks_per_node=None, ranks=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn identify<'py>(
@@ -27,6 +27,7 @@ pub(crate) fn identify<'py>(
     arch: u64,
     threads: Option<usize>,
     ranks_per_node: Option<u64>,
+    ranks: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let params = (|| -> Result<IdentifyParams, cce_api::ApiError> {
         let files = algo_files
@@ -40,6 +41,7 @@ pub(crate) fn identify<'py>(
             arch,
             threads,
             ranks_per_node,
+            ranks,
             ..IdentifyParams::new(cce_api::dtype(dtype)?)
         })
     })()
