@@ -5,7 +5,6 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use cce_numerics::NumType;
-use cce_numerics::float::round_value;
 use cce_numerics::order::Order;
 
 use super::RevealError;
@@ -14,7 +13,7 @@ use super::segment::{self, Candidate, Cover, Segment};
 use super::tree::{has_multiway, pairs};
 use crate::eval::rne_block;
 use crate::problem::element;
-use crate::rule::{Family, Rounding, Rule, merge_key};
+use crate::rule::{Family, Rounding, Rule, evaluated, merge_key};
 
 /// An all-reduce cce cannot see inside: every rank's input in, every rank's output out.
 pub trait BlackBox {
@@ -430,7 +429,8 @@ impl Reveal {
         let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
         let size = self.scales.size();
         for c in &classes {
-            let rule = Rule { order: c.order.clone(), accum: c.accum };
+            // The fast kernels' accumulation where it gives the same bits (cce-forensics' merges).
+            let rule = evaluated(&Rule { order: c.order.clone(), accum: c.accum }, self.dtype, Rounding::Rne);
             let count = c.last - c.first + 1;
             let pred = rne_block(&rule, self.dtype, &slices, c.first, count).map_err(|e| e.to_string())?;
             let ranks: Vec<usize> = match c.rank {
@@ -490,21 +490,22 @@ fn splitmix(mut z: u64) -> u64 {
 }
 
 /// Run 3's inputs: every rank and element a different finite value, sign and significand at
-/// random, exponent in −6..=6.
+/// random, exponent in −6..=6 (written as the dtype's bits directly: a normal number of every
+/// dtype reveal takes).
 pub(super) fn check_inputs(ranks: u32, elems: usize, dtype: NumType) -> Vec<Vec<u8>> {
     let fmt = dtype.float_format().unwrap_or(cce_numerics::FloatFormat::F32);
     let size = dtype.size();
-    let mbits = fmt.mbits;
+    let (mbits, ebits) = (fmt.mbits, fmt.ebits);
     (0..ranks)
         .map(|r| {
             let mut buf = Vec::with_capacity(elems * size);
             for e in 0..elems {
                 let z = splitmix(0x5eed_0000_0000_0000 ^ ((e as u64) << 8 | u64::from(r)));
-                let mant = 1.0 + (z & ((1 << mbits) - 1)) as f64 / (1u64 << mbits) as f64;
-                let exp = ((z >> 40) % 13) as i32 - 6;
-                let sign = if z >> 63 == 1 { -1.0 } else { 1.0 };
-                let x = sign * mant * f64::from_bits(((1023 + exp) as u64) << 52);
-                buf.extend_from_slice(&round_value(x, fmt, None).to_le_bytes()[..size]);
+                let mant = (z & ((1 << mbits) - 1)) as u32;
+                let exp = (((z >> 40) % 13) as i32 - 6 + fmt.bias) as u32;
+                let sign = (z >> 63) as u32;
+                let bits = sign << (ebits + mbits) | exp << mbits | mant;
+                buf.extend_from_slice(&bits.to_le_bytes()[..size]);
             }
             buf
         })
