@@ -299,3 +299,43 @@ def test_exhaustive_search_finds_library_orders(lib, ranks, dtype):
     found, problems = T.classes_of(cands, ok)
     assert not problems, problems[:5]
     assert T.canon_classes(found, dtype) == T.canon_classes(ground_truth.expected(lib, ranks, elems, dtype), dtype)
+
+
+# ---------------------------------------------------------------- Python: cce.reveal(fn, …)
+
+
+@pytest.mark.parametrize("ranks, kind, dtype, accum, layout", [
+    (4, "binary", "fp32", "fp32", "whole"),
+    (5, "multiway", "bf16", "fp32", "chunks"),
+    (6, "binary", "fp16", "fp16", "ranks"),
+    (8, "multiway", "bf16", "bf16", "whole"),
+])
+def test_python_reveal(ranks, kind, dtype, accum, layout):
+    """cce.reveal on a function made from tree_ref's evaluator returns the same answer as the
+    CLI's JSON: the trees that made the outputs."""
+    import cce
+
+    rng = np.random.default_rng(77 + ranks)
+    elems, classes = _make_classes(ranks, kind, dtype, accum, layout, rng)
+    calls = []
+
+    def fn(inputs):
+        calls.append(len(inputs))
+        assert len(inputs) == ranks and all(len(x) == elems for x in inputs)
+        return T.apply_classes(classes, [np.asarray(x, dtype=T.np_dtype(dtype)) for x in inputs], dtype)
+
+    doc = cce.reveal(fn, ranks, elems, dtype)
+    assert doc["revealed"] is True, doc.get("reason")
+    assert doc["runs"] == len(calls) and 1 <= doc["runs"] <= run_bound(classes, ranks)
+    got = [(c["first"], c["last"], c.get("rank"), c["expr"], c["accum"]) for c in doc["classes"]]
+    assert per_rank(got, ranks, dtype) == per_rank(classes, ranks, dtype)
+
+
+def test_python_reveal_value_dependent():
+    import cce
+
+    sys.path.insert(0, os.path.join(HERE, "blackbox"))
+    import numpy_tree
+
+    doc = cce.reveal(lambda xs: numpy_tree.sorted_by_magnitude([np.asarray(x) for x in xs], "fp32"), 6, 90, "fp32")
+    assert doc["revealed"] is False and doc.get("reason") and not doc.get("classes")
