@@ -15,7 +15,9 @@ Open MPI 4.1 (coll/base, algorithms forced in coll/tuned):
 - 4 ring: the vector cut in R blocks (the first N mod R blocks one element longer); block b is
   started by rank b and passed up the ring, each rank adding its own element:
   (((b+(b+1))+(b+2))+…+(b-1)). Fewer elements than ranks: recursive doubling.
-- 5 segmented ring: with the default segment size (0) it is the ring.
+- 5 segmented ring: with the default segment size (0) it is the ring; with a segment size set
+  (checked with coll_tuned_allreduce_algorithm_segmentsize 64 at R = 4, 5, 8) it pipelines
+  each block in segments, every one still started by rank b: the ring's classes again.
 - 6 rabenseifner (reduce-scatter by recursive halving, then an allgather): the same pairs-first
   handling of the extra ranks and the same butterfly partners as recursive doubling, so every
   element has recursive doubling's tree.
