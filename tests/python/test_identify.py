@@ -269,7 +269,8 @@ def test_three_flipped_bits_of_a_ring_are_found_and_nothing_else():
         assert found == flipped, (r["suspects"], r["unexplained"])
         assert r["suspects"]["count"] + r["unexplained"]["count"] == 3
         assert r["verdict"] != "explained" and r["answer"] is None
-        assert r["best"] == "ring" and r["map_segments"] == 1
+        # Open MPI's layout (n is no multiple of R): the family's ring, not cce's.
+        assert r["best"].startswith("ring, chunk c from c up") and r["map_segments"] == 1
 
 
 def test_gloos_reverse_ring_is_one_candidate_matching_every_element():
@@ -329,7 +330,7 @@ def test_the_text_puts_the_verdict_first_and_claims_no_best_when_nothing_fits(tm
     evaluate(parse("((0+2)+(1+3))"), xs).tofile(tmp_path / "out.bin")
     p = run_cli("identify", "--input-dir", d, "--ranks", 4, "--observed", tmp_path / "out.bin", "--dtype", "bf16")
     lines = p.stdout.splitlines()
-    assert lines[0].startswith("verdict: ") and "explained —" not in lines[0] and "cce reveal" in lines[0]
+    assert lines[0].startswith("verdict: ") and not lines[0].startswith("verdict: explained") and "cce reveal" in lines[0]
     assert not any(line.startswith("best:") for line in lines)
 
 

@@ -11,9 +11,9 @@
 //! programme over the elements ([`map`]): an element its candidate explains costs 0, one that
 //! only other candidates explain (a **suspect**) costs 1, and every change of candidate from
 //! one element to the next costs [`SWITCH`] (3). Elements no candidate explains, and
-//! non-finite ones, cost 0 under every candidate. The cheapest assignment is taken; ties stay
-//! with the candidate of the element before, then go to the better ranked (a known order
-//! first). So a one-element detour to another order never pays (two switches cost 6, the
+//! non-finite ones, cost 0 under every candidate. The cheapest assignment is taken; among
+//! equal ones, each range runs as far as its candidate explains before the next begins, and a
+//! new range goes to the better ranked candidate (a known order first). So a one-element detour to another order never pays (two switches cost 6, the
 //! suspect 1), and the map changes order only where a run of elements needs it. A range is
 //! then cut where its candidate's own order changes (a ring's chunks), so each range has one
 //! order.
@@ -392,7 +392,8 @@ fn assign(ev: &[Evidence], explained: &[u64], n: usize) -> Vec<(usize, usize, us
                 best_before[j] = bc as u32;
                 let sw = best.saturating_add(SWITCH);
                 for (c, fc) in f.iter_mut().enumerate() {
-                    if sw < *fc {
+                    // A tie switches here, not earlier: the earlier range runs as far as it can.
+                    if sw <= *fc {
                         *fc = sw;
                         switched[j * words + c / 64] |= 1 << (c % 64);
                     }
