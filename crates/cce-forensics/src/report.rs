@@ -8,7 +8,7 @@
 //!
 //! ## The map: the fewest ranges that explain the output
 //! Orders come per chunk, so the map assigns every element to one candidate by a dynamic
-//! programme over the elements ([`map`]): an element its candidate explains costs 0, one that
+//! programme over the elements: an element its candidate explains costs 0, one that
 //! only other candidates explain (a **suspect**) costs 1, and every change of candidate from
 //! one element to the next costs [`SWITCH`] (3). Elements no candidate explains, and
 //! non-finite ones, cost 0 under every candidate. The cheapest assignment is taken; among
