@@ -407,7 +407,12 @@ impl Reveal {
                 }
             }
             for c in &mut mine {
-                c.equals = family_equal(&c.order, c.accum, self.dtype, self.ranks);
+                // A family's order is written as the family writes it (the first add's operands
+                // in its order: they commute, so the bits are the same).
+                if let Some((name, order)) = family_equal(&c.order, c.accum, self.dtype, self.ranks) {
+                    c.equals = Some(name);
+                    c.order = order;
+                }
             }
             if per_rank {
                 for &r in &g.ranks {
@@ -470,14 +475,17 @@ fn rank_words(ranks: &[usize], all: usize) -> String {
 }
 
 /// The family order (accumulated in fp32 or the buffer dtype) that gives the same bits as
-/// `order` accumulated in `accum`, by [`merge_key`].
-fn family_equal(order: &Order, accum: NumType, dtype: NumType, ranks: u32) -> Option<String> {
+/// `order` accumulated in `accum`, by [`merge_key`]: its name and its order, or `None`.
+fn family_equal(order: &Order, accum: NumType, dtype: NumType, ranks: u32) -> Option<(String, Order)> {
     let key = merge_key(&Rule { order: order.clone(), accum }, dtype, Rounding::Rne);
     Family::all(ranks).into_iter().find_map(|f| {
-        [NumType::F32, dtype]
+        let fo = f.order(ranks);
+        // The same text once the first adds commute, so `accum` stays the class's.
+        let same = merge_key(&Rule { order: fo.clone(), accum }, dtype, Rounding::Rne) == key;
+        let any = [NumType::F32, dtype]
             .into_iter()
-            .any(|a| merge_key(&Rule { order: f.order(ranks), accum: a }, dtype, Rounding::Rne) == key)
-            .then(|| f.name(ranks))
+            .any(|a| merge_key(&Rule { order: fo.clone(), accum: a }, dtype, Rounding::Rne) == key);
+        any.then(|| (f.name(ranks), if same { fo } else { order.clone() }))
     })
 }
 
