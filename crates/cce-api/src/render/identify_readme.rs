@@ -70,10 +70,12 @@ for q in range({r}):
 cce identify {input_dir} . {observed} out {dtype} {d}
 ```
 
-`map` names the order of every element range (chunk by chunk); `best` the order that explains
-the most elements; `unexplained` the elements no known order explains (then the hardware uses an
-order outside the families: report it). docs/identify.md says what a MODEL order of
-docs/MODEL.md becomes once the hardware's order is known.
+The first line is the verdict. `explained`: `map` names the order of every element range
+(chunk by chunk). `fragmented` or `unexplained`: the hardware uses an order outside the
+families — `suspects` and `unexplained` list the elements no range's order explains, `best` is
+only the closest candidate, and `cce reveal` recovers the order itself: report it.
+docs/identify.md says what a MODEL order of docs/MODEL.md becomes once the hardware's order is
+known.
 "#,
         last = r.saturating_sub(1),
         rounding = flag("rounding"),
