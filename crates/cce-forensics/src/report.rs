@@ -430,3 +430,40 @@ fn argmin(f: &[u32]) -> (usize, u32) {
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(name: &str) -> Ranked {
+        Ranked {
+            name: name.into(),
+            algo: None,
+            file: None,
+            accum: Vec::new(),
+            aliases: Vec::new(),
+            expr: None,
+            matched: 1,
+            total: 1,
+            consistent: None,
+            undecided: None,
+        }
+    }
+
+    #[test]
+    fn far_shorter_means_under_a_quarter_of_a_chunk_on_average() {
+        // 1000 elements over 4 ranks: chunks of 250; ranges average under 62.5 from s = 17.
+        let none = Listed::default();
+        let shape = |segments| Shape { total: 1000, segments, elems: 1000, ranks: 4 };
+        let b = ranked("x");
+        assert_eq!(verdict(&shape(16), &none, &none, Some(&b)).0, Verdict::Explained);
+        assert_eq!(verdict(&shape(17), &none, &none, Some(&b)).0, Verdict::Fragmented);
+        let (v, why) = verdict(&shape(17), &none, &none, Some(&b));
+        assert!(v == Verdict::Fragmented && why.contains("cce reveal"), "{why}");
+        // One bad element and chunk-long ranges: unexplained, the closest named.
+        let one = Listed { count: 1, first: alloc::vec![7] };
+        let (v, why) = verdict(&shape(1), &none, &one, Some(&b));
+        assert!(v == Verdict::Unexplained && why.contains("the closest, x,"), "{why}");
+        assert_eq!(verdict(&shape(0), &none, &none, None).0, Verdict::Unexplained);
+    }
+}
