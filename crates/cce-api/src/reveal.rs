@@ -106,9 +106,14 @@ pub fn reveal(params: &RevealParams, bb: &mut dyn BlackBox) -> Result<RevealAnsw
 /// every class's order, where one does (else the family order cce-forensics found).
 fn answer(params: &RevealParams, mut revealed: Revealed) -> RevealAnswer {
     if revealed.revealed && revealed.classes.iter().all(|c| c.rank.is_none()) {
-        if let Some(name) = cce_algorithm(params, &revealed) {
+        if let Some((name, segments)) = cce_algorithm(params, &revealed) {
             for c in &mut revealed.classes {
                 c.equals = Some(name.clone());
+                // Written as the element story writes it (the same bits: the merge key matched).
+                let k = segments.partition_point(|(first, _)| *first <= c.first as u64).saturating_sub(1);
+                if let Some((_, order)) = segments.get(k) {
+                    c.order = order.clone();
+                }
             }
         }
     }
@@ -117,8 +122,8 @@ fn answer(params: &RevealParams, mut revealed: Revealed) -> RevealAnswer {
 
 /// The first of cce's algorithms (ring, kangaring, mesh, rdh; accumulated in fp32 or the
 /// buffer dtype) whose documented order of every element gives the same bits as the revealed
-/// classes' (by cce-forensics' merge key), as its label.
-fn cce_algorithm(params: &RevealParams, r: &Revealed) -> Option<String> {
+/// classes' (by cce-forensics' merge key): its label and its element story's segments.
+fn cce_algorithm(params: &RevealParams, r: &Revealed) -> Option<(String, Vec<(u64, cce_numerics::order::Order)>)> {
     use cce_collectives::collective::{Algo, RedOp};
     use cce_forensics::{Rounding, Rule, merge_key};
     let key = |o: &cce_numerics::order::Order, a: NumType| {
@@ -148,7 +153,7 @@ fn cce_algorithm(params: &RevealParams, r: &Revealed) -> Option<String> {
                     classes.iter().filter(|c| c.0 <= last && c.1 >= *first).all(|c| c.2 == want)
                 });
             if fits {
-                return Some(algo.name().to_string());
+                return Some((algo.name().to_string(), segments));
             }
         }
     }
