@@ -235,7 +235,9 @@ impl BlackBox for CommandBox {
             match child.try_wait() {
                 Ok(Some(s)) => break s,
                 Ok(None) if start.elapsed() > self.timeout => {
-                    let _ = Command::new("kill").arg("-KILL").arg(format!("-{}", child.id())).status();
+                    // `-s KILL --`: procps-ng 4.0.2's kill reads `kill -KILL -PGID` as
+                    // kill(-1, SIGKILL), every process the user may signal.
+                    let _ = Command::new("kill").args(["-s", "KILL", "--"]).arg(format!("-{}", child.id())).status();
                     let _ = child.kill();
                     let _ = child.wait();
                     return Err(self.fail(run, format!("`{line}` did not finish within {} s", self.timeout.as_secs())));
