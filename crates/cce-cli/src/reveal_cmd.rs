@@ -57,6 +57,10 @@ pub(crate) struct RevealArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Also draw every distinct tree (at most 16) as an SVG document in FILE; checked writable
+    /// before the black box first runs.
+    #[arg(long, value_name = "FILE", conflicts_with = "plan")]
+    pub(crate) plot: Option<PathBuf>,
 }
 
 /// A scratch directory removed when dropped (unless the user named it).
@@ -89,6 +93,9 @@ pub(crate) fn reveal(a: &RevealArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.plan {
         return plan(a, &params, dir);
     }
+    if let Some(path) = &a.plot {
+        check_writable(path)?;
+    }
     let answer = match (&a.run, &a.input_dir, &a.observed) {
         (Some(cmd), _, _) => {
             let work = scratch(a)?;
@@ -101,7 +108,29 @@ pub(crate) fn reveal(a: &RevealArgs) -> Result<(), CliError> {
     print(a, &answer)
 }
 
+/// Refuses a `--plot` path that cannot be written, before any run: a directory, or a file in a
+/// directory that is missing or read-only (probed with the temporary file the write will use).
+fn check_writable(path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError::Input(format!("--plot {}: a directory, not a file", path.display())));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        // A device or FIFO is written directly at the end (write_atomic); opening a FIFO now
+        // would wait for its reader.
+        return Ok(());
+    }
+    let mut probe = path.as_os_str().to_owned();
+    probe.push(format!(".tmp-{}", std::process::id()));
+    let probe = PathBuf::from(probe);
+    std::fs::File::create(&probe).map_err(CliError::io(path))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 fn print(a: &RevealArgs, answer: &RevealAnswer) -> Result<(), CliError> {
+    if let Some(path) = &a.plot {
+        crate::files::write_atomic(path, answer.to_svg().as_bytes())?;
+    }
     if a.json {
         crate::print_json(&answer.to_json());
     } else {

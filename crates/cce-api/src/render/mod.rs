@@ -19,6 +19,8 @@ mod reduce;
 pub mod report;
 mod repro;
 mod reveal;
+#[cfg(feature = "plot")]
+mod reveal_plot;
 pub(crate) use reveal::reveal_readme;
 mod run;
 pub(crate) mod ser;
