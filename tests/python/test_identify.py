@@ -346,6 +346,15 @@ def test_stale_rank_files_and_a_full_probe_directory_are_refused(tmp_path, run_c
     p = run_cli(*args, "--ranks", 4, check=False)
     assert p.returncode == 2 and p.stdout == "" and "rank files beyond rank 3" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+    # Without --ranks: a note (not a refusal) when the observed directory has fewer ranks.
+    o = tmp_path / "out"
+    o.mkdir()
+    for r in range(4):
+        out.tofile(o / f"rank{r}.bin")
+    p = run_cli("identify", "--input-dir", d, "--observed", o, "--dtype", "bf16", "--json")
+    assert "give --ranks 4" in p.stderr and json.loads(p.stdout)["ranks"] == 8
+    p = run_cli("identify", "--input-dir", d, "--observed", o, "--dtype", "bf16", "--ranks", 4, check=False)
+    assert p.returncode == 2 and "rank files beyond rank 3" in p.stderr
     with pytest.raises(cce.CceError, match="5 inputs are given"):
         cce.identify(xs[:5], out, ranks=4)
     p = run_cli("identify", "--make-probe", d, "--ranks", 4, "--elems", 64, "--dtype", "bf16", check=False)

@@ -29,6 +29,7 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
     };
     let ranks = input_files(input_dir, a.ranks)?;
     let observed_files = observed_files(a, observed, ranks.len())?;
+    stale_hint(a, input_dir, observed, ranks.len(), observed_files.len());
     // Sizes checked before anything is read.
     let first = crate::files::file_len(&ranks[0].path)?;
     api::check_size(first, ranks.len() as u64, observed_files.len() as u64)?;
@@ -93,6 +94,19 @@ fn input_files(dir: &Path, want: Option<u64>) -> Result<Vec<RankFile>, CliError>
         )));
     }
     Ok(files)
+}
+
+/// Without `--ranks`, the one sign of stale input rank files the files give: an observed
+/// directory with fewer ranks than the inputs. A note on stderr, not a refusal (a user may save
+/// only some ranks' outputs).
+fn stale_hint(a: &IdentifyArgs, input_dir: &Path, observed: &Path, inputs: usize, outputs: usize) {
+    if a.ranks.is_none() && observed.is_dir() && outputs < inputs {
+        eprintln!(
+            "cce: note: {} holds {inputs} ranks' inputs, {} only {outputs} ranks' outputs; if the run had {outputs} ranks, the other rank files are stale: give --ranks {outputs} to refuse them",
+            input_dir.display(),
+            observed.display()
+        );
+    }
 }
 
 /// The observed files: `path`'s rank files when it is a directory, else the one file as rank
