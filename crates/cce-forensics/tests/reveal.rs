@@ -146,3 +146,59 @@ fn an_order_that_depends_on_the_values_is_not_revealed() {
     assert!(got.classes.is_empty());
     assert!(got.reason.is_some());
 }
+
+#[test]
+fn a_downward_ring_with_chunks_of_exactly_one_window() {
+    // gloo's ring: chunk c is the sequential sum from rank c - 1 down; chunks of R(R-1)/2.
+    for (r, dtype) in [(8u32, NumType::F32), (8, NumType::Bf16), (5, NumType::F16)] {
+        let p = (r * (r - 1) / 2) as usize;
+        let classes: Vec<(usize, usize, Rule)> = (0..r)
+            .map(|c| {
+                let seq: Vec<u32> = (0..r).map(|k| (c + 2 * r - 1 - k) % r).collect();
+                (c as usize * p, (c as usize + 1) * p - 1, Rule { order: Order::sequential(&seq), accum: dtype })
+            })
+            .collect();
+        let mut bb = Trees { dtype, classes: classes.clone(), runs: 0 };
+        let got = reveal(r, r as usize * p, dtype, &mut bb).unwrap();
+        assert!(got.revealed, "{r} {dtype}: {:?}", got.reason);
+        let ranges: Vec<(usize, usize)> = got.classes.iter().map(|c| (c.first, c.last)).collect();
+        assert_eq!(ranges, classes.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>());
+    }
+}
+
+/// Each rank's output from its own classes.
+struct PerRank {
+    dtype: NumType,
+    by_rank: Vec<Vec<(usize, usize, Rule)>>,
+}
+
+impl BlackBox for PerRank {
+    fn run(&mut self, run: u32, inputs: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, RevealError> {
+        self.by_rank
+            .iter()
+            .map(|classes| {
+                let mut one = Trees { dtype: self.dtype, classes: classes.clone(), runs: 0 };
+                Ok(one.run(run, inputs)?.swap_remove(0))
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn ranks_whose_outputs_differ_get_classes_of_their_own_in_three_runs() {
+    let (r, dtype) = (6u32, NumType::Bf16);
+    let n = 60;
+    let a = vec![(0, n - 1, rule("((0+1+2)+(3+4+5))", NumType::F32))];
+    let b = vec![(0, 29, rule("(((0+1)+(2+3))+(4+5))", dtype)), (30, n - 1, rule("(0+1+2+3+4+5)", NumType::F32))];
+    let by_rank = vec![a.clone(), a.clone(), a, b.clone(), b.clone(), b];
+    let got = reveal(r, n, dtype, &mut PerRank { dtype, by_rank: by_rank.clone() }).unwrap();
+    assert!(got.revealed, "{:?}", got.reason);
+    assert_eq!(got.runs, 3);
+    // Ranks 0..=2: one class each; ranks 3..=5: two each.
+    assert_eq!(got.classes.len(), 3 + 3 * 2);
+    for c in &got.classes {
+        let rank = c.rank.expect("per-rank classes");
+        let want = by_rank[rank].iter().find(|w| w.0 == c.first && w.1 == c.last).expect("a class's range");
+        assert_eq!(key(&c.order, c.accum, dtype), key(&want.2.order, want.2.accum, dtype), "rank {rank}");
+    }
+}

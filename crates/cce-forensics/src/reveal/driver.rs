@@ -97,6 +97,9 @@ pub struct Reveal {
     stage: Stage,
     runs: u32,
     groups: Vec<Group>,
+    /// Run 2's plans: every group's in one run where they fit together, else one run each;
+    /// each element's purpose tagged with its group.
+    detail: Vec<Vec<Option<(usize, Purpose)>>>,
     outcome: Option<Result<Vec<Class>, String>>,
 }
 
@@ -130,6 +133,7 @@ impl Reveal {
             stage: Stage::Trees,
             runs: 0,
             groups: Vec::new(),
+            detail: Vec::new(),
             outcome: None,
         })
     }
@@ -167,9 +171,9 @@ impl Reveal {
                     self.scales.write(&self.run1_query(e), e, &mut inputs);
                 }
             }
-            Stage::Detail(g) => {
-                for (e, p) in self.groups[g].plan.iter().enumerate() {
-                    if let Some(p) = p {
+            Stage::Detail(k) => {
+                for (e, p) in self.detail[k].iter().enumerate() {
+                    if let Some((_, p)) = p {
                         self.scales.write(&self.detail_query(p), e, &mut inputs);
                     }
                 }
@@ -204,7 +208,7 @@ impl Reveal {
         self.runs = run;
         let step = match self.stage {
             Stage::Trees => self.observe_trees(&outputs),
-            Stage::Detail(g) => self.observe_detail(g, &outputs),
+            Stage::Detail(k) => self.observe_detail(k, &outputs),
             Stage::Check => self.observe_check(&outputs),
             Stage::Done => Ok(()),
         };
@@ -252,7 +256,8 @@ impl Reveal {
             self.plan(&mut group)?;
             self.groups.push(group);
         }
-        self.stage = self.next_detail(0);
+        self.detail = self.detail_runs();
+        self.stage = if self.detail.is_empty() { Stage::Check } else { Stage::Detail(0) };
         Ok(())
     }
 
@@ -314,23 +319,81 @@ impl Reveal {
         Ok(())
     }
 
-    fn next_detail(&self, from: usize) -> Stage {
-        (from..self.groups.len())
-            .find(|&g| self.groups[g].plan.iter().any(Option::is_some))
-            .map_or(Stage::Check, Stage::Detail)
+    /// Run 2's plans (the `detail` field's docs): pins never share an element; each group's
+    /// rounding queries take the free elements `e` with `e mod G` its turn, and every query of
+    /// every group must keep at least one element, else each group gets a run of its own.
+    fn detail_runs(&self) -> Vec<Vec<Option<(usize, Purpose)>>> {
+        let needs: Vec<usize> =
+            (0..self.groups.len()).filter(|&g| self.groups[g].plan.iter().any(Option::is_some)).collect();
+        let own = |g: usize| self.groups[g].plan.iter().map(|p| p.map(|p| (g, p))).collect::<Vec<_>>();
+        if needs.len() <= 1 {
+            return needs.into_iter().map(own).collect();
+        }
+        let separate = || needs.iter().map(|&g| own(g)).collect();
+        let mut shared: Vec<Option<(usize, Purpose)>> = alloc::vec![None; self.elems];
+        for &g in &needs {
+            for (e, p) in self.groups[g].plan.iter().enumerate() {
+                if let Some(p @ Purpose::Pin { .. }) = p {
+                    if shared[e].is_some() {
+                        return separate();
+                    }
+                    shared[e] = Some((g, *p));
+                }
+            }
+        }
+        for (turn, &g) in needs.iter().enumerate() {
+            let group = &self.groups[g];
+            for (si, seg) in group.segs.iter().enumerate() {
+                // This segment's queries, once each, dealt again over the elements of its turn.
+                let mut queries: Vec<Purpose> = Vec::new();
+                for p in group.plan[seg.first..=seg.last].iter().flatten() {
+                    if let Purpose::Round { seg: s2, node, .. } = p {
+                        if *s2 == si
+                            && !queries.iter().any(|q| matches!(q, Purpose::Round { node: n2, .. } if n2 == node))
+                        {
+                            queries.push(*p);
+                        }
+                    }
+                }
+                if queries.is_empty() {
+                    continue;
+                }
+                let mine = (seg.first..=seg.last)
+                    .filter(|&e| shared[e].is_none() && e % needs.len() == turn)
+                    .collect::<Vec<usize>>();
+                for (k, e) in mine.into_iter().enumerate() {
+                    shared[e] = Some((g, queries[k % queries.len()]));
+                }
+            }
+        }
+        let asked = |plan: &mut dyn Iterator<Item = (usize, Purpose)>| {
+            let mut v: Vec<(usize, usize, usize)> = plan
+                .filter_map(|(g, p)| match p {
+                    Purpose::Round { seg, node, .. } => Some((g, seg, node)),
+                    Purpose::Pin { .. } => None,
+                })
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let wanted = asked(&mut needs.iter().flat_map(|&g| own(g)).flatten());
+        let kept = asked(&mut shared.iter().flatten().copied());
+        if wanted == kept { alloc::vec![shared] } else { separate() }
     }
 
-    /// Run 2 of group `g`: the zones settled, the roundings read.
-    fn observe_detail(&mut self, g: usize, outputs: &[Vec<u8>]) -> Result<(), String> {
-        let out = &outputs[self.groups[g].ranks[0]];
-        let who = rank_words(&self.groups[g].ranks, self.ranks as usize);
-        let group = &self.groups[g];
-        let mut owners: Vec<Vec<(usize, bool)>> = alloc::vec![Vec::new(); group.segs.len()];
-        let mut rounds: Vec<Vec<(usize, bool)>> = alloc::vec![Vec::new(); group.segs.len()];
-        for (e, p) in group.plan.iter().enumerate() {
-            let Some(p) = p else { continue };
+    /// A run 2 (`k`): every group's zones settled and roundings read, from its own output.
+    fn observe_detail(&mut self, k: usize, outputs: &[Vec<u8>]) -> Result<(), String> {
+        let g_count = self.groups.len();
+        let mut owners: Vec<Vec<Vec<(usize, bool)>>> =
+            (0..g_count).map(|g| alloc::vec![Vec::new(); self.groups[g].segs.len()]).collect();
+        let mut rounds: Vec<Vec<Vec<(usize, bool)>>> = owners.clone();
+        for (e, p) in self.detail[k].iter().enumerate() {
+            let Some((g, p)) = p else { continue };
+            let group = &self.groups[*g];
+            let who = rank_words(&group.ranks, self.ranks as usize);
             let q = self.detail_query(p);
-            let Some(c) = self.count(&q, out, e) else {
+            let Some(c) = self.count(&q, &outputs[group.ranks[0]], e) else {
                 return Err(alloc::format!(
                     "run {}, element {e} of {who}: the output is no count of the mask's units",
                     self.runs
@@ -346,11 +409,28 @@ impl Reveal {
                             self.runs
                         ));
                     }
-                    owners[seg].push((e, d == b.d[pair]));
+                    owners[*g][seg].push((e, d == b.d[pair]));
                 }
-                Purpose::Round { seg, node, .. } => rounds[seg].push((node, c > 0)),
+                Purpose::Round { seg, node, .. } => rounds[*g][seg].push((node, c > 0)),
             }
         }
+        for (g, (own, round)) in owners.into_iter().zip(rounds).enumerate() {
+            if self.detail[k].iter().flatten().any(|(x, _)| *x == g) {
+                self.settle(g, &own, round)?;
+            }
+        }
+        self.stage = if k + 1 < self.detail.len() { Stage::Detail(k + 1) } else { Stage::Check };
+        Ok(())
+    }
+
+    /// Group `g`'s boundaries moved to where the pins say, and its unrounded adds.
+    fn settle(
+        &mut self,
+        g: usize,
+        owners: &[Vec<(usize, bool)>],
+        mut rounds: Vec<Vec<(usize, bool)>>,
+    ) -> Result<(), String> {
+        let who = rank_words(&self.groups[g].ranks, self.ranks as usize);
         let runs = self.runs;
         let group = &mut self.groups[g];
         for (s, own) in owners.iter().enumerate() {
@@ -384,7 +464,6 @@ impl Reveal {
             answers.dedup();
             group.unrounded[s] = answers.iter().filter(|&&(_, kept)| kept).map(|&(n, _)| n).collect();
         }
-        self.stage = self.next_detail(g + 1);
         Ok(())
     }
 

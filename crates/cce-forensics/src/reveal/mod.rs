@@ -21,9 +21,11 @@
 //!    for bit ([`crate::eval::rne_block`]); one that is not makes the reveal fail, with the
 //!    element named.
 //!
-//! When the ranks' outputs differ, each distinct output of run 1 is revealed on its own, with a
-//! run 2 of its own; so the runs are `2 + G` for `G` distinct outputs (3 when every rank's
-//! output is the same), or `1 + G` for fp32 with no boundary to settle.
+//! When the ranks' outputs differ, each distinct output of run 1 is revealed on its own. Their
+//! run-2 questions share one run where they fit (pins never on one element, each output's
+//! rounding queries on every G-th free element of its classes, every query kept somewhere), so
+//! the runs are 3; where they do not fit each output gets a run 2 of its own (at most `2 + G`
+//! runs for G distinct outputs). fp32 with no boundary to settle needs 2.
 //!
 //! ## Assumptions, and what is done when they fail
 //! - The order does not depend on the values, and the roundings are round-to-nearest-even (a
@@ -42,7 +44,8 @@
 //! - `revealed: true` only when run 3's random inputs give, at every element of every observed
 //!   rank, exactly the bits of the class's order: a wrong tree cannot pass a check that every
 //!   element takes part in unless it agrees with the black box on those inputs.
-//! - The black box is run at most `2 + G` times; its outputs are checked for shape before they
+//! - The black box is run 3 times (2 for fp32 with nothing to settle; at most `2 + G` when G
+//!   distinct outputs cannot share run 2); its outputs are checked for shape before they
 //!   are read.
 
 pub mod mask;

@@ -3,9 +3,10 @@
 //! Run 1 gives element `e` the pair `pairs[e mod P]` (P = R(R−1)/2), so any P consecutive
 //! elements measure every pair once. A window of P elements that lies inside one class
 //! rebuilds that class's tree ([`AddTree::from_pairs`]); windows are tried on a grid (every
-//! P/8 elements) and where nothing explains an element yet. An element is *compatible* with a
+//! P/8 elements) and, where no tree found so far explains a window's length from an element,
+//! every window that holds the element. An element is *compatible* with a
 //! tree when its measurement is that tree's `d` for its pair. The classes are the fewest runs
-//! of elements that one tree explains each ([`cover`]: from each element on, the tree whose
+//! of elements that one tree explains each ([`Cover`]: from each element on, the tree whose
 //! compatible run reaches furthest — the greedy cover, which is optimal); where two classes
 //! meet, the elements that both trees explain are the *zone* whose owner run 2 decides with a
 //! pair that tells the two trees apart.
@@ -99,14 +100,22 @@ pub fn classes(ranks: u32, d: &[Option<u8>]) -> Classes {
     let mut at = 0;
     while at < n {
         let reach = |cands: &[Candidate], k: usize| (at..n).find(|&e| !compatible(cands, e, k)).unwrap_or(n);
-        let mut best = (0..cands.len()).filter(|&k| compatible(&cands, at, k)).map(|k| (reach(&cands, k), k)).max();
-        if best.is_none() {
-            // A class not met by the grid: windows ending at or after `at`, nearest first.
-            let from = segs.last().map_or(0, |s| s.first);
-            for s in (from..=at).rev() {
-                if let Some(k) = try_window(s, &mut cands) {
-                    if compatible(&cands, at, k) {
-                        best = Some((reach(&cands, k), k));
+        let best_of = |cands: &[Candidate]| {
+            (0..cands.len()).filter(|&k| compatible(cands, at, k)).map(|k| (reach(cands, k), k)).max()
+        };
+        let mut best = best_of(&cands);
+        if best.is_none_or(|(end, _)| end - at < p) {
+            // Nothing here reaches a window's length: a class the grid did not meet. The windows
+            // that hold `at` are tried, the one starting at `at` first, until a tree reaches a
+            // window's length past `at`.
+            for s in (at.saturating_sub(p - 1)..=at).rev() {
+                let Some(k) = try_window(s, &mut cands) else { continue };
+                if compatible(&cands, at, k) {
+                    let r = reach(&cands, k);
+                    if best.is_none_or(|(end, _)| r > end) {
+                        best = Some((r, k));
+                    }
+                    if r - at >= p {
                         break;
                     }
                 }
