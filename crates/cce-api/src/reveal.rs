@@ -175,7 +175,7 @@ impl CommandBox {
     pub fn new(command: &str, scratch: &Path, timeout: Duration, ranks: u64) -> Result<CommandBox, ApiError> {
         if !command.contains("{in}") || !command.contains("{out}") {
             return Err(ApiError::Input(format!(
-                "the command `{command}` must name {{in}} and {{out}} (the directories of the inputs and the outputs)"
+                "--run '{command}': the command must name {{in}} and {{out}} (the directories of the inputs and the outputs)"
             )));
         }
         Ok(CommandBox { command: command.to_string(), scratch: scratch.to_path_buf(), timeout, ranks: ranks as usize })

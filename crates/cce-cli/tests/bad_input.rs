@@ -4,7 +4,7 @@
 //! changed. The
 //! rows live here (the first ones), in `bad_input/commands.rs` (command-line and request
 //! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs`,
-//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`), `bad_input/hier.rs` (a cluster's topology and hierarchies) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
+//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`), `bad_input/reveal.rs` (`cce reveal`), `bad_input/hier.rs` (a cluster's topology and hierarchies) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
 //! the workspace source for every error message, and the test fails on any message that no
 //! row produces and that is not listed as unreachable from the command line, with the reason.
 
@@ -28,6 +28,8 @@ mod msccl;
 mod packets;
 #[path = "bad_input/repro.rs"]
 mod repro;
+#[path = "bad_input/reveal.rs"]
+mod reveal;
 #[path = "bad_input/web.rs"]
 mod web;
 
@@ -336,6 +338,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     msccl::rows(f, &mut all);
     identify::rows(&mut all);
     repro::rows(&mut all);
+    reveal::rows(&mut all);
     inputs::rows(&mut all);
     hier::rows(&mut all);
     all
@@ -385,6 +388,7 @@ fn every_bad_input_is_refused_cleanly_and_every_message_has_a_row() {
         .chain(identify::UNREACHABLE)
         .chain(hier::UNREACHABLE)
         .chain(repro::UNREACHABLE)
+        .chain(reveal::UNREACHABLE)
         .chain(web::UNREACHABLE)
         .copied()
         .collect();
