@@ -366,8 +366,12 @@ pub fn make_probe(ranks: u64, elems: u64, dtype: SdmaDtype) -> Result<ProbeFiles
 /// `ranks` ranks and `observed` outputs, checked before any is read.
 pub fn check_size(input_bytes: u64, ranks: u64, observed: u64) -> Result<(), ApiError> {
     // The inputs, the observed outputs, one all-reduce's model (about 2.1× the inputs) and its
-    // outputs.
-    let bytes = input_bytes.saturating_mul(ranks.saturating_mul(4).saturating_add(observed));
+    // outputs; and the map's programme: per element (at least one byte of input), a bit per
+    // candidate (about 6R + 8 of them: sequential orders, rings, trees, runs) in whole words
+    // and the best candidate before it (4 bytes).
+    let map_words = ranks.saturating_mul(6).saturating_add(8) / 64 + 1;
+    let per_byte = ranks.saturating_mul(4).saturating_add(observed).saturating_add(map_words * 8 + 4);
+    let bytes = input_bytes.saturating_mul(per_byte);
     let budget = cce_collectives::collective::default_budget();
     if bytes > budget {
         return Err(forensics(cce_forensics::ForensicsError::Budget { what: "the identification", bytes, budget }));
