@@ -81,8 +81,42 @@ impl RevealParams {
     /// A reveal in progress, its shape checked.
     fn start(&self) -> Result<Reveal, ApiError> {
         let (r, n, t) = self.checked()?;
-        Reveal::new(r, n, t).map_err(reveal_error)
+        let mut reveal = Reveal::new(r, n, t).map_err(reveal_error)?;
+        reveal.add_candidates(chunk_orders(self.ranks, self.dtype));
+        Ok(reveal)
     }
+}
+
+/// Every distinct chunk order of cce's algorithms at `ranks` ranks (ring, kangaring, mesh, rdh;
+/// accumulated in fp32 and in the buffer dtype), named by the algorithm: the listed orders a
+/// class too short to measure every pair is found among, beside the families.
+fn chunk_orders(ranks: u64, dtype: SdmaDtype) -> Vec<(String, cce_forensics::Rule)> {
+    use cce_collectives::collective::{Algo, RedOp};
+    let Ok(buffer) = NumType::from_sdma(dtype) else { return Vec::new() };
+    let mut out: Vec<(String, cce_forensics::Rule)> = Vec::new();
+    for algo in [Algo::Ring, Algo::KangaRing, Algo::Mesh, Algo::Rdh] {
+        for accum in [NumType::F32, buffer] {
+            let Some(sdma) = accum.to_sdma() else { continue };
+            let p = crate::collective::AllreduceParams {
+                accum: Some(sdma),
+                ..crate::collective::AllreduceParams::new(
+                    ranks,
+                    crate::params::AlgoChoice::Algo(algo),
+                    RedOp::Add,
+                    dtype,
+                )
+            };
+            // One element per chunk is enough to tell every chunk's story.
+            let Ok(job) = p.prepare(ranks) else { continue };
+            for (_, order) in job.orders().unwrap_or_default() {
+                let rule = cce_forensics::Rule { order, accum };
+                if !out.iter().any(|(_, r)| *r == rule) {
+                    out.push((algo.name().to_string(), rule));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Reveals `bb`'s order: runs it as often as the reveal needs (at most 2 + the number of

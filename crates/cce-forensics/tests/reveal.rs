@@ -202,3 +202,54 @@ fn ranks_whose_outputs_differ_get_classes_of_their_own_in_three_runs() {
         assert_eq!(key(&c.order, c.accum, dtype), key(&want.2.order, want.2.accum, dtype), "rank {rank}");
     }
 }
+
+/// Open MPI's block layout: the first N mod R blocks one element longer.
+fn blocks(n: usize, r: usize) -> Vec<(usize, usize)> {
+    let (q, extra) = (n / r, n % r);
+    let mut at = 0;
+    (0..r)
+        .map(|b| {
+            let len = q + usize::from(b < extra);
+            at += len;
+            (at - len, at - 1)
+        })
+        .collect()
+}
+
+#[test]
+fn classes_too_short_for_every_pair_are_found_among_the_listed_orders() {
+    for (r, n, dtype) in
+        [(8u32, 30usize, NumType::F32), (8, 30, NumType::Bf16), (16, 40, NumType::Bf16), (5, 9, NumType::F16)]
+    {
+        let classes: Vec<(usize, usize, Rule)> = blocks(n, r as usize)
+            .into_iter()
+            .enumerate()
+            .map(|(c, (first, last))| {
+                let seq: Vec<u32> = (0..r).map(|k| (c as u32 + k) % r).collect();
+                (first, last, Rule { order: Order::sequential(&seq), accum: dtype })
+            })
+            .collect();
+        let mut bb = Trees { dtype, classes: classes.clone(), runs: 0 };
+        let got = reveal(r, n, dtype, &mut bb).unwrap();
+        assert!(got.revealed, "{r} {n} {dtype}: {:?}", got.reason);
+        let bound = (u32::BITS - (r - 1).leading_zeros()) + 3;
+        assert!(got.runs <= bound, "{r} {dtype}: {} runs over {bound}", got.runs);
+        let ranges: Vec<(usize, usize)> = got.classes.iter().map(|c| (c.first, c.last)).collect();
+        assert_eq!(ranges, classes.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(), "{r} {dtype}");
+        for (c, want) in got.classes.iter().zip(&classes) {
+            assert_eq!(key(&c.order, c.accum, dtype), key(&want.2.order, want.2.accum, dtype));
+        }
+    }
+}
+
+#[test]
+fn a_short_class_of_an_unlisted_order_is_not_revealed() {
+    let (r, n, dtype) = (6u32, 12usize, NumType::F32);
+    let o = rule("(((0+5)+(2+3))+(1+4))", dtype);
+    let mut bb =
+        Trees { dtype, classes: vec![(0, 5, o.clone()), (6, n - 1, rule("(((((0+1)+2)+3)+4)+5)", dtype))], runs: 0 };
+    let got = reveal(r, n, dtype, &mut bb).unwrap();
+    assert!(!got.revealed);
+    assert!(got.classes.is_empty());
+    assert!(got.reason.as_deref().is_some_and(|w| w.contains("none of the")), "{:?}", got.reason);
+}

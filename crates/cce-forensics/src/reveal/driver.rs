@@ -1,6 +1,7 @@
 //! The reveal's runs as a state machine ([`Reveal`]: the next run's inputs, then what its
 //! outputs showed), and [`reveal`], which drives a [`BlackBox`] through it.
 
+use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -8,6 +9,7 @@ use cce_numerics::NumType;
 use cce_numerics::order::Order;
 
 use super::RevealError;
+use super::hypo::Hypotheses;
 use super::mask::{Query, Regime, Scales};
 use super::segment::{self, Candidate, Cover, Segment};
 use super::tree::{has_multiway, pairs};
@@ -82,6 +84,7 @@ struct Group {
 enum Stage {
     Trees,
     Detail(usize),
+    Hypo,
     Check,
     Done,
 }
@@ -100,6 +103,10 @@ pub struct Reveal {
     /// Run 2's plans: every group's in one run where they fit together, else one run each;
     /// each element's purpose tagged with its group.
     detail: Vec<Vec<Option<(usize, Purpose)>>>,
+    /// Orders the caller lists beside the families, for classes too short for run 1's pairs.
+    extra: Vec<(String, Rule)>,
+    /// The listed orders still possible per element, once run 1 showed classes too short.
+    hypo: Option<Hypotheses>,
     outcome: Option<Result<Vec<Class>, String>>,
 }
 
@@ -114,15 +121,16 @@ pub fn reveal(ranks: u32, elems: usize, dtype: NumType, bb: &mut dyn BlackBox) -
 }
 
 impl Reveal {
-    /// A reveal of `elems` elements of `dtype` (fp32, bf16, fp16) over `ranks` (2..=64) ranks.
+    /// A reveal of `elems` (at least 1) elements of `dtype` (fp32, bf16, fp16) over `ranks`
+    /// (2..=64) ranks.
     pub fn new(ranks: u32, elems: usize, dtype: NumType) -> Result<Reveal, RevealError> {
         if !(2..=64).contains(&ranks) {
             return Err(RevealError::Ranks(ranks));
         }
         let scales = Scales::new(dtype, ranks)?;
         let pairs = pairs(ranks);
-        if elems < pairs.len() {
-            return Err(RevealError::Elems { elems, ranks, need: pairs.len() });
+        if elems == 0 {
+            return Err(RevealError::Elems { elems, ranks, need: 1 });
         }
         Ok(Reveal {
             ranks,
@@ -134,8 +142,22 @@ impl Reveal {
             runs: 0,
             groups: Vec::new(),
             detail: Vec::new(),
+            extra: Vec::new(),
+            hypo: None,
             outcome: None,
         })
+    }
+
+    /// Orders (each named) to consider beside the families where classes are too short to
+    /// measure every pair (cce's algorithms' chunk orders, from the door).
+    pub fn add_candidates(&mut self, extra: Vec<(String, Rule)>) {
+        self.extra.extend(extra);
+    }
+
+    /// The most runs a reveal of listed orders takes: run 1, ⌈log₂R⌉ + 1 splitting runs, the
+    /// check.
+    fn hypo_budget(&self) -> u32 {
+        (u32::BITS - (self.ranks - 1).leading_zeros()) + 3
     }
 
     /// Runs observed so far.
@@ -178,6 +200,15 @@ impl Reveal {
                     }
                 }
             }
+            Stage::Hypo => {
+                if let Some(h) = &self.hypo {
+                    for (e, q) in h.asked.iter().enumerate() {
+                        if let Some(q) = q {
+                            self.scales.write(&h.pool[*q], e, &mut inputs);
+                        }
+                    }
+                }
+            }
             Stage::Check => inputs = check_inputs(self.ranks, self.elems, self.dtype),
             Stage::Done => return None,
         }
@@ -209,6 +240,7 @@ impl Reveal {
         let step = match self.stage {
             Stage::Trees => self.observe_trees(&outputs),
             Stage::Detail(k) => self.observe_detail(k, &outputs),
+            Stage::Hypo => self.observe_hypo(&outputs),
             Stage::Check => self.observe_check(&outputs),
             Stage::Done => Ok(()),
         };
@@ -250,6 +282,9 @@ impl Reveal {
             let found = segment::classes(self.ranks, &d);
             let segs = match found.cover {
                 Cover::Covered(segs) => segs,
+                Cover::Unexplained(e) if ranks.len() == outputs.len() && d[e].is_some() => {
+                    return self.start_hypo(&outputs[0], e);
+                }
                 Cover::Unexplained(e) => return Err(self.unexplained(&ranks, &d, e)),
             };
             let mut group = Group { ranks, cands: found.cands, segs, plan: Vec::new(), unrounded: Vec::new() };
@@ -258,6 +293,45 @@ impl Reveal {
         }
         self.detail = self.detail_runs();
         self.stage = if self.detail.is_empty() { Stage::Check } else { Stage::Detail(0) };
+        Ok(())
+    }
+
+    /// Run 1 showed a class too short for its pairs (element `short`): the listed orders
+    /// instead ([`Hypotheses`]).
+    fn start_hypo(&mut self, run1: &[u8], short: usize) -> Result<(), String> {
+        let h = Hypotheses::new(&self.scales, self.ranks, self.dtype, &self.extra, run1)?;
+        if let Some(e) = h.empty() {
+            return Err(alloc::format!(
+                "run 1, element {e}: its class is shorter than the {} elements that measure every pair once (element {short} shows it), and none of the {} listed orders (the families, cce's algorithms) explains it",
+                self.pairs.len(),
+                h.rules.len()
+            ));
+        }
+        self.hypo = Some(h);
+        self.next_hypo();
+        Ok(())
+    }
+
+    /// Another splitting run while the budget leaves room for the check, else the check.
+    fn next_hypo(&mut self) {
+        let room = self.runs + 1 < self.hypo_budget();
+        let split = room && self.hypo.as_mut().is_some_and(Hypotheses::plan);
+        self.stage = if split { Stage::Hypo } else { Stage::Check };
+    }
+
+    /// A splitting run: every element keeps the listed orders that predict its output.
+    fn observe_hypo(&mut self, outputs: &[Vec<u8>]) -> Result<(), String> {
+        let size = self.scales.size();
+        let runs = self.runs;
+        let Some(h) = self.hypo.as_mut() else { return Err("no listed orders".into()) };
+        h.observe(&outputs[0], size);
+        if let Some(e) = h.empty() {
+            return Err(alloc::format!(
+                "run {runs}, element {e}: its class is shorter than the {} elements that measure every pair once, and none of the listed orders (the families, cce's algorithms) explains it",
+                self.pairs.len()
+            ));
+        }
+        self.next_hypo();
         Ok(())
     }
 
@@ -508,6 +582,11 @@ impl Reveal {
     /// Run 3: every element's output is its class's order on random inputs.
     fn observe_check(&mut self, outputs: &[Vec<u8>]) -> Result<(), String> {
         self.stage = Stage::Done;
+        if self.hypo.is_some() {
+            let classes = self.hypo_classes(outputs)?;
+            self.outcome = Some(Ok(classes));
+            return Ok(());
+        }
         let classes = self.classes()?;
         let inputs = check_inputs(self.ranks, self.elems, self.dtype);
         let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
@@ -536,6 +615,66 @@ impl Reveal {
         }
         self.outcome = Some(Ok(classes));
         Ok(())
+    }
+}
+
+impl Reveal {
+    /// The check of listed orders: every element keeps the orders whose bits on the random
+    /// inputs are every rank's; one must be left (or several no input tells apart), and runs
+    /// of elements with one order are the classes.
+    fn hypo_classes(&self, outputs: &[Vec<u8>]) -> Result<Vec<Class>, String> {
+        let Some(h) = &self.hypo else { return Ok(Vec::new()) };
+        let inputs = check_inputs(self.ranks, self.elems, self.dtype);
+        let slices: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        let size = self.scales.size();
+        let mut used: Vec<u16> = h.alive.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut bits: BTreeMap<u16, Vec<u8>> = BTreeMap::new();
+        for &k in &used {
+            let rule = evaluated(&h.rules[k as usize].1, self.dtype, Rounding::Rne);
+            let out = rne_block(&rule, self.dtype, &slices, 0, self.elems).map_err(|e| e.to_string())?;
+            bits.insert(k, out.into_owned());
+        }
+        let mut out: Vec<Class> = Vec::new();
+        for (e, set) in h.alive.iter().enumerate() {
+            let fits: Vec<u16> = set
+                .iter()
+                .copied()
+                .filter(|k| outputs.iter().all(|o| o[e * size..(e + 1) * size] == bits[k][e * size..(e + 1) * size]))
+                .collect();
+            let keys: Vec<String> =
+                fits.iter().map(|&k| merge_key(&h.rules[k as usize].1, self.dtype, Rounding::Rne)).collect();
+            let Some(&k) = fits.first() else {
+                return Err(alloc::format!(
+                    "run {}: on random inputs element {e} is none of the listed orders its masks allowed (its class is shorter than the {} elements that measure every pair)",
+                    self.runs,
+                    self.pairs.len()
+                ));
+            };
+            if keys.iter().any(|x| *x != keys[0]) {
+                return Err(alloc::format!(
+                    "run {}: element {e} is both {} and {} on every input given, and its class is too short to measure every pair",
+                    self.runs,
+                    h.rules[fits[0] as usize].0,
+                    h.rules[fits[1] as usize].0
+                ));
+            }
+            let (name, rule) = &h.rules[k as usize];
+            let accum = if has_multiway(&rule.order) { rule.accum } else { self.dtype };
+            match out.last_mut() {
+                Some(c) if c.order == rule.order && c.accum == accum && c.last + 1 == e => c.last = e,
+                _ => out.push(Class {
+                    first: e,
+                    last: e,
+                    rank: None,
+                    order: rule.order.clone(),
+                    accum,
+                    equals: Some(name.clone()),
+                }),
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -35,8 +35,11 @@
 //! - Every add meets at most two partial sums (a binary tree of adds at fp32 precision): a
 //!   fused adder or an accumulator wider than fp32 keeps units that fp32 would lose; no binary
 //!   tree explains that and the reveal says so.
-//! - Every class holds at least `P` consecutive elements (the run-1 window). A shorter class is
-//!   not revealed (its elements are named); revealing it needs more runs (not built).
+//! - Every class holds at least `P` consecutive elements (the run-1 window) — or its order is
+//!   listed: where run 1 shows a shorter class, every element keeps the listed orders (the
+//!   families, and the caller's: cce's algorithms' chunk orders) its outputs allow, and each
+//!   further run gives it the mask that splits them best (`hypo.rs`: at most ⌈log₂R⌉ + 3
+//!   runs in all). A short class of an unlisted order is not revealed (its element named).
 //! - Up to 64 ranks. fp16's absorbed units are subnormal past 18 ranks ([`mask::Scales`]): a
 //!   library that flushes subnormals to zero then shows no counts and is not revealed.
 //!
@@ -48,6 +51,7 @@
 //!   distinct outputs cannot share run 2); its outputs are checked for shape before they
 //!   are read.
 
+mod hypo;
 pub mod mask;
 pub mod segment;
 pub mod tree;
@@ -81,8 +85,8 @@ pub enum RevealError {
     /// The rank count.
     #[error("{0} ranks: reveal takes 2 to 64 ranks")]
     Ranks(u32),
-    /// Too few elements for one class's pairs.
-    #[error("{elems} elements: a reveal of {ranks} ranks needs at least {need} (every pair of ranks once)")]
+    /// No elements.
+    #[error("{elems} elements: a reveal of {ranks} ranks needs at least {need}")]
     Elems {
         /// Elements given.
         elems: usize,
