@@ -51,17 +51,23 @@ impl RevealAnswer {
         })
     }
 
-    /// The text `cce reveal` prints.
-    pub fn to_text(&self) -> String {
+    /// `R ranks x N dtype elements, K runs of the black box`, with `times` for the `x`.
+    pub(crate) fn headline(&self, times: &str) -> String {
         let r = &self.revealed;
-        let mut s = format!(
-            "reveal: {} ranks x {} {} elements, {} run{} of the black box\n",
+        let plural = if r.runs == 1 { "" } else { "s" };
+        format!(
+            "{} ranks {times} {} {} elements, {} run{plural} of the black box",
             r.ranks,
             r.elems,
             r.dtype.name(),
-            r.runs,
-            if r.runs == 1 { "" } else { "s" }
-        );
+            r.runs
+        )
+    }
+
+    /// The text `cce reveal` prints.
+    pub fn to_text(&self) -> String {
+        let r = &self.revealed;
+        let mut s = format!("reveal: {}\n", self.headline("x"));
         if let Some((k, dir)) = &self.next_run {
             let _ = writeln!(
                 s,

@@ -334,14 +334,7 @@ impl RevealAnswer {
         let widest = shown.iter().map(panel_width).fold(0.0, f64::max);
         let width = widest.max(MIN_WIDTH).ceil();
         let mut body = String::new();
-        let title = format!(
-            "cce reveal: {} ranks × {} {} elements, {} run{} of the black box",
-            r.ranks,
-            r.elems,
-            r.dtype.name(),
-            r.runs,
-            if r.runs == 1 { "" } else { "s" }
-        );
+        let title = format!("cce reveal: {}", self.headline("×"));
         line(&mut body, 26.0, 16, &title);
         let mut y = 40.0;
         let status = match (&self.next_run, r.revealed) {
