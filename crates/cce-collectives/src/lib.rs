@@ -13,8 +13,6 @@
 //! - [`numerics_report`]: the all-reduce error against the rank count (bf16 RNE, SR, fp32);
 //!   [`numerics_scale`]: the same to 4096 ranks for several orders, with fitted laws;
 //! - [`metrics`]: a result against the exact reduction (absolute, relative and ulp errors);
-//! - [`repro`]: outputs compared bit for bit (128-bit digests of every prefix asked for, the
-//!   exact element-by-element comparison, distances in ulps), as `cce repro` compares runs;
 //! - [`demo`]: `cce demo`, the worked examples (§9.3's in [`gradient_demo`]) and an all-reduce
 //!   with every algorithm;
 #![forbid(unsafe_code)]
@@ -25,4 +23,3 @@ pub mod gradient_demo;
 pub mod metrics;
 pub mod numerics_report;
 pub mod numerics_scale;
-pub mod repro;

@@ -23,7 +23,11 @@
 //!   outputs on masked inputs (FPRev's masks over a collective's element classes), checked on
 //!   random inputs before it is called revealed;
 //! - [`probe`]: inputs on which every pair of merged family orders differs in every 64
-//!   elements ([`make_probe`]).
+//!   elements ([`make_probe`]);
+//! - [`repro`]: which configurations of a space made bit-identical outputs and why the others
+//!   differ — outputs as digests and exact byte comparisons ([`repro::bits`]), the classes,
+//!   the parameter that separates two classes, each algorithm's invariance over each swept
+//!   parameter, and their words; configurations as keyed values, whatever ran them.
 //!
 //! cce's own algorithms are candidates too: cce-api runs them (bit-exact) and hands their
 //! outputs in as [`Prediction::Outputs`] with their per-element order ([`OrderOf`], which the
@@ -44,6 +48,7 @@ pub mod identify;
 pub mod probe;
 pub mod problem;
 pub mod report;
+pub mod repro;
 pub mod reveal;
 pub mod rule;
 

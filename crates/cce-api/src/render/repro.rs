@@ -30,15 +30,20 @@ fn hex(bits: u64, bytes: usize) -> String {
     format!("0x{bits:0width$x}", width = bytes * 2)
 }
 
+/// The value of `bits` in the first difference's dtype (`None` for a dtype without values).
+fn value_of(f: &FirstDifference, bits: u64) -> Option<f64> {
+    cce_numerics::NumType::from_sdma(f.dtype).ok().and_then(|t| cce_forensics::repro::bits::value_of(t, bits))
+}
+
 fn value_json(f: &FirstDifference, bits: u64) -> Value {
     let bytes = usize::from(f.dtype.bytes().max(1));
-    let v = cce_collectives::repro::value_of(f.dtype, bits);
+    let v = value_of(f, bits);
     json!({"hex": hex(bits, bytes), "value": v.map_or(Value::Null, number)})
 }
 
 fn value_text(f: &FirstDifference, bits: u64) -> String {
     let bytes = usize::from(f.dtype.bytes().max(1));
-    match cce_collectives::repro::value_of(f.dtype, bits) {
+    match value_of(f, bits) {
         Some(v) => format!("{} ({v})", hex(bits, bytes)),
         None => hex(bits, bytes),
     }

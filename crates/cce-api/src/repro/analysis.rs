@@ -1,10 +1,24 @@
-//! What the digests and pairs of a pass say: which parameter separates two classes, and
-//! whether each algorithm is invariant over each swept axis.
+//! The analysis of a pass is cce-forensics' ([`cce_forensics::repro`]): here, cce's
+//! parameters as its axes, its configurations as keyed values, and its pairs with their
+//! element stories told in words.
 
-use cce_collectives::repro::Difference;
+use cce_forensics::repro::{self as forensics, Configuration, ElementOrder};
 
-use super::run::{Class, Digests, FirstDifference, RunConfig};
+use super::run::FirstDifference;
 use super::{Axis, ReproConfig};
+use crate::collective::ElementStory;
+use crate::repro::Difference;
+
+pub use forensics::separation_words;
+
+/// A parameter whose value differs between two configurations
+/// ([`cce_forensics::repro::Separation`] over [`Axis`]).
+pub type Separation = forensics::Separation<Axis>;
+
+/// Whether an algorithm's outputs stay the same over one swept axis
+/// ([`cce_forensics::repro::Verdict`] over [`Axis`]; the algorithm as asked for: `auto` is
+/// judged as itself, its choice may change).
+pub type Verdict = forensics::Verdict<Axis>;
 
 /// Two classes compared: their first configurations, how their outputs differ over the
 /// elements both have, and what separates them.
@@ -29,114 +43,36 @@ pub struct Pair {
     pub separated_by: Vec<Separation>,
 }
 
-/// A parameter whose value differs between two configurations.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Separation {
-    /// The parameter.
-    pub axis: Axis,
-    /// Its value on the first class's side.
-    pub a: String,
-    /// Its value on the second class's side.
-    pub b: String,
-    /// Whether it is the only parameter in which those two configurations differ.
-    pub alone: bool,
-}
-
-/// Whether an algorithm's outputs stay the same over one swept axis: every pair of its
-/// configurations that differ in that axis alone (the rounding with its seed) is compared on
-/// the elements both have.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
-    /// The algorithm, as asked for (`auto` is judged as itself: its choice may change).
-    pub algo: String,
-    /// The axis.
-    pub axis: Axis,
-    /// Pairs of configurations compared.
-    pub pairs: u64,
-    /// The first pair whose outputs differ (configuration indices), if any.
-    pub witness: Option<(usize, usize)>,
-}
-
-impl Verdict {
-    /// Whether no compared pair differs.
-    pub fn invariant(&self) -> bool {
-        self.witness.is_none()
+impl forensics::Axis for Axis {
+    fn name(self) -> &'static str {
+        Axis::name(self)
     }
-}
 
-/// The axes two configurations differ in, a rounding's seed counted with the rounding when
-/// the roundings differ.
-fn differing(a: &ReproConfig, b: &ReproConfig) -> Vec<Axis> {
-    let mut d = a.differing(b);
-    if d.contains(&Axis::Rounding) {
-        d.retain(|&x| x != Axis::Seed);
+    fn same_inputs(self) -> bool {
+        Axis::same_inputs(self)
     }
-    d
-}
 
-/// Every algorithm's verdict over every judged axis of `swept` that has a pair to compare.
-pub(super) fn verdicts(configs: &[RunConfig], digests: &[Digests], swept: &[Axis]) -> Vec<Verdict> {
-    let mut out: Vec<Verdict> = Vec::new();
-    for &axis in swept.iter().filter(|a| a.judged()) {
-        for (i, x) in configs.iter().enumerate() {
-            for (j, y) in configs.iter().enumerate().skip(i + 1) {
-                if differing(&x.config, &y.config) != [axis] {
-                    continue;
-                }
-                let n = x.config.elems.min(y.config.elems);
-                let same = digests[i].at(n).is_some() && digests[i].at(n) == digests[j].at(n);
-                let algo = x.config.value(Axis::Algo);
-                let v = match out.iter_mut().position(|v| v.algo == algo && v.axis == axis) {
-                    Some(k) => &mut out[k],
-                    None => {
-                        out.push(Verdict { algo, axis, pairs: 0, witness: None });
-                        let last = out.len() - 1;
-                        &mut out[last]
-                    }
-                };
-                v.pairs += 1;
-                if !same && v.witness.is_none() {
-                    v.witness = Some((i, j));
-                }
-            }
+    fn judged(self) -> bool {
+        Axis::judged(self)
+    }
+
+    /// A rounding's seed is counted with the rounding when the roundings differ.
+    fn goes_with(self) -> Option<Axis> {
+        (self == Axis::Seed).then_some(Axis::Rounding)
+    }
+
+    /// `from 4096 to 4104 elements` for the size; the default for the others.
+    fn change_words(self, a: &str, b: &str) -> String {
+        match self {
+            Axis::Elems => format!("from {a} to {b} elements"),
+            _ => format!("from {} {a} to {b}", self.name()),
         }
     }
-    out
 }
 
-/// What separates the classes of `pair`: the parameters in which a configuration of one
-/// differs from one of the other alone, or, without such a pair, every parameter in which
-/// their first configurations differ.
-pub(super) fn separations(configs: &[RunConfig], classes: &[Class], pair: &Pair) -> Vec<Separation> {
-    let mut alone: Vec<Separation> = Vec::new();
-    let members = |k: usize| classes.get(k).map_or(&[][..], |c| c.members.as_slice());
-    for &x in members(pair.class_a) {
-        for &y in members(pair.class_b) {
-            let (cx, cy) = (&configs[x].config, &configs[y].config);
-            if let [axis] = differing(cx, cy)[..] {
-                let s = Separation { axis, a: cx.value(axis), b: cy.value(axis), alone: true };
-                if !alone.contains(&s) {
-                    alone.push(s);
-                }
-            }
-        }
-    }
-    if !alone.is_empty() {
-        return alone;
-    }
-    let (ca, cb) = (&configs[pair.a].config, &configs[pair.b].config);
-    differing(ca, cb)
-        .into_iter()
-        .map(|axis| Separation { axis, a: ca.value(axis), b: cb.value(axis), alone: false })
-        .collect()
-}
-
-/// The separation in words: `elems: 4096 vs 4104`; several that each separate alone joined
-/// by `or`; parameters that differ together joined by `and`.
-pub fn separation_words(s: &[Separation]) -> String {
-    let one = |s: &Separation| format!("{}: {} vs {}", s.axis.name(), s.a, s.b);
-    let joiner = if s.iter().all(|s| s.alone) { " or " } else { " and " };
-    s.iter().map(one).collect::<Vec<_>>().join(joiner)
+/// `c` as the analysis sees it: every axis's value as reports write it, and its size.
+pub(super) fn configuration(c: &ReproConfig) -> Configuration<Axis> {
+    Configuration { values: Axis::ALL.iter().map(|&a| (a, c.value(a))).collect(), elems: c.elems }
 }
 
 /// The first difference of `pair` told in words from its two stories: what changed between
@@ -145,28 +81,10 @@ pub fn separation_words(s: &[Separation]) -> String {
 /// of rank 1". `None` when no element differs.
 pub fn story_words(pair: &Pair) -> Option<String> {
     let f = pair.first.as_ref()?;
-    let (a, b) = (&f.story_a.story, &f.story_b.story);
-    let change = match &pair.separated_by[..] {
-        [s] if s.axis == Axis::Elems => format!("from {} to {} elements", s.a, s.b),
-        [s] => format!("from {} {} to {}", s.axis.name(), s.a, s.b),
-        [] => "between the two configurations".to_string(),
-        many => format!("with {}", separation_words(many)),
-    };
-    let place = if a.chunk == b.chunk {
-        format!("element {} stays in chunk {}", f.element, a.chunk)
-    } else {
-        format!("element {} moves from chunk {} to chunk {}", f.element, a.chunk, b.chunk)
-    };
-    let ranks = |l: &[u32]| l.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
-    let how = if a.expr == b.expr {
-        format!("the same order {}, rounded otherwise", a.expr)
-    } else if a.leaves.first() != b.leaves.first() {
-        let start = |l: &[u32]| l.first().map_or("no rank".to_string(), |r| format!("rank {r}"));
-        format!("its sum starts at {} instead of {}", start(&b.leaves), start(&a.leaves))
-    } else if a.leaves != b.leaves {
-        format!("its ranks enter as {} instead of {}", ranks(&b.leaves), ranks(&a.leaves))
-    } else {
-        format!("it is reduced as {} instead of {}", b.expr, a.expr)
-    };
-    Some(format!("{change}, {place}: {how}"))
+    Some(forensics::story_words(&pair.separated_by, f.element, order(&f.story_a), order(&f.story_b)))
+}
+
+/// How a story's configuration made its element, as the words need it.
+fn order(s: &ElementStory) -> ElementOrder<'_> {
+    ElementOrder { chunk: s.story.chunk, expr: &s.story.expr, leaves: &s.story.leaves }
 }

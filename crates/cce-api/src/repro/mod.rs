@@ -6,6 +6,11 @@
 //! classes), the parameter that separates them, the invariance of each algorithm over each
 //! swept axis, and the environment.
 //!
+//! Here the configurations are planned and run; what their outputs say — the classes, the
+//! comparisons, the separations, the verdicts and their words — is cce-forensics' analysis
+//! ([`cce_forensics::repro`]), which sees each configuration as its axes' values and its
+//! outputs as bytes.
+//!
 //! ## Same inputs
 //! Configurations with the same rank count and dtype (an *input group*) run on the same
 //! inputs: generated ones are prefix-stable (element i of rank r depends only on the input
@@ -20,7 +25,7 @@
 //! The configurations run one at a time, input group by input group; nothing but the group's
 //! inputs (at its largest size), the group's first output (the *reference*; ranks that agree
 //! stored once) and the run in progress is held. Each run's outputs are reduced to 128-bit digests
-//! (`cce_collectives::repro`, MurmurHash3 x64_128) of every rank's output and of its prefixes
+//! (`cce_forensics::repro::bits`, MurmurHash3 x64_128) of every rank's output and of its prefixes
 //! at every smaller size of the group, taken in one pass; a run whose digests are new starts a
 //! class, is measured against the exact reduction, and is compared element by element with
 //! the reference while its outputs are still held. So the peak memory is one run's model
@@ -38,8 +43,8 @@
 //!   is not a power of two, ring-2r2w on arch 2, a user's schedule at another rank count or a
 //!   size it refuses, compression on an algorithm other than ring) is listed as skipped with
 //!   the reason; every other refusal stops the plan.
-//! - Counts and first differences are exact ([`cce_collectives::repro::compare`]); classes
-//!   other than the reference's rest on the digests (see `cce_collectives::repro`).
+//! - Counts and first differences are exact ([`cce_forensics::repro::compare`]); classes
+//!   other than the reference's rest on the digests (see `cce_forensics::repro::bits`).
 
 mod analysis;
 mod run;
@@ -57,7 +62,7 @@ pub use cce_bench::machine::Environment;
 /// A class's error against the exact reduction ([`Class::errors`]).
 pub use cce_collectives::metrics::Metrics;
 /// How two runs' outputs differ ([`Pair::diff`]).
-pub use cce_collectives::repro::Difference;
+pub use cce_forensics::repro::Difference;
 pub use run::{Class, FirstDifference, InputsUsed, Repro, ReproInputs, RunConfig};
 
 /// Most configurations one repro runs (the product of the lists' lengths, before skipping).

@@ -5,8 +5,9 @@
 use std::borrow::Cow;
 
 use cce_collectives::metrics::{self, Metrics};
-use cce_collectives::repro::{self as bits, Difference, Digest};
+use cce_forensics::repro::{self as forensics, Classes, Configuration, Difference, Digests, bits};
 use cce_format::SdmaDtype;
+use cce_numerics::NumType;
 
 use super::analysis::{self, Pair, Verdict};
 use super::{Axis, Environment, Group, ReproConfig, ReproPlan, Skipped, input};
@@ -107,57 +108,16 @@ pub struct Repro {
     pub env: Environment,
 }
 
-/// Every rank's digests of one run: at each size of its group up to its own.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Digests {
-    /// (size, one digest per rank), ascending sizes; the last is the whole output.
-    at: Vec<(u64, Vec<Digest>)>,
-}
-
-impl Digests {
-    /// The digests of the first `n` elements of every rank, if `n` is one of the sizes.
-    pub(super) fn at(&self, n: u64) -> Option<&[Digest]> {
-        self.at.iter().find(|(s, _)| *s == n).map(|(_, d)| d.as_slice())
-    }
-
-    fn whole(&self) -> &[Digest] {
-        self.at.last().map_or(&[], |(_, d)| d.as_slice())
-    }
-
-    /// The digests of `outputs` (`elems` elements of `size` bytes each) at every size of
-    /// `sizes` up to `elems`, one rank per thread at a time.
-    fn of(outputs: &[Vec<u8>], sizes: &[u64], elems: u64, size: usize) -> Digests {
-        let smaller: Vec<u64> = sizes.iter().copied().filter(|&s| s < elems).collect();
-        let bounds: Vec<usize> = smaller.iter().map(|&s| s as usize * size).collect();
-        let threads = metrics::check_threads().clamp(1, outputs.len().max(1));
-        let mut per_rank: Vec<Vec<Digest>> = vec![Vec::new(); outputs.len()];
-        std::thread::scope(|s| {
-            for (t, chunk) in per_rank.chunks_mut(outputs.len().div_ceil(threads).max(1)).enumerate() {
-                let bounds = &bounds;
-                let first = t * outputs.len().div_ceil(threads).max(1);
-                s.spawn(move || {
-                    for (k, slot) in chunk.iter_mut().enumerate() {
-                        *slot = bits::prefix_digests(&outputs[first + k], bounds);
-                    }
-                });
-            }
-        });
-        let at = smaller
-            .iter()
-            .chain([&elems])
-            .enumerate()
-            .map(|(k, &s)| (s, per_rank.iter().map(|d| d[k]).collect()))
-            .collect();
-        Digests { at }
-    }
-}
-
 /// What the pass keeps between runs.
 #[derive(Default)]
 struct Pass {
     configs: Vec<Option<RunConfig>>,
+    /// Every configuration as the analysis sees it.
+    keyed: Vec<Configuration<Axis>>,
     digests: Vec<Digests>,
-    classes: Vec<Class>,
+    classes: Classes,
+    /// Each class's error, in the classes' order.
+    errors: Vec<Metrics>,
     pairs: Vec<Pair>,
     reruns: usize,
 }
@@ -209,6 +169,7 @@ impl ReproPlan {
         }
         let mut pass = Pass {
             configs: vec![None; self.configs.len()],
+            keyed: self.configs.iter().map(|p| analysis::configuration(&p.config)).collect(),
             digests: vec![Digests::default(); self.configs.len()],
             ..Pass::default()
         };
@@ -221,14 +182,21 @@ impl ReproPlan {
         }
         let configs: Vec<RunConfig> = pass.configs.into_iter().flatten().collect();
         let swept = self.params.swept();
-        let verdicts = analysis::verdicts(&configs, &pass.digests, &swept);
+        let verdicts = forensics::verdicts(&pass.keyed, &pass.digests, &swept, Axis::Algo);
         let mut pairs = pass.pairs;
         for p in &mut pairs {
-            p.separated_by = analysis::separations(&configs, &pass.classes, p);
+            p.separated_by = forensics::separations(&pass.keyed, &pass.classes, (p.class_a, p.class_b), (p.a, p.b));
         }
+        let classes = pass
+            .classes
+            .members()
+            .iter()
+            .zip(pass.errors)
+            .map(|(members, errors)| Class { members: members.clone(), errors })
+            .collect();
         Ok(Repro {
             configs,
-            classes: pass.classes,
+            classes,
             pairs,
             verdicts,
             swept,
@@ -300,32 +268,16 @@ impl ReproPlan {
         for &i in &g.members {
             let ran = self.run_one(i, held)?;
             let c = &self.configs[i].config;
-            let digests = Digests::of(&ran.outputs, &g.sizes, c.elems, size);
-            let same = |k: &Class| {
-                let rep = k.members[0];
-                self.configs[rep].config.ranks == g.ranks
-                    && self.configs[rep].config.dtype == g.dtype
-                    && self.configs[rep].config.elems == c.elems
-                    && pass.digests[rep].whole() == digests.whole()
-            };
-            let class = match pass.classes.iter().position(same) {
-                Some(k) => {
-                    pass.classes[k].members.push(i);
-                    k
-                }
-                None => {
-                    let p = &self.configs[i].prepared;
-                    let slices: Vec<&[u8]> = held.iter().map(|b| &b[..p.input_bytes() as usize]).collect();
-                    let errors = metrics::measure(p.config(), &slices, &ran.outputs);
-                    pass.classes.push(Class { members: vec![i], errors });
-                    pass.classes.len() - 1
-                }
-            };
+            pass.digests[i] = Digests::of(&ran.outputs, &g.sizes, c.elems, size, metrics::check_threads());
+            let (class, new_class) = pass.classes.place(&pass.keyed, &pass.digests, i);
+            if new_class {
+                let p = &self.configs[i].prepared;
+                let slices: Vec<&[u8]> = held.iter().map(|b| &b[..p.input_bytes() as usize]).collect();
+                pass.errors.push(metrics::measure(p.config(), &slices, &ran.outputs));
+            }
             let ranks_agree = ran.outputs.windows(2).all(|w| w[0] == w[1]);
             pass.configs[i] =
                 Some(RunConfig { config: c.clone(), ran: ran.ran, class, ranks_agree, seconds: ran.seconds });
-            pass.digests[i] = digests;
-            let new_class = pass.classes[class].members.len() == 1;
             match &reference {
                 None => reference = Some((i, Kept::of(ran.outputs))),
                 Some((r, kept)) if new_class => {
@@ -344,8 +296,9 @@ impl ReproPlan {
     fn every_pair(&self, g: &Group, held: &[Cow<'_, [u8]>], pass: &mut Pass) -> Result<(), ApiError> {
         let reps: Vec<usize> = pass
             .classes
+            .members()
             .iter()
-            .map(|k| k.members[0])
+            .map(|k| k[0])
             .filter(|&r| self.configs[r].config.ranks == g.ranks && self.configs[r].config.dtype == g.dtype)
             .collect();
         for (x, &a) in reps.iter().enumerate().skip(1) {
@@ -389,7 +342,7 @@ impl ReproPlan {
                     dtype: ca.dtype,
                     a: x,
                     b: y,
-                    ulps: bits::ulp_distance(ca.dtype, x, y),
+                    ulps: NumType::from_sdma(ca.dtype).ok().and_then(|t| bits::ulp_distance(t, x, y)),
                     story_a: Box::new(self.story(a, element, rank, held)?),
                     story_b: Box::new(self.story(b, element, rank, held)?),
                 })
