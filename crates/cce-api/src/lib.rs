@@ -33,7 +33,8 @@
 //!   numerics report, and a sweep over every algorithm with its chart;
 //! - [`repro`](mod@repro): `cce repro`, the bit-identity matrix of a configuration space
 //!   ([`ReproParams`](repro::ReproParams) → [`plan`](repro::ReproParams::plan) → its run →
-//!   [`Repro`](repro::Repro): classes, pairs, invariance verdicts, environment);
+//!   [`Repro`](repro::Repro): classes, pairs, invariance verdicts, environment; the runs here,
+//!   the analysis [`cce_forensics::repro`]'s);
 //! - [`ringfile`]: ring dump files as the fronts read them;
 //! - [`algo`]: `cce algo`, a user's MSCCL XML schedule checked, summarised and lowered;
 //! - [`identify`](mod@identify): `cce identify` — which reduction order made an observed output
