@@ -202,13 +202,19 @@ mod tests {
 
     #[test]
     fn binary_trees_come_back_from_their_pairs() {
-        for text in
-            ["((0+1)+(2+3))", "(((2+3)+0)+1)", "(((0+5)+((1+4)+2))+3)", "(0+1)", "((((4+2)+(7+0))+((3+6)+1))+5)"]
-        {
+        // (tree, as it comes back: the first two operands of a parenthesis commute, so they are
+        // written the larger first, then the one with the lower rank)
+        for (text, back) in [
+            ("((0+1)+(2+3))", "((0+1)+(2+3))"),
+            ("(((2+3)+0)+1)", "(((2+3)+0)+1)"),
+            ("(((0+5)+((1+4)+2))+3)", "((((1+4)+2)+(0+5))+3)"),
+            ("(0+1)", "(0+1)"),
+            ("((((4+2)+(7+0))+((3+6)+1))+5)", "((((0+7)+(2+4))+((3+6)+1))+5)"),
+        ] {
             let o = Order::parse(text).unwrap();
             let r = o.leaves().len() as u32;
             let t = AddTree::from_pairs(r, &d_of(&o, r)).expect(text);
-            assert_eq!(t.order(&[]).unwrap().to_string(), text, "{text}");
+            assert_eq!(t.order(&[]).unwrap().to_string(), back, "{text}");
         }
     }
 
