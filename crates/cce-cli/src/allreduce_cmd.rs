@@ -162,6 +162,15 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
             return Err(input("--compress does not run under MPI yet: run it in one process"));
         }
     }
+    // Every output path, before any work: a long run never ends on a path it cannot write.
+    for (flag, path) in [("--trace", &a.trace), ("--plot", &a.plot)] {
+        if let Some(path) = path {
+            crate::files::check_output_file(flag, path)?;
+        }
+    }
+    if let Some(dir) = &a.output_dir {
+        crate::files::check_output_dir("--output-dir", dir)?;
+    }
     let p = params(a)?;
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, &p, sweep);

@@ -11,6 +11,39 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     write_atomic_with(path, |f| f.write_all(bytes))
 }
 
+/// Refuses an output file (`flag`'s) that cannot be written, before any work: a directory, or
+/// a file in a directory that is missing or read-only — probed with the temporary file
+/// [`write_atomic`] will use, removed at once. A device or FIFO is written directly at the end
+/// (opening a FIFO now would wait for its reader), so it is not probed.
+pub(crate) fn check_output_file(flag: &str, path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError::Input(format!("{flag} {}: a directory, not a file", path.display())));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let mut probe = path.as_os_str().to_owned();
+    probe.push(format!(".tmp-{}", std::process::id()));
+    let probe = std::path::PathBuf::from(probe);
+    std::fs::File::create(&probe).map_err(|e| CliError::Input(format!("{flag} {}: {e}", path.display())))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Refuses an output directory (`flag`'s) that cannot be made or written, before any work: it
+/// is made (as the write would make it) and a file is probed in it.
+pub(crate) fn check_output_dir(flag: &str, dir: &Path) -> Result<(), CliError> {
+    let refuse = |e: std::io::Error| CliError::Input(format!("{flag} {}: {e}", dir.display()));
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(CliError::Input(format!("{flag} {}: a file, not a directory", dir.display())));
+    }
+    std::fs::create_dir_all(dir).map_err(refuse)?;
+    let probe = dir.join(format!(".cce-probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(refuse)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// Writes what `fill` writes to `path` through a temporary file and a rename: a failure of
 /// `fill` or of the file system never leaves a half-written `path`. A `path` that exists and is
 /// not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written directly: renaming over

@@ -58,12 +58,18 @@ pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
 }
 
 fn numerics(a: &ReportArgs) -> Result<(), CliError> {
+    // The plot's path before anything runs (the report takes minutes at 4096 ranks).
+    if let Some(path) = &a.plot {
+        crate::files::check_output_file("--plot", path)?;
+    }
     let inputs: Inputs = crate::args::named("--inputs", &a.inputs)?;
     let max_ranks = usize::try_from(a.max_ranks).unwrap_or(usize::MAX);
     let params = Params { elems: a.elems, seed: a.seed, inputs, max_ranks };
     // Bad sizes are refused before anything runs.
     let job = NumericsReport::prepare(&params)?;
-    let pb = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    // On a terminal only, and never beside --json.
+    let target = if a.json { indicatif::ProgressDrawTarget::hidden() } else { indicatif::ProgressDrawTarget::stderr() };
+    let pb = indicatif::ProgressBar::with_draw_target(None, target);
     pb.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),

@@ -55,6 +55,9 @@ fn params(a: &ReproArgs, file_elems: Option<u64>) -> Result<ReproParams, CliErro
 }
 
 pub(crate) fn repro(a: &ReproArgs) -> Result<(), CliError> {
+    if let Some(path) = &a.plot {
+        crate::files::check_output_file("--plot", path)?;
+    }
     let files = a.input_dir.as_deref().map(|d| rank_files(d, a.dtype.first().copied())).transpose()?;
     let given = files.as_ref().map(|f| GivenShape { ranks: f.len(), elems: f.first().map_or(0, |r| r.at.elems) });
     let p = params(a, given.map(|g| g.elems))?;

@@ -94,7 +94,7 @@ pub(crate) fn reveal(a: &RevealArgs) -> Result<(), CliError> {
         return plan(a, &params, dir);
     }
     if let Some(path) = &a.plot {
-        check_writable(path)?;
+        crate::files::check_output_file("--plot", path)?;
     }
     let answer = match (&a.run, &a.input_dir, &a.observed) {
         (Some(cmd), _, _) => {
@@ -106,25 +106,6 @@ pub(crate) fn reveal(a: &RevealArgs) -> Result<(), CliError> {
         _ => return Err(CliError::Input("give --run 'CMD', --plan DIR, or --input-dir DIR --observed OUT".into())),
     };
     print(a, &answer)
-}
-
-/// Refuses a `--plot` path that cannot be written, before any run: a directory, or a file in a
-/// directory that is missing or read-only (probed with the temporary file the write will use).
-fn check_writable(path: &Path) -> Result<(), CliError> {
-    if path.is_dir() {
-        return Err(CliError::Input(format!("--plot {}: a directory, not a file", path.display())));
-    }
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        // A device or FIFO is written directly at the end (write_atomic); opening a FIFO now
-        // would wait for its reader.
-        return Ok(());
-    }
-    let mut probe = path.as_os_str().to_owned();
-    probe.push(format!(".tmp-{}", std::process::id()));
-    let probe = PathBuf::from(probe);
-    std::fs::File::create(&probe).map_err(CliError::io(path))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
 }
 
 fn print(a: &RevealArgs, answer: &RevealAnswer) -> Result<(), CliError> {

@@ -24,6 +24,8 @@ mod identify;
 mod inputs;
 #[path = "bad_input/msccl.rs"]
 mod msccl;
+#[path = "bad_input/outputs.rs"]
+mod outputs;
 #[path = "bad_input/packets.rs"]
 mod packets;
 #[path = "bad_input/repro.rs"]
@@ -340,6 +342,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     repro::rows(&mut all);
     reveal::rows(&mut all);
     inputs::rows(&mut all);
+    outputs::rows(&mut all);
     hier::rows(&mut all);
     all
 }
