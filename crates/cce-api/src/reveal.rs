@@ -252,18 +252,13 @@ impl BlackBox for CommandBox {
         let line = self.command.replace("{in}", &shell_word(&din)).replace("{out}", &shell_word(&dout));
         let stderr = dir.join("stderr");
         let err_file = std::fs::File::create(&stderr).map_err(|e| io("cannot write", &stderr, e))?;
-        let mut child = {
-            use std::os::unix::process::CommandExt;
-            Command::new("sh")
-                .arg("-c")
-                .arg(&line)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(err_file)
-                .process_group(0)
-                .spawn()
-                .map_err(|e| self.fail(run, format!("cannot start `sh -c {line}`: {e}")))?
-        };
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(&line).stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
+        // Its own process group, so a time-out ends everything it started (unix; elsewhere
+        // only the shell is ended).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|e| self.fail(run, format!("cannot start `sh -c {line}`: {e}")))?;
         let start = Instant::now();
         let status = loop {
             match child.try_wait() {
@@ -271,6 +266,7 @@ impl BlackBox for CommandBox {
                 Ok(None) if start.elapsed() > self.timeout => {
                     // `-s KILL --`: procps-ng 4.0.2's kill reads `kill -KILL -PGID` as
                     // kill(-1, SIGKILL), every process the user may signal.
+                    #[cfg(unix)]
                     let _ = Command::new("kill").args(["-s", "KILL", "--"]).arg(format!("-{}", child.id())).status();
                     let _ = child.kill();
                     let _ = child.wait();
