@@ -484,8 +484,8 @@ def reveal(fn, ranks, elems, dtype):
     ``ranks``, ``elems``, ``dtype``, ``classes`` [{``first``, ``last``, ``rank`` (only where
     the ranks' outputs differ), ``expr``, ``leaves``, ``accum``, ``equals``}] (docs/reveal.md).
     ``revealed`` is false, with the reason and no classes, when no tree per element explains the
-    outputs (an order that depends on the values, stochastic rounding, classes shorter than
-    R(R-1)/2 elements). Raises CceError for bad input (a dtype or rank count the masks cannot
+    outputs (an order that depends on the values, stochastic rounding, a class shorter than
+    R(R-1)/2 elements whose order is on no list). Raises CceError for bad input (a dtype or rank count the masks cannot
     use, outputs of the wrong number or shape); an exception ``fn`` raises is raised as it is."""
     dt = cce_name(dtype)
     n_ranks, n_elems = _uint("ranks", ranks, 64), _uint("elems", elems, 64)

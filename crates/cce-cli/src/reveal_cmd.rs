@@ -37,8 +37,9 @@ pub(crate) struct RevealArgs {
     /// Ranks of the all-reduce (2 to 64).
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks: u64,
-    /// Elements per rank (at least R(R-1)/2; every class of elements that shares a tree must
-    /// hold that many).
+    /// Elements per rank. A class of elements that shares a tree is rebuilt from its masks when
+    /// it holds R(R-1)/2 elements, else found among the listed orders (families, cce's
+    /// algorithms).
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) elems: u64,
     /// Buffer dtype: fp32, bf16 or fp16.
