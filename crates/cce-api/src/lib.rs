@@ -87,8 +87,9 @@ pub use render::{report, trace};
 pub mod run;
 pub mod runtime;
 pub mod values;
-/// The header of a NumPy `.npy` file, as every front reads one.
-pub use cce_numerics::npy;
+/// The header of a NumPy `.npy` file, as every front reads one: its size from the first
+/// bytes, then its fields.
+pub use cce_numerics::npy::{Header as NpyHeader, header as npy_header, header_size as npy_header_size};
 
 pub use bits::{
     Decoded, DtypeGate, Encoded, EncoderInfo, Field, FieldInfo, PacketSize, Tables, ValueKind, decode, decode_words,

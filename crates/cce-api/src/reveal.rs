@@ -26,6 +26,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cce_forensics::reveal::Reveal;
+/// The reveal's black-box trait and its answer, as cce-forensics defines them: a caller's black
+/// box implements the trait, and the answer is rendered here.
 pub use cce_forensics::reveal::{BlackBox, Class, RevealError, Revealed};
 use cce_format::SdmaDtype;
 use cce_numerics::NumType;

@@ -155,8 +155,8 @@ pub(crate) fn layout(path: &Path, size: u64, kinds: &[char], dtype: &str) -> Res
         return Ok(Layout { offset: 0, elems: len / size });
     }
     let head = read_prefix(path, 12)?;
-    let need = cce_api::npy::header_size(&head).map_err(&bad)?;
-    let h = cce_api::npy::header(&read_prefix(path, need)?).map_err(&bad)?;
+    let need = cce_api::npy_header_size(&head).map_err(&bad)?;
+    let h = cce_api::npy_header(&read_prefix(path, need)?).map_err(&bad)?;
     if !h.holds(size, kinds) {
         let kinds: Vec<String> = kinds.iter().map(char::to_string).collect();
         return Err(bad(format!(
