@@ -211,7 +211,7 @@ impl CommandBox {
     pub fn new(command: &str, scratch: &Path, timeout: Duration, ranks: u64) -> Result<CommandBox, ApiError> {
         if !command.contains("{in}") || !command.contains("{out}") {
             return Err(ApiError::Input(format!(
-                "--run '{command}': the command must name {{in}} and {{out}} (the directories of the inputs and the outputs)"
+                "`run` '{command}': the command must name {{in}} and {{out}} (the directories of the inputs and the outputs)"
             )));
         }
         Ok(CommandBox { command: command.to_string(), scratch: scratch.to_path_buf(), timeout, ranks: ranks as usize })
@@ -360,7 +360,7 @@ pub fn continue_plan(params: &RevealParams, input_dir: &Path, observed: &Path) -
             let p = in_dir.join(format!("rank{rank}.bin"));
             if std::fs::read(&p).ok().as_ref() != Some(buf) {
                 return Err(ApiError::Input(format!(
-                    "{}: not the input this reveal asks for in run {k} (a plan of other --ranks, --elems or --dtype, or an edited file)",
+                    "{}: not the input this reveal asks for in run {k} (a plan of other `ranks`, `elems` or `dtype`, or an edited file)",
                     p.display()
                 )));
             }

@@ -175,6 +175,11 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
     if let Some(sweep) = &a.sweep {
         return sweep_rows(a, &p, sweep);
     }
+    // With --elems, the whole configuration and its memory budget before any file is looked at.
+    let early = match (a.elems, &a.input_dir) {
+        (Some(e), Some(_)) if a.element.is_none() && !a.explain => Some(p.prepare(e)?),
+        _ => None,
+    };
     let files = a.input_dir.as_deref().map(|d| input_files(d, a.dtype)).transpose()?;
     let elems = match (a.elems, &files) {
         (Some(e), _) => e,
@@ -215,7 +220,10 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         return Ok(());
     }
     // The whole configuration, the memory budget included, before any input is generated or read.
-    let job = p.prepare(elems)?;
+    let job = match early {
+        Some(job) => job,
+        None => p.prepare(elems)?,
+    };
     #[cfg(feature = "mpi")]
     if under_mpi() {
         return crate::mpi_cmd::allreduce(a, &job);

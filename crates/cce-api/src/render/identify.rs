@@ -154,7 +154,12 @@ impl Identified {
             );
         }
         if r.map.len() > MAP_SHOWN {
-            let _ = writeln!(t, "  … and {} more ranges (--json lists them all)", r.map.len() - MAP_SHOWN);
+            let _ = writeln!(
+                t,
+                "  … and {} more ranges ({} lists them all)",
+                r.map.len() - MAP_SHOWN,
+                crate::render::flag("json")
+            );
         }
         t.push_str(&tail_lines(self));
         t.trim_end().to_string()

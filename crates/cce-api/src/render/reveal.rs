@@ -13,6 +13,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
+use crate::render::flag;
 use crate::reveal::{RevealAnswer, RevealParams};
 
 /// The most classes the text lists (the JSON lists all).
@@ -92,7 +93,7 @@ impl RevealAnswer {
             let _ = writeln!(s, "  {rank}{}..={}: {}  accumulate {}{equals}", c.first, c.last, c.order, c.accum.name());
         }
         if r.classes.len() > CLASSES_SHOWN {
-            let _ = writeln!(s, "  … {} more classes (--json lists all)", r.classes.len() - CLASSES_SHOWN);
+            let _ = writeln!(s, "  … {} more classes ({} lists all)", r.classes.len() - CLASSES_SHOWN, flag("json"));
         }
         s
     }
@@ -107,7 +108,7 @@ pub(crate) fn reveal_readme(p: &RevealParams) -> String {
          {dtype} elements. Run the all-reduce (sum) you want to reveal on them, once, and write\n\
          rank r's output, the same shape, to `OUT/run1/rank{{r}}.bin`. Then:\n\n\
          ```sh\n\
-         cce reveal --input-dir THIS_DIR --observed OUT --ranks {ranks} --elems {elems} --dtype {dtype}\n\
+         cce reveal {input_dir} THIS_DIR {observed} OUT {ranks_flag} {ranks} {elems_flag} {elems} {dtype_flag} {dtype}\n\
          ```\n\n\
          The inputs of the next run depend on what run 1 showed: that command writes them to\n\
          `run2/` here and says so; run them the same way into `OUT/run2/` and call it again, until it\n\
@@ -118,5 +119,10 @@ pub(crate) fn reveal_readme(p: &RevealParams) -> String {
         ranks = p.ranks,
         elems = p.elems,
         dtype = p.dtype.name(),
+        input_dir = flag("input-dir"),
+        observed = flag("observed"),
+        ranks_flag = flag("ranks"),
+        elems_flag = flag("elems"),
+        dtype_flag = flag("dtype"),
     )
 }

@@ -366,7 +366,10 @@ impl RevealAnswer {
                     &mut body,
                     y + 16.0,
                     13,
-                    &format!("… {rest} more distinct trees not drawn (--json lists every class)"),
+                    &format!(
+                        "… {rest} more distinct trees not drawn ({} lists every class)",
+                        crate::render::flag("json")
+                    ),
                 );
                 y += 26.0;
             }

@@ -283,9 +283,9 @@ fn elements_and_ranks_out_of_range_are_refused() {
     let inputs = generate(&cfg, 1);
     let held = Held::new(&cfg, &inputs);
     let e = story(&cfg, &held, 100, None).unwrap_err().to_string();
-    assert!(e.contains("`element` 100") && e.contains("0..100"), "{e}");
+    assert!(e.contains("`element` 100") && e.contains("0..=99"), "{e}");
     let e = story(&cfg, &held, 5, Some(4)).unwrap_err().to_string();
-    assert!(e.contains("`rank` 4") && e.contains("0..4"), "{e}");
+    assert!(e.contains("`rank` 4") && e.contains("0..=3"), "{e}");
     let rs = config(Algo::Ring, 4, Collective::ReduceScatter, 100);
     let e = story(&rs, &held, 0, Some(0)).unwrap_err().to_string();
     assert!(e.contains("does not hold element 0") && e.contains("rank 3 does"), "{e}");
