@@ -818,6 +818,11 @@ impl NumericsReport {
         Ok(NumericsReport { checked: numerics_report::check(params)? })
     }
 
+    /// How many all-reduces [`NumericsReport::run`] runs (calls of its `progress`).
+    pub fn all_reduces(&self) -> usize {
+        self.checked.all_reduces()
+    }
+
     /// Runs the report; `progress(R, series)` before each all-reduce.
     pub fn run(&self, progress: &mut dyn FnMut(usize, Series)) -> Result<Report, ApiError> {
         Ok(numerics_report::run(&self.checked, progress)?)

@@ -132,8 +132,8 @@ fn element_and_rank(index: i128, rank: Option<i128>, elems: u64, ranks: u64) -> 
     Ok((big(index), rank.map(big)))
 }
 
-fn spinner(msg: String) -> indicatif::ProgressBar {
-    let pb = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+fn spinner(msg: String, json: bool) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::with_draw_target(None, crate::output::progress_target(json));
     pb.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
@@ -234,7 +234,7 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         (Some(d), Some(f)) => read_inputs(job.config(), d, f)?,
         _ => job.generate_inputs(a.seed),
     };
-    let pb = spinner(format!("{} over {} ranks", job.label(), job.config().ranks));
+    let pb = spinner(format!("{} over {} ranks", job.label(), job.config().ranks), a.json);
     let result = job.run(inputs.into_iter().map(Cow::Owned).collect());
     pb.finish_and_clear();
     let r = result?;
@@ -261,7 +261,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
     let counts = p.sweep_counts(sweep)?;
     // Every size's configuration and memory budget, before any size runs.
     let jobs: Vec<Prepared> = p.prepare_sweep(&counts)?;
-    let pb = indicatif::ProgressBar::with_draw_target(Some(jobs.len() as u64), indicatif::ProgressDrawTarget::stderr());
+    let pb = indicatif::ProgressBar::with_draw_target(Some(jobs.len() as u64), crate::output::progress_target(a.json));
     let mut rows = Vec::new();
     if !a.json {
         crate::output::out!("{}", cce_api::AllreduceResult::sweep_header());
@@ -282,7 +282,7 @@ fn sweep_rows(a: &AllreduceArgs, p: &AllreduceParams, sweep: &str) -> Result<(),
     }
     if let Some(path) = &a.plot {
         let runs = p.every_algorithm_runs(&counts);
-        let pb = indicatif::ProgressBar::with_draw_target(Some(runs), indicatif::ProgressDrawTarget::stderr());
+        let pb = indicatif::ProgressBar::with_draw_target(Some(runs), crate::output::progress_target(a.json));
         let points = api::sweep_every_algorithm(p, &counts, || pb.inc(1));
         pb.finish_and_clear();
         let svg = cce_api::plot::svg(&api::sweep_chart(&points?, p.ranks, p.dtype))?;
@@ -301,7 +301,7 @@ pub(crate) fn demo(a: &DemoArgs) -> Result<(), CliError> {
         }
         crate::output::out!("{}", cce_api::render::collective::demo_allreduce_heading(a.elems));
     }
-    let pb = spinner(String::new());
+    let pb = spinner(String::new(), a.json);
     let run = demo.allreduce_rows(|algo| pb.set_message(format!("{} ...", algo.name())));
     pb.finish_and_clear();
     let run = run?;

@@ -65,6 +65,12 @@ pub(crate) fn emit<T: Serialize>(v: &T, json: bool, text: impl FnOnce(&T) -> Str
     }
 }
 
+/// Where progress is drawn: stderr, which indicatif draws on only when it is a terminal — and
+/// nowhere beside `--json`, whose readers are programs.
+pub(crate) fn progress_target(json: bool) -> indicatif::ProgressDrawTarget {
+    if json { indicatif::ProgressDrawTarget::hidden() } else { indicatif::ProgressDrawTarget::stderr() }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;

@@ -67,15 +67,24 @@ fn numerics(a: &ReportArgs) -> Result<(), CliError> {
     let params = Params { elems: a.elems, seed: a.seed, inputs, max_ranks };
     // Bad sizes are refused before anything runs.
     let job = NumericsReport::prepare(&params)?;
-    // On a terminal only, and never beside --json.
-    let target = if a.json { indicatif::ProgressDrawTarget::hidden() } else { indicatif::ProgressDrawTarget::stderr() };
-    let pb = indicatif::ProgressBar::with_draw_target(None, target);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    // Steps done of the total and the time so far, on a terminal only (indicatif draws nothing
+    // off one), and never beside --json.
+    let pb = indicatif::ProgressBar::with_draw_target(
+        Some(job.all_reduces() as u64),
+        crate::output::progress_target(a.json),
     );
-    pb.enable_steady_tick(Duration::from_millis(100));
-    let report = job.run(&mut |r, s| pb.set_message(format!("R = {r}, {} ...", s.label())));
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} all-reduces, {msg} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    // Called before each all-reduce: the ones before it are done.
+    let mut done = 0;
+    let report = job.run(&mut |r, s| {
+        pb.set_position(done);
+        done += 1;
+        pb.set_message(format!("R = {r}, {}", s.label()));
+    });
     pb.finish_and_clear();
     let report = report?;
     if let Some(path) = &a.plot {

@@ -72,8 +72,7 @@ pub(crate) fn repro(a: &ReproArgs) -> Result<(), CliError> {
     };
     let slices: Vec<&[u8]> = held.iter().map(Vec::as_slice).collect();
     let inputs = if files.is_some() { ReproInputs::Given(&slices) } else { ReproInputs::Generated };
-    let pb =
-        indicatif::ProgressBar::with_draw_target(Some(plan.runs() as u64), indicatif::ProgressDrawTarget::stderr());
+    let pb = indicatif::ProgressBar::with_draw_target(Some(plan.runs() as u64), crate::output::progress_target(a.json));
     let report = plan.run(inputs, &mut || pb.inc(1));
     pb.finish_and_clear();
     let report = report?;

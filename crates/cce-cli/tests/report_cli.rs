@@ -90,3 +90,29 @@ fn refusals_are_one_line() {
     let e = bad(&["report", "numerics", "--elems", "0"]);
     assert!(e.contains("--elems 0: the numerics report takes 1..=1048576 elements per rank"), "{e}");
 }
+
+/// Progress shows on a terminal (steps done of the total, which ends at the count of
+/// all-reduces the report runs: 3 series × the 6 rank counts 2, 4, …, 64), and nowhere else: off a
+/// terminal, and on one beside --json, stderr stays empty.
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    let bin = env!("CARGO_BIN_EXE_cce");
+    let off = std::process::Command::new(bin).args(["report", "numerics", "--elems", ELEMS]).output().unwrap();
+    assert!(off.status.success());
+    assert!(off.stderr.is_empty(), "{}", String::from_utf8_lossy(&off.stderr));
+    assert!(String::from_utf8_lossy(&off.stdout).contains("bf16"));
+    // `script` (util-linux) runs the command on a pseudo-terminal and copies what it drew.
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: no `script` here");
+        return;
+    }
+    let on_tty = |extra: &str| {
+        let cmd = format!("{bin} report numerics --elems {ELEMS} {extra} > /dev/null");
+        let o = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let drawn = on_tty("");
+    assert!(drawn.contains("/18 all-reduces"), "{drawn:?}");
+    assert!(!on_tty("--json").contains("all-reduces"));
+}

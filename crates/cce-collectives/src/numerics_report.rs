@@ -335,6 +335,17 @@ pub fn measure_run(checked: &Checked, params: &Params) -> Result<Measured, Colle
     Ok(measure(cfg, &ins, &outcome.outputs))
 }
 
+impl CheckedReport {
+    /// How many all-reduces [`run`] runs: its `progress` calls (a progress bar's total).
+    pub fn all_reduces(&self) -> usize {
+        let scale = match self.params.max_ranks {
+            64 => 0,
+            _ => crate::numerics_scale::all_reduces(&self.params),
+        };
+        self.runs.iter().map(|(_, runs)| runs.len()).sum::<usize>() + scale
+    }
+}
+
 /// Runs the report [`check`] accepted: for each R of [`RANKS`] and each [`Series`], its
 /// inputs, the all-reduce on the engine and the measurement. `progress(R, series)` is called
 /// before each all-reduce.
@@ -359,6 +370,18 @@ pub fn run(checked: &CheckedReport, progress: &mut dyn FnMut(usize, Series)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_count_of_all_reduces_is_the_count_of_progress_calls() {
+        for max_ranks in [64, 128] {
+            let p = Params { elems: 128, max_ranks, ..Params::default() };
+            let checked = check(&p).unwrap();
+            let mut calls = 0;
+            run(&checked, &mut |_, _| calls += 1).unwrap();
+            assert_eq!(checked.all_reduces(), calls, "max_ranks {max_ranks}");
+            assert!(calls > 0);
+        }
+    }
 
     #[test]
     fn correlated_inputs_are_positive_and_near_their_shared_value() {

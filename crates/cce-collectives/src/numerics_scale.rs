@@ -178,6 +178,23 @@ pub fn check(params: &Params) -> Result<(), String> {
     Ok(())
 }
 
+/// How many all-reduces [`run`] runs: its `progress` calls (a configuration an order cannot
+/// make ends that R's series, as in [`run`]).
+pub fn all_reduces(params: &Params) -> usize {
+    let mut n = 0;
+    for order in Order::ALL {
+        'ranks: for ranks in rank_counts(params.max_ranks) {
+            for s in Series::ALL {
+                if order.config(s, ranks, params).is_err() {
+                    continue 'ranks;
+                }
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// Every order's curve; `progress(order, R, series)` before each all-reduce.
 pub fn run(
     params: &Params,
