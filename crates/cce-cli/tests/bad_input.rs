@@ -109,6 +109,11 @@ pub(crate) fn ring_variant(name: &str, f: impl Fn(&mut Vec<u8>)) -> String {
 }
 
 /// Owned arguments.
+/// A fresh scratch directory holding `files` (name, bytes), as a path argument.
+pub(crate) fn dir(name: &str, files: &[(&str, Vec<u8>)]) -> String {
+    common::files_dir(name, files).display().to_string()
+}
+
 pub(crate) fn sv(x: &[&str]) -> Vec<String> {
     x.iter().map(|s| s.to_string()).collect()
 }

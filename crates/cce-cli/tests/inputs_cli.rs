@@ -32,29 +32,14 @@ fn bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A version 1 `.npy` of fp32 `data` (the header padded as NumPy pads it).
+/// A version 1 `.npy` of fp32 `data`.
 fn npy(data: &[f32]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}", data.len());
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((h.len() as u16).to_le_bytes());
-    b.extend(h.as_bytes());
-    b.extend(bytes(data));
-    b
+    common::npy_v1(&format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}", data.len()), &bytes(data))
 }
 
 /// A fresh directory holding `files` (name, bytes).
 fn dir(name: &str, files: &[(String, Vec<u8>)]) -> PathBuf {
-    let d = tmp(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    for (f, b) in files {
-        std::fs::write(d.join(f), b).unwrap();
-    }
-    d
+    common::files_dir(name, files)
 }
 
 /// The inputs as `name/rank{r}.bin` (each test its own directory: the tests run at once).

@@ -1,28 +1,8 @@
 //! Matrix rows for `cce allreduce --input-dir` (rank{r}.bin or rank{r}.npy), `--element` and
 //! `--rank` out of range (negative ones included), and `.npy` headers the reader refuses.
 
-use crate::common::tmp;
-use crate::{Row, leak, sv};
-
-/// A directory of rank files: `files` (name, bytes).
-fn dir(name: &str, files: &[(&str, Vec<u8>)]) -> String {
-    let d = tmp(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    for (f, bytes) in files {
-        std::fs::write(d.join(f), bytes).unwrap();
-    }
-    d.display().to_string()
-}
-
-/// A version 1 `.npy` of header text `dict`, then `data`.
-fn npy(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.as_bytes());
-    b.extend(data);
-    b
-}
+use crate::common::npy_v1 as npy;
+use crate::{Row, dir, leak, sv};
 
 /// `cce allreduce` of 4 bf16 ranks of ring, then `extra`.
 fn ar(extra: &[&str]) -> Vec<String> {

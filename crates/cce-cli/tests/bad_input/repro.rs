@@ -1,8 +1,8 @@
 //! Matrix rows for `cce repro` (see `bad_input.rs`): lists, the size of the space, input
 //! directories, the memory bound, a heatmap too large; every one refused before anything runs.
 
-use crate::common::tmp;
-use crate::{Row, leak, sv};
+use crate::common::npy_v1;
+use crate::{Row, dir, leak, sv};
 
 /// Messages no command line can produce, with the reason (matched as template prefixes).
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
@@ -30,29 +30,9 @@ fn repro(extra: &[&str]) -> Vec<String> {
     v
 }
 
-/// A directory of rank files: `files` (name, bytes).
-fn dir(name: &str, files: &[(&str, Vec<u8>)]) -> String {
-    let d = tmp(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    for (f, bytes) in files {
-        std::fs::write(d.join(f), bytes).unwrap();
-    }
-    d.display().to_string()
-}
-
 /// An .npy file's bytes: a version 1 header with `descr` and `shape`, then `data`.
 fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((h.len() as u16).to_le_bytes());
-    b.extend(h.as_bytes());
-    b.extend(data);
-    b
+    npy_v1(&format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"), data)
 }
 
 pub(crate) fn rows(all: &mut Vec<Row>) {

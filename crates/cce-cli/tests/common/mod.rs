@@ -57,3 +57,29 @@ pub(crate) fn tmp(name: &str) -> std::path::PathBuf {
     });
     d.join(name)
 }
+
+/// A fresh directory [`tmp`]`(name)` holding `files` (name, bytes).
+pub(crate) fn files_dir<N: AsRef<str>, B: AsRef<[u8]>>(name: &str, files: &[(N, B)]) -> std::path::PathBuf {
+    let d = tmp(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("a fresh scratch directory");
+    for (f, bytes) in files {
+        std::fs::write(d.join(f.as_ref()), bytes.as_ref()).expect("a file in it");
+    }
+    d
+}
+
+/// A version 1 `.npy` file: the header dict text `dict`, padded as NumPy pads it (to a multiple
+/// of 64 bytes, ending in a newline), then `data`.
+pub(crate) fn npy_v1(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = dict.to_string();
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((h.len() as u16).to_le_bytes());
+    b.extend(h.as_bytes());
+    b.extend(data);
+    b
+}
