@@ -27,7 +27,7 @@ def script_cmd(name, *args):
     return " ".join([PY, shlex.quote(os.path.join(HERE, name)), "{in}", "{out}", *map(str, args)])
 
 
-def run_cmd(cmd, inputs, dtype, timeout=300):
+def run_cmd(cmd, inputs, dtype, timeout=3600):
     """The outputs of one run of cmd on inputs (a list of per-rank arrays)."""
     with tempfile.TemporaryDirectory() as tmp:
         indir, outdir = os.path.join(tmp, "in"), os.path.join(tmp, "out")
