@@ -707,12 +707,10 @@ fn family_equal(order: &Order, accum: NumType, dtype: NumType, ranks: u32) -> Op
     })
 }
 
-/// SplitMix64: the check's random bits, a pure function of its seed.
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// SplitMix64 (cce-numerics' finaliser after the golden-ratio step): the check's random bits, a
+/// pure function of its seed.
+fn splitmix(z: u64) -> u64 {
+    cce_numerics::rng::mix64(z.wrapping_add(0x9e37_79b9_7f4a_7c15))
 }
 
 /// Run 3's inputs: every rank and element a different finite value, sign and significand at
