@@ -11,6 +11,23 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     write_atomic_with(path, |f| f.write_all(bytes))
 }
 
+/// The entries of `dir` (none when it does not exist yet), refused when there are any and
+/// `force` is not given: `flag` writes into an empty or new directory.
+pub(crate) fn empty_or_forced(flag: &str, dir: &Path, force: bool) -> Result<Vec<std::path::PathBuf>, CliError> {
+    let entries: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(_) => Vec::new(),
+    };
+    if !entries.is_empty() && !force {
+        return Err(CliError::Input(format!(
+            "{}: not empty ({} entries): {flag} writes into an empty or new directory (or give --force)",
+            dir.display(),
+            entries.len()
+        )));
+    }
+    Ok(entries)
+}
+
 /// Refuses an output file (`flag`'s) that cannot be written, before any work: a directory, or
 /// a file in a directory that is missing or read-only — probed with the temporary file
 /// [`write_atomic`] will use, removed at once. A device or FIFO is written directly at the end

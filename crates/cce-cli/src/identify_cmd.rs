@@ -168,17 +168,8 @@ fn make_probe(a: &IdentifyArgs, dir: &Path) -> Result<(), CliError> {
         return Err(CliError::Input("missing --ranks, --elems".into()));
     };
     let probe = api::make_probe(ranks, elems, a.dtype)?;
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        let entries: Vec<std::path::PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        if !entries.is_empty() && !a.force {
-            return Err(CliError::Input(format!(
-                "{}: not empty ({} entries): --make-probe writes into an empty or new directory (or give --force)",
-                dir.display(),
-                entries.len()
-            )));
-        }
-        remove_stale(&entries, ranks)?;
-    }
+    let entries = crate::files::empty_or_forced("--make-probe", dir, a.force)?;
+    remove_stale(&entries, ranks)?;
     std::fs::create_dir_all(dir).map_err(CliError::io(dir))?;
     for (r, bytes) in probe.inputs.iter().enumerate() {
         write_atomic(&dir.join(format!("rank{r}.bin")), bytes)?;

@@ -135,15 +135,7 @@ fn print(a: &RevealArgs, answer: &RevealAnswer) -> Result<(), CliError> {
 }
 
 fn plan(a: &RevealArgs, params: &RevealParams, dir: &Path) -> Result<(), CliError> {
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        let n = rd.count();
-        if n > 0 && !a.force {
-            return Err(CliError::Input(format!(
-                "{}: not empty ({n} entries): --plan writes into an empty or new directory (or give --force)",
-                dir.display()
-            )));
-        }
-    }
+    crate::files::empty_or_forced("--plan", dir, a.force)?;
     let written = api::write_plan(params, dir)?;
     let shown = written.dir.display();
     let line = format!(
