@@ -20,6 +20,7 @@
 pub mod collective;
 pub mod demo;
 pub mod gradient_demo;
+pub mod measured;
 pub mod metrics;
 pub mod numerics_report;
 pub mod numerics_scale;
