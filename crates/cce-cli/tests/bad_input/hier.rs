@@ -119,7 +119,7 @@ pub(crate) fn rows(all: &mut Vec<Row>) {
 /// The hierarchy's messages no command line reaches, with the reason.
 pub(crate) const UNREACHABLE: &[(&str, &str)] = &[
     (
-        "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)",
+        "the trace would hold {} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)",
         "the library's model(cfg, detail = true) refuses a packet list that long; `cce allreduce --trace` calls \
          collective::trace, which draws steps alone there (its own refusal has a row)",
     ),

@@ -77,7 +77,7 @@ pub(super) fn scheduled(cfg: &Config, model: bool) -> Result<Scheduled, Collecti
     let mut lowered = Lowered::new(cfg);
     let model = match model {
         true => {
-            let t = super::time_model(cfg, &lowered.l, &lowered.steps, false)?;
+            let t = super::time_model(cfg, &lowered.l, &lowered.steps, false, None)?;
             Some(ModelTime { links: t.links, seconds: t.seconds })
         }
         false => None,

@@ -41,12 +41,25 @@ pub(super) struct Group<'a> {
     /// The FMA scale of an input (`avg`: 1/R on the collective's inputs, 1 on a stage's input
     /// that is already a partial).
     pub(super) input_scale: f32,
+    /// The members whose steps are made: those whose global rank is below it (a symmetric
+    /// model's representatives, [`super::symmetry`]); every rank's otherwise.
+    pub(super) keep: usize,
 }
 
 impl<'a> Group<'a> {
     /// Every rank of `l`, running `algo` over the R chunks.
     pub(super) fn flat(l: &'a Layout, algo: Algo) -> Self {
-        Group { l, ranks: (0..l.r).collect(), algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32 }
+        Group { l, ranks: (0..l.r).collect(), algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32, keep: l.r }
+    }
+
+    /// The same group, making only the steps of ranks below `keep`.
+    pub(super) fn keeping(self, keep: usize) -> Self {
+        Group { keep, ..self }
+    }
+
+    /// Whether member `i`'s steps are made.
+    pub(super) fn keeps(&self, i: usize) -> bool {
+        self.g(i) < self.keep
     }
 
     /// Members.

@@ -37,8 +37,9 @@ use super::schedule::{Step, Work, all_gather, reduce_scatter, ring_gce};
 
 /// The schedule of every rank of a hierarchy, and the fine chunk each rank owns after the
 /// reduce-scatter (and starts from in an all-gather alone). `cfg` passed the shape check: the
-/// ranks are X whole nodes of Y, X, Y ≥ 2, and A and B can run them.
-pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+/// ranks are X whole nodes of Y, X, Y ≥ 2, and A and B can run them. Only the steps of ranks
+/// below `keep` are made (the others' lists stay empty).
+pub(super) fn schedule(cfg: &Config, l: &Layout, keep: usize) -> (Vec<Vec<Step>>, Vec<usize>) {
     let y = cfg.model.ranks_per_node;
     let x = l.r / y;
     let intra_algo = cfg.hier.intra;
@@ -50,6 +51,7 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
         algo: intra_algo,
         stage: Stage::Intra { x },
         input_scale,
+        keep,
     };
     let ob = owners(intra_algo, y);
     // The single-step mesh runs no reduce-scatter or all-gather of its own: mesh's owners.
@@ -60,6 +62,7 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
         algo: inter_algo,
         stage: Stage::Inter { block: ob[i], x },
         input_scale: 1.0,
+        keep,
     };
     let on = owners(inter_algo, x);
     let owner: Vec<usize> = (0..l.r).map(|q| ob[q % y] * x + on[q / y]).collect();
@@ -110,7 +113,7 @@ fn single_step_mesh(cfg: &Config, g: &Group, steps: &mut [Vec<Step>]) {
     let n = g.n();
     let elems: u64 = (0..n).map(|c| g.len(c)).sum();
     let scales = if cfg.op == RedOp::Avg { vec![1.0; n] } else { Vec::new() };
-    for q in 0..n {
+    for q in (0..n).filter(|&q| g.keeps(q)) {
         let srcs = (0..n).map(|p| g.input(p, 0)).collect();
         let work = vec![Work::Reduce { srcs, dsts: vec![g.w(q, 0)], elems, scales: scales.clone() }];
         steps[g.g(q)].push(Step { work, deps: vec![] });
@@ -124,7 +127,8 @@ fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) {
     if base == 0 {
         return;
     }
-    for (q, mine) in steps.iter_mut().enumerate() {
+    // Ranks whose steps were not made have none.
+    for (q, mine) in steps.iter_mut().enumerate().filter(|(_, mine)| mine.len() > base) {
         let peers: BTreeSet<usize> = mine[base..]
             .iter()
             .flat_map(|s| s.work.iter().flat_map(Work::reads))

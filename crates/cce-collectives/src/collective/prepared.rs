@@ -98,7 +98,7 @@ fn make(checked: &Checked, local: &[bool]) -> Result<Prepared, CollectiveError> 
     let (links, model_seconds) = match checked.model() {
         Some(m) => (m.links.clone(), m.seconds),
         None => {
-            let model = super::time_model(cfg, &low.l, &Lowered::new(cfg).steps, false)?;
+            let model = super::time_model(cfg, &low.l, &Lowered::new(cfg).steps, false, None)?;
             (model.links, model.seconds)
         }
     };

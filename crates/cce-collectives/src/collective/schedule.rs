@@ -126,6 +126,9 @@ pub(super) fn reduce_scatter(cfg: &Config, g: &Group, steps: &mut [Vec<Step>]) {
     };
     let dep = |p: usize, t: usize| (g.g(p), base + t);
     for q in 0..r {
+        if !g.keeps(q) {
+            continue;
+        }
         let qi = q as i64;
         let mine = &mut steps[g.g(q)];
         match g.algo {
@@ -226,6 +229,9 @@ pub(super) fn all_gather(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], owner
     let dep = |p: usize, t: usize| (g.g(p), base + t);
     let last_rs = |q: usize| -> Vec<(usize, usize)> { if base == 0 { vec![] } else { vec![(g.g(q), base - 1)] } };
     for q in 0..r {
+        if !g.keeps(q) {
+            continue;
+        }
         let qi = q as i64;
         let mine = &mut steps[g.g(q)];
         match g.algo {
@@ -331,6 +337,9 @@ pub(super) fn ring_gce(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], boundar
     let expand = |src: u64, dst: u64, c: usize| Work::Expand { src, dst, elems: g.len(c), headers: headers(c) };
     let dep = |p: usize, t: usize| (g.g(p), base + t);
     for q in 0..r {
+        if !g.keeps(q) {
+            continue;
+        }
         let qi = q as i64;
         let prev = g.m(qi - 1);
         let mine = &mut steps[g.g(q)];
@@ -364,6 +373,9 @@ pub(super) fn ring_gce(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], boundar
     }
     let owner = group::owners(Algo::Ring, r);
     for q in 0..r {
+        if !g.keeps(q) {
+            continue;
+        }
         let prev = g.m(q as i64 - 1);
         for s in 0..r - 1 {
             let c = g.m(owner[prev] as i64 - s as i64);
@@ -378,17 +390,23 @@ pub(super) fn ring_gce(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], boundar
 
 /// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
 pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
+    schedule_below(cfg, l, l.r)
+}
+
+/// [`schedule`] with only the steps of ranks below `keep` made (the others' lists empty): a
+/// symmetric model's representatives ([`super::symmetry`]).
+pub(super) fn schedule_below(cfg: &Config, l: &Layout, keep: usize) -> (Vec<Vec<Step>>, Vec<usize>) {
     if cfg.algo == Algo::Hier {
-        return hier::schedule(cfg, l);
+        return hier::schedule(cfg, l, keep);
     }
     if cfg.compress == Compress::Gce {
         // `check` admits only the ring all-reduce.
         let mut steps = vec![Vec::new(); l.r];
         let boundary_after = |q: usize| cfg.node(q) != cfg.node(l.m(q as i64 + 1));
-        ring_gce(cfg, &Group::flat(l, Algo::Ring), &mut steps, &boundary_after);
+        ring_gce(cfg, &Group::flat(l, Algo::Ring).keeping(keep), &mut steps, &boundary_after);
         return (steps, owners(cfg, l));
     }
-    let g = Group::flat(l, cfg.algo);
+    let g = Group::flat(l, cfg.algo).keeping(keep);
     let owner = owners(cfg, l);
     let mut steps = vec![Vec::new(); l.r];
     if cfg.collective != Collective::AllGather {

@@ -39,6 +39,7 @@ use super::config::{CollectiveError, Config};
 use super::model::TimeModel;
 use super::program::plan_work;
 use super::schedule::Step;
+use super::symmetry::Symmetry;
 
 /// One packet on the model's timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +105,8 @@ impl StepSpan {
 /// What the model counted and timed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
-    /// Per rank, per step.
+    /// Per rank, per step (node 0's ranks only when the model walked a symmetric
+    /// configuration's representatives: every node's are the same).
     pub steps: Vec<Vec<StepSpan>>,
     /// Every packet (empty unless asked for).
     pub packets: Vec<PacketSpan>,
@@ -122,6 +124,10 @@ pub struct Timeline {
     pub busiest_engine_bytes: u64,
     /// The model's time: the last step's finish.
     pub seconds: f64,
+    /// The walk stopped once it could not win (`--algo auto` had a faster candidate already):
+    /// `seconds` is then a lower bound (the latest finish so far), and the counts cover the
+    /// steps walked only.
+    pub stopped: bool,
 }
 
 /// Most packets a detailed timeline (a trace) holds.
@@ -188,51 +194,50 @@ struct Planned {
     program: Option<Box<cce_host::Program>>,
 }
 
-/// Every work item of a schedule planned, as the rings hold it (`None` for one without packets),
-/// per rank, step and work item.
-type PlannedWork = Vec<Vec<Vec<Option<Planned>>>>;
+/// The work items of one step index planned, as the rings hold them (`None` for one without
+/// packets), per rank walked and work item.
+type PlannedStep = Vec<Vec<Option<Planned>>>;
 
-/// Plans every work item of `steps` (a schedule of `cfg`) and costs its full and last packets,
-/// adding the bytes they move to `loads` (and between each pair of ranks to `links`) as it
-/// goes, so only each packet's totals are kept; returns them and the packets in all.
-fn plan_all(
+/// Plans every work item of step `s` of the first `walked` ranks of `steps` (a schedule of
+/// `cfg`) and costs its full and last packets, adding the bytes they move to `loads` (and
+/// between each pair of ranks to `links`) as it goes, so only each packet's totals are kept;
+/// returns them and the step's packets in all.
+fn plan_step(
     cfg: &Config,
-    steps: &[Vec<Step>],
+    (steps, s, walked): (&[Vec<Step>], usize, usize),
     detail: bool,
     (places, loads): (&Places<'_>, &mut Loads),
     links: &mut BTreeMap<(usize, usize), u64>,
-) -> Result<(PlannedWork, u64), CollectiveError> {
+) -> Result<(PlannedStep, u64), CollectiveError> {
     let m = &cfg.model;
-    let mut planned: PlannedWork = Vec::with_capacity(steps.len());
+    let mut planned: PlannedStep = Vec::with_capacity(walked);
     let mut packet_count = 0u64;
-    for (q, st) in steps.iter().enumerate() {
-        let mut per_step = Vec::with_capacity(st.len());
-        for (s, step) in st.iter().enumerate() {
-            let mut works = Vec::with_capacity(step.work.len());
-            for w in &step.work {
-                works.push(match plan_work(cfg, q, s, w)? {
-                    None => None,
-                    Some(program) => {
-                        let count = program.packet_count();
-                        let first = program.packet(0);
-                        let last = program.packet(count.saturating_sub(1));
-                        packet_count += count;
-                        match (first, last) {
-                            (Some(f), Some(t)) => {
-                                let stride = header_stride(f.elems as u64);
-                                let ((full, at_full), (last, at_last)) = (cost(m, &f, stride), cost(m, &t, stride));
-                                loads.add((q, s), [(&at_full, count - 1), (&at_last, 1)], places, links);
-                                let program = detail.then(|| Box::new(program));
-                                Some(Planned { count, full, last, stride, program })
-                            }
-                            _ => None,
+    loads.next_step();
+    for (q, st) in steps.iter().enumerate().take(walked) {
+        let step = &st[s];
+        let mut works = Vec::with_capacity(step.work.len());
+        for w in &step.work {
+            works.push(match plan_work(cfg, q, s, w)? {
+                None => None,
+                Some(program) => {
+                    let count = program.packet_count();
+                    let first = program.packet(0);
+                    let last = program.packet(count.saturating_sub(1));
+                    packet_count += count;
+                    match (first, last) {
+                        (Some(f), Some(t)) => {
+                            let stride = header_stride(f.elems as u64);
+                            let ((full, at_full), (last, at_last)) = (cost(m, &f, stride), cost(m, &t, stride));
+                            loads.add(q, [(&at_full, count - 1), (&at_last, 1)], places, links);
+                            let program = detail.then(|| Box::new(program));
+                            Some(Planned { count, full, last, stride, program })
                         }
+                        _ => None,
                     }
-                });
-            }
-            per_step.push(works);
+                }
+            });
         }
-        planned.push(per_step);
+        planned.push(works);
     }
     Ok((planned, packet_count))
 }
@@ -243,6 +248,9 @@ fn plan_all(
 /// i → i−1 is 2nC + C + i, C chips per node), then every node's interfaces out, then in.
 struct Places<'a> {
     m: &'a TimeModel,
+    /// A symmetric walk's: links and memories are counted at node 0's (the loads of every
+    /// node's are the same).
+    sym: Option<Symmetry>,
     per_node: usize,
     per_chip: usize,
     chips: usize,
@@ -253,11 +261,12 @@ struct Places<'a> {
 
 impl<'a> Places<'a> {
     /// The places of `r` ranks under the model `m`.
-    fn new(m: &'a TimeModel, r: usize) -> Self {
+    fn new(m: &'a TimeModel, r: usize, sym: Option<Symmetry>) -> Self {
         let per_node = m.ranks_per_node.max(1);
         let per_chip = m.cores_per_chip.clamp(1, per_node);
         Places {
             m,
+            sym,
             per_node,
             per_chip,
             chips: r.div_ceil(per_chip),
@@ -286,6 +295,42 @@ impl<'a> Places<'a> {
         }
     }
 
+    /// Load counters: one per link, or node 0's links alone when symmetric.
+    fn slots(&self) -> usize {
+        match self.sym {
+            None => self.links(),
+            Some(_) => 2 * self.chips_per_node + 2 * self.efa,
+        }
+    }
+
+    /// The counter of link `i`: itself, or when symmetric node 0's link of the same place
+    /// (its ring link of the same index, its interface out or in of the same index).
+    fn slot(&self, i: usize) -> usize {
+        if self.sym.is_none() {
+            return i;
+        }
+        let (c, ring) = (self.chips_per_node, 2 * self.nodes * self.chips_per_node);
+        match i.checked_sub(ring) {
+            None => i % (2 * c),
+            Some(e) if e < self.nodes * self.efa => 2 * c + e % self.efa,
+            Some(e) => 2 * c + self.efa + e % self.efa,
+        }
+    }
+
+    /// Counter `slot`'s bytes per second.
+    fn slot_rate(&self, slot: usize) -> f64 {
+        match self.sym {
+            None => self.link_rate(slot),
+            Some(_) if slot < 2 * self.chips_per_node => self.m.link_bytes_per_sec,
+            Some(_) => self.m.inter_link_bytes_per_sec,
+        }
+    }
+
+    /// The memory counter of rank `q`: itself, or when symmetric its representative.
+    fn memory(&self, q: usize) -> usize {
+        self.sym.map_or(q, |s| s.rep(q))
+    }
+
     /// Rank `q`'s EFA interface: (node, interface of the node).
     fn interface(&self, q: usize) -> usize {
         let local_chip = (q % self.per_node) / self.per_chip;
@@ -306,44 +351,48 @@ impl<'a> Places<'a> {
     }
 }
 
-/// The bytes every rank's step of each index moves over each link and at each memory, and each
-/// link's bytes over the whole run.
+/// The bytes every rank's step of one index moves over each link and at each memory, and each
+/// link's bytes over the steps so far.
 struct Loads {
-    /// Per step index, per link.
-    link: Vec<Vec<u64>>,
-    /// Per step index, per rank's memory.
-    hbm: Vec<Vec<u64>>,
-    /// Per link, every step.
+    /// Per link (counter, [`Places::slot`]), this step index.
+    link: Vec<u64>,
+    /// Per rank's memory (counter, [`Places::memory`]), this step index.
+    hbm: Vec<u64>,
+    /// Per link, every step so far.
     link_total: Vec<u64>,
 }
 
 impl Loads {
     /// No bytes yet, for `nsteps` step indices of `r` ranks.
-    fn new(places: &Places<'_>, (nsteps, r): (usize, usize)) -> Self {
-        Loads {
-            link: vec![vec![0u64; places.links()]; nsteps],
-            hbm: vec![vec![0u64; r]; nsteps],
-            link_total: vec![0u64; places.links()],
-        }
+    /// (`r`: the memory counters, [`Places::memory`].)
+    fn new(places: &Places<'_>, r: usize) -> Self {
+        Loads { link: vec![0u64; places.slots()], hbm: vec![0u64; r], link_total: vec![0u64; places.slots()] }
     }
 
-    /// Adds rank `q`'s step `s`'s packets, `n` of each, to the loads and the bytes
+    /// Starts the next step index: nothing on its links and memories yet.
+    fn next_step(&mut self) {
+        self.link.fill(0);
+        self.hbm.fill(0);
+    }
+
+    /// Adds rank `q`'s packets of this step index, `n` of each, to the loads and the bytes
     /// between each pair of ranks to `links`.
     fn add(
         &mut self,
-        (q, s): (usize, usize),
+        q: usize,
         costs: [(&Touches, u64); 2],
         places: &Places<'_>,
         links: &mut BTreeMap<(usize, usize), u64>,
     ) {
         for (touches, n) in costs {
             for &(owner, b, is_read) in touches {
-                self.hbm[s][owner] += b * n;
+                self.hbm[places.memory(owner)] += b * n;
                 if owner != q {
                     let (from, to) = if is_read { (owner, q) } else { (q, owner) };
                     *links.entry((from, to)).or_insert(0) += b * n;
                     for i in places.links_of(from, to) {
-                        self.link[s][i] += b * n;
+                        let i = places.slot(i);
+                        self.link[i] += b * n;
                         self.link_total[i] += b * n;
                     }
                 }
@@ -352,12 +401,12 @@ impl Loads {
     }
 }
 
-/// What timing a step reads: the model, the ranks' places, the planned work, the loads and the
-/// engines per rank.
+/// What timing a step reads: the model, the ranks' places, the step index's planned work and
+/// loads, and the engines per rank.
 struct StepTiming<'a> {
     m: &'a TimeModel,
     places: Places<'a>,
-    planned: &'a PlannedWork,
+    planned: PlannedStep,
     loads: Loads,
     engines: u64,
 }
@@ -380,7 +429,7 @@ impl StepTiming<'_> {
         let mut links_used: Vec<usize> = Vec::new();
         // The peers whose memory it reads.
         let mut peers: Vec<usize> = Vec::new();
-        for (wi, pw) in self.planned[q][s].iter().enumerate() {
+        for (wi, pw) in self.planned[q].iter().enumerate() {
             let Some(pw) = pw else { continue };
             let full = pw.count - 1;
             for e in 0..engines {
@@ -408,9 +457,12 @@ impl StepTiming<'_> {
             }
         }
         let engine_time = load.iter().copied().fold(0.0, f64::max);
-        let link_time =
-            links_used.iter().map(|&i| self.loads.link[s][i] as f64 / self.places.link_rate(i)).fold(0.0, f64::max);
-        let hbm_time = self.loads.hbm[s][q] as f64 / m.hbm_bytes_per_sec;
+        let link_time = links_used
+            .iter()
+            .map(|&i| self.places.slot(i))
+            .map(|i| self.loads.link[i] as f64 / self.places.slot_rate(i))
+            .fold(0.0, f64::max);
+        let hbm_time = self.loads.hbm[q] as f64 / m.hbm_bytes_per_sec;
         let node = |q: usize| self.places.node(q);
         let hop = |p: usize| if node(p) != node(q) { m.inter_latency } else { m.step_latency };
         // A peer's step this one waits for: its data arrives a hop after that step ends (the
@@ -424,7 +476,7 @@ impl StepTiming<'_> {
             .deps
             .iter()
             .filter(|&&(p, u)| u < s && p != q)
-            .map(|&(p, u)| spans[p][u].finish() + hop(p))
+            .map(|&(p, u)| spans[self.places.memory(p)][u].finish() + hop(p))
             .fold(previous, f64::max);
         let latency = (previous + read_hop - ready).max(0.0);
         let body = engine_time.max(link_time).max(hbm_time);
@@ -440,7 +492,7 @@ impl StepTiming<'_> {
         let stretch = if engine_time > 0.0 { body / engine_time } else { 1.0 };
         let mut at = vec![ready + latency; engines as usize];
         let mut e = 0usize;
-        for (wi, pw) in self.planned[q][s].iter().enumerate() {
+        for (wi, pw) in self.planned[q].iter().enumerate() {
             let Some(pw) = pw else { continue };
             let first = out.packets.len();
             for k in 0..pw.count {
@@ -483,37 +535,68 @@ impl StepTiming<'_> {
 }
 
 /// The timeline of `steps` (a schedule of `cfg`), its packets and work items listed when
-/// `detail` (refused above [`MAX_TRACE_PACKETS`] packets).
+/// `detail` (refused above [`MAX_TRACE_PACKETS`] packets). With `sym` (never with `detail`),
+/// `steps` holds node 0's ranks' alone ([`super::schedule::schedule_below`]) and they stand for
+/// every node's: the counts are theirs times the nodes, the bytes between ranks are carried to
+/// every node by the symmetry, and [`Timeline::steps`] holds node 0's ranks.
 pub(super) fn timeline(
     cfg: &Config,
     l: &Layout,
     steps: &[Vec<Step>],
     detail: bool,
+    (sym, bound): (Option<Symmetry>, Option<f64>),
 ) -> Result<Timeline, CollectiveError> {
+    let sym = sym.filter(|_| !detail);
     let m = &cfg.model;
     let r = l.r;
+    let walked = sym.map_or(r, |s| s.period);
     let nsteps = steps.first().map_or(0, Vec::len);
-    let places = Places::new(m, r);
+    let places = Places::new(m, r, sym);
     let mut out = Timeline::default();
-    let mut loads = Loads::new(&places, (nsteps, r));
-    let (planned, packet_count) = plan_all(cfg, steps, detail, (&places, &mut loads), &mut out.links)?;
-    out.packet_count = packet_count;
-    if detail && packet_count > MAX_TRACE_PACKETS {
-        return Err(CollectiveError::Config(format!(
-            "the trace would hold {packet_count} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)"
-        )));
-    }
-    let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; r];
-    let timing = StepTiming { m, places, planned: &planned, loads, engines: m.engines.max(1) as u64 };
-    let mut spans = vec![vec![StepSpan::default(); nsteps]; r];
-    // Steps in index order: a step waits only for steps of lower index (every schedule here).
+    let loads = Loads::new(&places, walked);
+    let mut engine_total = vec![vec![0u64; m.engines.max(1) as usize]; walked];
+    let mut timing = StepTiming { m, places, planned: Vec::new(), loads, engines: m.engines.max(1) as u64 };
+    let mut spans = vec![vec![StepSpan::default(); nsteps]; walked];
+    // Steps in index order: a step waits only for steps of lower index (every schedule here),
+    // each index planned, loaded and timed before the next (only one index's plans are held).
     for s in 0..nsteps {
-        for q in 0..r {
+        let (planned, packets) =
+            plan_step(cfg, (steps, s, walked), detail, (&timing.places, &mut timing.loads), &mut out.links)?;
+        timing.planned = planned;
+        out.packet_count += packets;
+        // A trace past its limit lists no more packets; the count goes on, for the refusal.
+        let listed = detail && out.packet_count <= MAX_TRACE_PACKETS;
+        let mut latest = 0.0f64;
+        for q in 0..walked {
             let step = &steps[q][s];
             let (span, engine_time) = timing.span((q, s), step, &spans, &mut engine_total[q], &mut out.descriptors);
             spans[q][s] = span;
-            if detail {
+            latest = latest.max(span.finish());
+            if listed {
                 timing.trace((q, s), step, span, engine_time, &mut out);
+            }
+        }
+        // A rank's steps finish in order, so the model's time is at least the latest finish.
+        if bound.is_some_and(|b| latest > b) && s + 1 < nsteps {
+            out.stopped = true;
+            spans.iter_mut().for_each(|st| st.truncate(s + 1));
+            break;
+        }
+    }
+    if detail && out.packet_count > MAX_TRACE_PACKETS {
+        return Err(CollectiveError::Config(format!(
+            "the trace would hold {} packets: at most {MAX_TRACE_PACKETS} (use fewer elements or ranks)",
+            out.packet_count
+        )));
+    }
+    if let Some(sym) = sym {
+        let copies = sym.nodes as u64;
+        out.packet_count *= copies;
+        out.descriptors *= copies;
+        let node0 = std::mem::take(&mut out.links);
+        for k in 0..sym.nodes {
+            for (&(a, b), &n) in &node0 {
+                *out.links.entry((sym.image(k, a), sym.image(k, b))).or_insert(0) += n;
             }
         }
     }
@@ -544,7 +627,7 @@ mod tests {
     #[test]
     fn bytes_between_nodes_go_over_the_chips_efa_interfaces() {
         let m = TimeModel { ranks_per_node: 4, cores_per_chip: 1, efa_per_node: 2, ..TimeModel::defaults(3) };
-        let p = Places::new(&m, 8);
+        let p = Places::new(&m, 8, None);
         assert_eq!(p.links(), 2 * 2 * 4 + 2 * 2 * 2);
         assert_eq!(p.links_of(0, 1), vec![0]);
         assert_eq!(p.links_of(4, 7), vec![8 + 4]);
