@@ -189,7 +189,7 @@ impl AllreduceParams {
         }
         let (cfg, candidates) = collective::choose(&cfg)?;
         let checked = collective::check_chosen(&cfg, &candidates)?;
-        let explanation = Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates };
+        let explanation = Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates, compared: true };
         Ok(Prepared { checked, check: self.check, explanation: Some(explanation) })
     }
 
@@ -198,20 +198,37 @@ impl AllreduceParams {
         self.algo == AlgoChoice::Auto
     }
 
-    /// Every algorithm's model for `elems` elements per rank, the choice, and the model's
-    /// parameters: what `cce allreduce --explain` prints (the model only: no memory budget, so
-    /// any size). With a user's schedule, it runs, and is listed after cce's own algorithms with
-    /// the model time of its own packets.
+    /// The model for `elems` elements per rank and its parameters: what `cce allreduce
+    /// --explain` prints (the model only: no memory budget, nothing allocated for the inputs,
+    /// so any size). With `auto`, every algorithm's and the choice; with a named algorithm,
+    /// that algorithm's alone ([`Explanation::compared`] false); with a user's schedule, cce's
+    /// own algorithms and then the schedule with the model time of its own packets.
     pub fn explain(&self, elems: u64) -> Result<Explanation, ApiError> {
+        if matches!(self.algo, AlgoChoice::Algo(_) | AlgoChoice::Hier(_)) {
+            let cfg = self.config_for(elems)?;
+            let candidates = vec![Candidate::of(&cfg)];
+            if candidates[0].model.is_err() {
+                // Refused: the refusal as a run of it would give it (its own error kind).
+                collective::model(&cfg, false)?;
+            }
+            return Ok(Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates, compared: false });
+        }
+        self.compare_all(elems, collective::choose)
+    }
+
+    /// Every algorithm's model for `elems` elements per rank and the choice ([`Self::explain`]
+    /// with `auto`), whatever algorithm is named, by `choose` ([`collective::choose`], or
+    /// [`collective::choose_every`] when every candidate is to run).
+    fn compare_all(&self, elems: u64, choose: Choose) -> Result<Explanation, ApiError> {
         let cfg = self.config_for(elems)?;
         if cfg.algo == Algo::File {
             let builtin = Config { algo: Algo::Ring, user: None, ..cfg.clone() };
-            let (auto, mut candidates) = collective::choose(&builtin)?;
+            let (auto, mut candidates) = choose(&builtin)?;
             candidates.push(Candidate::of(&cfg));
-            return Ok(Explanation { config: cfg, candidates, auto: auto.algo, auto_hier: auto.hier });
+            return Ok(Explanation { config: cfg, candidates, auto: auto.algo, auto_hier: auto.hier, compared: true });
         }
-        let (cfg, candidates) = collective::choose(&cfg)?;
-        Ok(Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates })
+        let (cfg, candidates) = choose(&cfg)?;
+        Ok(Explanation { auto: cfg.algo, auto_hier: cfg.hier, config: cfg, candidates, compared: true })
     }
 
     /// The configuration before it is checked and `auto` resolved (it stands for ring then).
@@ -373,6 +390,9 @@ impl AllreduceParams {
     }
 }
 
+/// How the algorithms are compared: [`collective::choose`] or [`collective::choose_every`].
+type Choose = fn(&Config) -> Result<(Config, Vec<Candidate>), collective::CollectiveError>;
+
 /// Every algorithm's model time for one configuration and the choice (`--explain`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explanation {
@@ -385,6 +405,9 @@ pub struct Explanation {
     pub auto: Algo,
     /// Its two algorithms when `auto` is a hierarchy.
     pub auto_hier: collective::Hier,
+    /// Whether every algorithm was modelled and compared (`auto`, a user's schedule); false
+    /// when a named algorithm was modelled alone (then `auto` is that algorithm, not a choice).
+    pub compared: bool,
 }
 
 impl Explanation {
@@ -654,7 +677,7 @@ impl AllreduceParams {
             AlgoChoice::File(u) => Some(u.collective()),
             _ => self.collective,
         };
-        let explained = self.explain(count)?;
+        let explained = self.compare_all(count, collective::choose_every)?;
         let prepared = |cfg: &Config| -> Result<Prepared, ApiError> {
             let checked = collective::check_chosen(cfg, &explained.candidates)?;
             Ok(Prepared { checked, check: Check::Exact, explanation: None })

@@ -125,7 +125,9 @@ fn no_crate_below_the_fronts_spells_a_flag() {
     let mut found = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        for (line, s) in flag_spellings(&text) {
+        // Another tool's command line, quoted from its source (the measured figures' runs), is
+        // that tool's spelling, not cce's.
+        for (line, s) in flag_spellings(&text).into_iter().filter(|(_, s)| !s.contains("nccom-test")) {
             let path = f.strip_prefix(&crates).unwrap_or(f).display().to_string();
             found.push(format!("crates/{path}:{line}: {s:?}"));
         }

@@ -295,7 +295,7 @@ pub const TABLES: &[Table] = &[
         whole_us: false,
         rising: true,
         alongside: None,
-        note: "The flag was --alltoallv-metadata until Neuron 2.31.0. size(B) 1,048,608 is 32 B over \
+        note: "nccom-test's flag was --alltoallv-metadata until Neuron 2.31.0. size(B) 1,048,608 is 32 B over \
                -b 1MB, unexplained; the metadata sends 512 + 1,024 fp32 (6,144 B) per rank. bytes keeps \
                the size column. Instance not stated.",
     },

@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 
 use crate::collective::{AllreduceResult, DEMO_RANKS, Explanation, demo_failures};
 
+/// What a candidate whose model stopped early shows beside the time it had reached.
+const STOPPED: &str = "stopped: cannot win (the time it had reached, a lower bound)";
+
 /// Why a candidate cannot run, as the CLI words it: the parameters it names as flags.
 fn refusal(why: &str) -> String {
     crate::error::spell_parameters(why, super::flag)
@@ -22,6 +25,8 @@ impl Explanation {
                 .iter()
                 .map(|c| {
                     let mut v = match &c.model {
+                        Ok(m) if m.stopped => json!({"algo": c.algo.name(), "model_seconds": null,
+                            "at_least_seconds": m.seconds, "stopped": STOPPED}),
                         Ok(m) => json!({"algo": c.algo.name(), "model_seconds": m.seconds,
                             "steps": m.steps.first().map_or(0, Vec::len), "packets": m.packet_count,
                             "descriptors": m.descriptors, "busiest_link_bytes": m.busiest_link_bytes,
@@ -50,6 +55,7 @@ impl Explanation {
             "algo": cfg.algo.name(), "ranks": cfg.ranks, "elems": cfg.elems, "dtype": cfg.dtype.name(),
             "bytes_per_rank": cfg.elems * cfg.dtype.bytes() as u64, "arch": cfg.arch,
             "instance": m.instance.name(),
+            "compared": self.compared,
             "candidates": self.candidates_json(),
             "parameters": m.parameters().iter().map(|p| json!({"name": p.name, "flag": super::flag(&p.option()), "value": p.value,
                 "unit": p.unit, "tag": p.tag, "source": p.source})).collect::<Vec<_>>(),
@@ -100,6 +106,10 @@ impl Explanation {
         );
         for c in &self.candidates {
             match &c.model {
+                Ok(m) if m.stopped => {
+                    let at_least = format!(">{:.3}", m.seconds * 1e6);
+                    let _ = writeln!(t, "{:<wide$} {at_least:>12} {STOPPED}", c.label());
+                }
                 Ok(m) => {
                     let mark = match (c.is(cfg), cfg.algo) {
                         (true, Algo::File) => "  <- runs",
@@ -132,6 +142,15 @@ impl Explanation {
                     u.schedule.program.name,
                     u.file,
                     self.auto_label()
+                );
+            }
+            None if !self.compared => {
+                let _ = writeln!(
+                    t,
+                    "modelled: {} alone, as {} names it ({} auto models and compares every algorithm)",
+                    self.auto_label(),
+                    super::flag("algo"),
+                    super::flag("algo")
                 );
             }
             None => {

@@ -3,6 +3,7 @@
 
 use super::budget::check_model;
 use super::config::{Algo, CollectiveError, Config, Hier, Inter};
+use super::size::schedule_size;
 use super::timeline::Timeline;
 
 /// One algorithm considered for a configuration.
@@ -21,10 +22,16 @@ pub struct Candidate {
 impl Candidate {
     /// `cfg` modelled ([`super::model`]) or refused.
     pub fn of(cfg: &Config) -> Candidate {
+        Self::below(cfg, None)
+    }
+
+    /// `cfg` modelled, the walk stopped once its time is sure to exceed `bound`
+    /// ([`Timeline::stopped`]), or refused.
+    fn below(cfg: &Config, bound: Option<f64>) -> Candidate {
         Candidate {
             algo: cfg.algo,
             hier: cfg.hier,
-            model: super::model(cfg, false).map_err(|e| e.to_string()),
+            model: super::model_below(cfg, bound).map_err(|e| e.to_string()),
             modelled: cfg.clone(),
         }
     }
@@ -39,9 +46,9 @@ impl Candidate {
         self.algo == cfg.algo && (self.algo != Algo::Hier || self.hier == cfg.hier)
     }
 
-    /// The timeline, when this candidate modelled exactly `cfg`.
+    /// The timeline, when this candidate modelled exactly `cfg` (and to its end).
     pub(super) fn model_of(&self, cfg: &Config) -> Option<&Timeline> {
-        self.model.as_ref().ok().filter(|_| self.modelled == *cfg)
+        self.model.as_ref().ok().filter(|m| self.modelled == *cfg && !m.stopped)
     }
 }
 
@@ -69,10 +76,35 @@ fn considered(cfg: &Config) -> Vec<Config> {
 
 /// Every candidate's model (or refusal) for `cfg` with its algorithm replaced, and the
 /// configuration with the least model time (the first considered on a tie); refused when none
-/// can run it.
+/// can run it. The candidates are modelled smallest schedule first ([`schedule_size`]'s steps),
+/// each walk stopped once its time exceeds the least so far ([`Timeline::stopped`]: it cannot
+/// win); they are listed in the order considered.
 pub fn choose(cfg: &Config) -> Result<(Config, Vec<Candidate>), CollectiveError> {
-    let candidates: Vec<Candidate> = considered(cfg).iter().map(Candidate::of).collect();
-    let best = candidates.iter().filter_map(|c| c.model.as_ref().ok().map(|m| (c, m.seconds))).fold(
+    choose_with(cfg, true)
+}
+
+/// [`choose`] with every candidate modelled to its end (none stopped): for runs of every
+/// algorithm, each of which takes its candidate's model.
+pub fn choose_every(cfg: &Config) -> Result<(Config, Vec<Candidate>), CollectiveError> {
+    choose_with(cfg, false)
+}
+
+fn choose_with(cfg: &Config, stop: bool) -> Result<(Config, Vec<Candidate>), CollectiveError> {
+    let configs = considered(cfg);
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.sort_by_key(|&i| schedule_size(&configs[i]).map_or(u64::MAX, |z| z.steps.saturating_add(z.works)));
+    let mut modelled: Vec<Option<Candidate>> = vec![None; configs.len()];
+    let mut least: Option<f64> = None;
+    for i in order {
+        let c = Candidate::below(&configs[i], least.filter(|_| stop));
+        if let Some(m) = c.model.as_ref().ok().filter(|m| !m.stopped) {
+            least = Some(least.map_or(m.seconds, |l| l.min(m.seconds)));
+        }
+        modelled[i] = Some(c);
+    }
+    let candidates: Vec<Candidate> = modelled.into_iter().flatten().collect();
+    let finished = |c: &Candidate| c.model.as_ref().ok().filter(|m| !m.stopped).map(|m| m.seconds);
+    let best = candidates.iter().filter_map(|c| finished(c).map(|t| (c, t))).fold(
         None,
         |best: Option<(&Candidate, f64)>, (c, t)| match best {
             Some((_, b)) if b <= t => best,

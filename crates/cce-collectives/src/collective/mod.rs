@@ -92,6 +92,7 @@ mod rank;
 mod schedule;
 mod size;
 mod story;
+mod symmetry;
 mod tasks;
 pub mod threads;
 mod timeline;
@@ -99,7 +100,7 @@ mod transport;
 mod user;
 
 pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, estimate, memory_need};
-pub use choose::{Candidate, choose, spans_nodes};
+pub use choose::{Candidate, choose, choose_every, spans_nodes};
 pub use config::{
     Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_RANKS, MESH_MAX_RANKS,
     MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,
@@ -155,25 +156,50 @@ fn count_check() {
     count(|c| c.checks += 1);
 }
 
-/// The time model of `cfg` over `steps` (every timeline is made here, and counted).
+/// The time model of `cfg` over `steps` (every timeline is made here, and counted); with
+/// `sym`, `steps` are node 0's ranks' alone, standing for every node's.
 fn time_model(
     cfg: &Config,
     l: &buffers::Layout,
     steps: &[Vec<schedule::Step>],
     detail: bool,
+    sym: Option<symmetry::Symmetry>,
 ) -> Result<Timeline, CollectiveError> {
     count(|c| c.models += 1);
-    timeline::timeline(cfg, l, steps, detail)
+    timeline::timeline(cfg, l, steps, detail, (sym, None))
 }
 
 /// The model's timeline of `cfg` without running it: every rank's schedule planned into its
 /// packets and timed (docs/MODEL.md C6), each packet and work item listed when `detail`
 /// (refused above [`MAX_TRACE_PACKETS`]). Checks the shape rules, not the memory budget, so a
 /// configuration too large for this machine can still be modelled.
+///
+/// A configuration symmetric over its nodes (docs/MODEL.md C27) is walked over node 0's ranks alone
+/// when `detail` is not asked for: the same figures, bit for bit, at a node's cost.
 pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
+    if detail {
+        budget::check_model(cfg)?;
+        let low = lowered::Lowered::new(cfg);
+        return time_model(cfg, &low.l, &low.steps, true, None);
+    }
+    model_below(cfg, None)
+}
+
+/// [`model`] without detail, stopped ([`Timeline::stopped`]) once its time is sure to exceed
+/// `bound`.
+fn model_below(cfg: &Config, bound: Option<f64>) -> Result<Timeline, CollectiveError> {
     budget::check_model(cfg)?;
-    let low = lowered::Lowered::new(cfg);
-    time_model(cfg, &low.l, &low.steps, detail)
+    count(|c| c.models += 1);
+    match symmetry::Symmetry::of(cfg) {
+        Some(sym) => {
+            let low = lowered::Lowered::below(cfg, sym.period);
+            timeline::timeline(cfg, &low.l, &low.steps, false, (Some(sym), bound))
+        }
+        None => {
+            let low = lowered::Lowered::new(cfg);
+            timeline::timeline(cfg, &low.l, &low.steps, false, (None, bound))
+        }
+    }
 }
 
 /// The timeline a trace draws (`--trace`): every packet and work item listed when there are
@@ -184,9 +210,9 @@ pub fn trace(cfg: &Config) -> Result<Timeline, CollectiveError> {
     budget::check_model(cfg)?;
     let low = lowered::Lowered::new(cfg);
     let steps: u64 = low.steps.iter().map(|s| s.len() as u64).sum();
-    let plain = time_model(cfg, &low.l, &low.steps, false)?;
+    let plain = time_model(cfg, &low.l, &low.steps, false, None)?;
     if plain.packet_count <= MAX_TRACE_PACKETS {
-        return time_model(cfg, &low.l, &low.steps, true);
+        return time_model(cfg, &low.l, &low.steps, true, None);
     }
     if steps > MAX_TRACE_STEPS {
         return Err(CollectiveError::Config(format!(
