@@ -37,6 +37,8 @@ pub use cce_collectives::collective::{Difference, PacketRef, Quantised, StepKind
 pub use cce_collectives::demo::{DemoAllreduce, Forensics};
 /// The demo's worked examples and all-reduce rows ([`Demo`]).
 pub use cce_collectives::demo::{Example, Row};
+/// `cce report model`: the measured points beside the time model's figures.
+pub use cce_collectives::model_report::{ModelPoint, ModelReport, model_report};
 /// The numerics report's parameters, series and result ([`NumericsReport`]).
 pub use cce_collectives::numerics_report::{Params, Report, Series};
 

@@ -5,6 +5,10 @@
 //! [`cce_api::report::numerics_json`]; with `--plot FILE.svg` also
 //! [`cce_api::report::numerics_chart`], written atomically (after the run: a refused size
 //! writes nothing).
+//!
+//! `cce report model` prints [`cce_api::collective::model_report`] (every public measured
+//! collective figure beside the time model's): a table, or with `--json`
+//! [`cce_api::report::model_json`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,7 +21,7 @@ use crate::error::CliError;
 use crate::files::write_atomic;
 
 /// The reports `cce report` knows.
-const REPORTS: [&str; 1] = ["numerics"];
+const REPORTS: [&str; 2] = ["numerics", "model"];
 
 /// `cce report <REPORT>`.
 #[derive(clap::Args, Debug)]
@@ -53,8 +57,20 @@ pub(crate) struct ReportArgs {
 pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
     match a.report.as_str() {
         "numerics" => numerics(a),
+        "model" => model(a),
         other => Err(CliError::Input(format!("unknown report '{other}' (expected one of: {})", REPORTS.join(" ")))),
     }
+}
+
+/// `cce report model`: every public measured point beside the model's figure (no run).
+fn model(a: &ReportArgs) -> Result<(), CliError> {
+    let r = cce_api::collective::model_report();
+    if a.json {
+        println!("{}", cce_api::report::model_json(&r));
+    } else {
+        print!("{}", cce_api::report::model_text(&r));
+    }
+    Ok(())
 }
 
 fn numerics(a: &ReportArgs) -> Result<(), CliError> {

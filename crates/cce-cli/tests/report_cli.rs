@@ -84,7 +84,7 @@ fn plot_writes_an_svg_with_one_line_per_series() {
 #[test]
 fn refusals_are_one_line() {
     let e = bad(&["report", "everything"]);
-    assert!(e.contains("unknown report 'everything' (expected one of: numerics)"), "{e}");
+    assert!(e.contains("unknown report 'everything' (expected one of: numerics model)"), "{e}");
     let e = bad(&["report", "numerics", "--inputs", "gaussian"]);
     assert!(e.contains("--inputs 'gaussian': expected correlated or uniform"), "{e}");
     let e = bad(&["report", "numerics", "--elems", "0"]);
@@ -115,4 +115,68 @@ fn progress_shows_on_a_terminal_only() {
     let drawn = on_tty("");
     assert!(drawn.contains("/18 all-reduces"), "{drawn:?}");
     assert!(!on_tty("--json").contains("all-reduces"));
+}
+
+/// `cce report model`: every public point with the exact keys, the ratio its two figures give,
+/// and a point's model figure the one `cce allreduce --explain` gives the same configuration.
+#[test]
+fn model_report_lists_every_point_beside_the_explained_model() {
+    let v = ok(&["report", "model"]);
+    let points = v["points"].as_array().unwrap();
+    assert!(points.len() >= 80, "{} points", points.len());
+    let keys = [
+        "source",
+        "collective",
+        "instance",
+        "ranks",
+        "nodes",
+        "bytes",
+        "dtype",
+        "measured_us",
+        "model_us",
+        "ratio",
+        "algorithm",
+        "held_out",
+    ];
+    for p in points {
+        for k in keys {
+            assert!(p.get(k).is_some(), "{k} missing in {p}");
+        }
+        if let (Some(m), Some(t)) = (p["model_us"].as_f64(), p["measured_us"].as_f64()) {
+            // serde_json's float parsing may miss the last bit.
+            assert!((p["ratio"].as_f64().unwrap() / (m / t) - 1.0).abs() < 1e-12, "{p}");
+        } else {
+            assert!(p["ratio"].is_null() && p["refused"].is_string(), "{p}");
+        }
+    }
+    let held: Vec<&Value> = points.iter().filter(|p| p["held_out"] == true).collect();
+    assert_eq!(held.len(), 28);
+    assert!(held.iter().all(|p| p["ranks"] == 64 && p["nodes"] == 2 && p["collective"] == "allreduce"));
+    for c in v["constants"].as_array().unwrap() {
+        for k in ["value", "unit", "tag", "source"] {
+            assert!(c.get(k).is_some(), "{k} missing in {c}");
+        }
+    }
+    // The 2-rank fp32 all-reduce of 1 GiB on trn1, as --explain models it.
+    let p = points.iter().find(|p| p["ranks"] == 2 && p["bytes"] == 1u64 << 30 && p["dtype"] == "fp32").unwrap();
+    let e = ok(&[
+        "allreduce",
+        "--arch",
+        "2",
+        "--ranks",
+        "2",
+        "--algo",
+        "auto",
+        "--op",
+        "add",
+        "--dtype",
+        "fp32",
+        "--elems",
+        "268435456",
+        "--explain",
+    ]);
+    let chosen = e["candidates"].as_array().unwrap().iter().find(|c| c["algo"] == e["algo"]).unwrap();
+    let (a, b) = (p["model_us"].as_f64().unwrap(), chosen["model_seconds"].as_f64().unwrap() * 1e6);
+    assert!((a / b - 1.0).abs() < 1e-12, "{a} against {b}");
+    assert_eq!(p["algorithm"], format!("auto: {}", e["algo"].as_str().unwrap()));
 }

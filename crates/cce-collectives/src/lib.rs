@@ -22,5 +22,6 @@ pub mod demo;
 pub mod gradient_demo;
 pub mod measured;
 pub mod metrics;
+pub mod model_report;
 pub mod numerics_report;
 pub mod numerics_scale;

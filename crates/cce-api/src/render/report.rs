@@ -7,6 +7,7 @@
 //! and the largest error). With `--max-ranks` above 64, `max_ranks` and `curves` besides (see
 //! `curve_json`).
 
+use cce_collectives::model_report::ModelReport;
 use cce_collectives::numerics_report::{self as nr, MEASURE};
 use cce_collectives::numerics_scale::Curve;
 
@@ -209,4 +210,116 @@ fn curve_text(s: &mut String, c: &Curve) {
             let _ = writeln!(s, "  {}: error ~ {:.3e} R^{:.3}", series.label(), f.coefficient, f.exponent);
         }
     }
+}
+
+/// `cce report model`: every public measured point beside the time model's figure.
+///
+/// The JSON: `report` ("model"), `points` [{`source`, `table`, `collective`, `instance`,
+/// `ranks`, `nodes`, `bytes` (per rank), `dtype`, `measured_us`, `model_us` (null when not
+/// modelled, with `refused`), `ratio` (model / measured), `algorithm`, `held_out`, `note`}],
+/// `constants` [{`instance`, `name`, `value`, `unit`, `tag`, `source`}] and `summary`
+/// (`held_out` and `fitted`: the count modelled, within 1.5×, within 25 %, and the median
+/// ratio).
+pub fn model_json(r: &ModelReport) -> Value {
+    let points: Vec<Value> = r
+        .points
+        .iter()
+        .map(|p| {
+            let m = p.point;
+            let mut v = json!({"source": m.source, "table": m.table, "collective": m.collective,
+                "instance": m.instance, "ranks": m.ranks, "nodes": m.nodes, "bytes": m.bytes, "dtype": m.dtype,
+                "measured_us": m.measured_us, "model_us": p.model_us.as_ref().ok(), "ratio": p.ratio(),
+                "algorithm": p.algorithm, "held_out": p.held_out, "note": p.note});
+            if let Err(why) = &p.model_us {
+                v["refused"] = json!(why);
+            }
+            v
+        })
+        .collect();
+    let constants: Vec<Value> = r
+        .constants
+        .iter()
+        .map(|c| {
+            let p = &c.parameter;
+            json!({"instance": c.instance.name(), "name": p.name, "value": p.value, "unit": p.unit,
+                "tag": p.tag, "source": p.source})
+        })
+        .collect();
+    json!({"report": "model", "points": points, "constants": constants,
+        "summary": {"held_out": summary_json(&r.ratios(true)), "fitted": summary_json(&r.ratios(false))}})
+}
+
+/// Count, within 1.5×, within 25 % and the median of some ratios.
+fn summary_json(ratios: &[f64]) -> Value {
+    let s = RatioSummary::of(ratios);
+    json!({"modelled": s.count, "within_1_5x": s.within_1_5x, "within_25_percent": s.within_25, "median_ratio": s.median})
+}
+
+/// What a set of model / measured ratios shows.
+struct RatioSummary {
+    count: usize,
+    within_1_5x: usize,
+    within_25: usize,
+    median: Option<f64>,
+}
+
+impl RatioSummary {
+    fn of(ratios: &[f64]) -> Self {
+        let mut v = ratios.to_vec();
+        v.sort_by(f64::total_cmp);
+        let median = match v.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(v[n / 2]),
+            n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+        };
+        RatioSummary {
+            count: v.len(),
+            within_1_5x: v.iter().filter(|&&x| (1.0 / 1.5..=1.5).contains(&x)).count(),
+            within_25: v.iter().filter(|&&x| (0.75..=1.25).contains(&x)).count(),
+            median,
+        }
+    }
+}
+
+/// The text `cce report model` prints: one line per point, then the summaries.
+pub fn model_text(r: &ModelReport) -> String {
+    use std::fmt::Write;
+    let mut t = String::from(
+        "table                   collective  instance ranks nodes  bytes/rank dtype  measured us   model us   ratio  algorithm\n",
+    );
+    for p in &r.points {
+        let m = p.point;
+        let (model, ratio) = match (&p.model_us, p.ratio()) {
+            (Ok(us), Some(x)) => (format!("{us:.1}"), format!("{x:.3}")),
+            _ => ("-".to_string(), "-".to_string()),
+        };
+        let algo = match (&p.algorithm, &p.model_us) {
+            (Some(a), _) => a.clone(),
+            (None, Err(why)) => format!("not modelled: {why}"),
+            (None, Ok(_)) => String::new(),
+        };
+        let held = if p.held_out { "  [held out]" } else { "" };
+        let _ = writeln!(
+            t,
+            "{:<23} {:<11} {:<8} {:>5} {:>5} {:>11} {:<5} {:>11.1} {:>10} {:>7}  {algo}{held}",
+            m.table, m.collective, m.instance, m.ranks, m.nodes, m.bytes, m.dtype, m.measured_us, model, ratio
+        );
+    }
+    for (name, held) in [("held out (64 ranks, 2 instances)", true), ("the other points", false)] {
+        let s = RatioSummary::of(&r.ratios(held));
+        let _ = writeln!(
+            t,
+            "{name}: {} modelled, {} within 1.5x, {} within 25 %, median ratio {}",
+            s.count,
+            s.within_1_5x,
+            s.within_25,
+            s.median.map_or("-".to_string(), |m| format!("{m:.3}"))
+        );
+    }
+    let _ = writeln!(
+        t,
+        "ratio = model / measured; the model's constants: the JSON's `constants`, and `cce allreduce {}`",
+        super::flag("explain")
+    );
+    t
 }

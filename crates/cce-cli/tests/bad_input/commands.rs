@@ -511,7 +511,7 @@ fn convert_bench_report_rows(p: &Paths) -> Vec<Row> {
             2,
         ),
         // report.
-        (sv(&["report", "everything"]), "unknown report 'everything' (expected one of: numerics)", 2),
+        (sv(&["report", "everything"]), "unknown report 'everything' (expected one of: numerics model)", 2),
         (sv(&["report", "numerics", "--inputs", "gaussian"]), "--inputs 'gaussian': expected correlated or uniform", 2),
         (
             sv(&["report", "numerics", "--elems", "0"]),

@@ -74,11 +74,16 @@ fn considered(cfg: &Config) -> Vec<Config> {
     v
 }
 
+/// Schedules of more steps and work items than this (over all ranks) stop modelling once they
+/// cannot win; smaller ones are modelled to their end, so `--explain` shows their figures.
+pub(super) const STOP_ABOVE: u64 = 1 << 20;
+
 /// Every candidate's model (or refusal) for `cfg` with its algorithm replaced, and the
 /// configuration with the least model time (the first considered on a tie); refused when none
-/// can run it. The candidates are modelled smallest schedule first ([`schedule_size`]'s steps),
-/// each walk stopped once its time exceeds the least so far ([`Timeline::stopped`]: it cannot
-/// win); they are listed in the order considered.
+/// can run it. The candidates are modelled smallest schedule first ([`schedule_size`]'s steps
+/// and work items), the walk of one larger than 2^20 of them stopped once its time exceeds
+/// the least so far ([`Timeline::stopped`]: it cannot win); they are listed in the order
+/// considered.
 pub fn choose(cfg: &Config) -> Result<(Config, Vec<Candidate>), CollectiveError> {
     choose_with(cfg, true)
 }
@@ -91,12 +96,14 @@ pub fn choose_every(cfg: &Config) -> Result<(Config, Vec<Candidate>), Collective
 
 fn choose_with(cfg: &Config, stop: bool) -> Result<(Config, Vec<Candidate>), CollectiveError> {
     let configs = considered(cfg);
+    let size = |c: &Config| schedule_size(c).map_or(u64::MAX, |z| z.steps.saturating_add(z.works));
     let mut order: Vec<usize> = (0..configs.len()).collect();
-    order.sort_by_key(|&i| schedule_size(&configs[i]).map_or(u64::MAX, |z| z.steps.saturating_add(z.works)));
+    order.sort_by_key(|&i| size(&configs[i]));
     let mut modelled: Vec<Option<Candidate>> = vec![None; configs.len()];
     let mut least: Option<f64> = None;
     for i in order {
-        let c = Candidate::below(&configs[i], least.filter(|_| stop));
+        let stops = stop && size(&configs[i]) > STOP_ABOVE;
+        let c = Candidate::below(&configs[i], least.filter(|_| stops));
         if let Some(m) = c.model.as_ref().ok().filter(|m| !m.stopped) {
             least = Some(least.map_or(m.seconds, |l| l.min(m.seconds)));
         }

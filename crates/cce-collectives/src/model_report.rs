@@ -1,0 +1,183 @@
+//! The time model held to measurements (`cce report model`): every public measured point of
+//! [`crate::measured`] beside the model's figure for the same collective, ranks, nodes, bytes
+//! and dtype, with the ratio model / measured.
+//!
+//! ## What is modelled for a point
+//! - **Instance**: the point's (`trn1` → NeuronCore-v2's defaults); a point whose source does
+//!   not state it is modelled as `trn2` (the tables that name an algorithm name KangaRing, which
+//!   runs on Trn2's torus) and says so in its `note`.
+//! - **Algorithm**: the one Neuron's output names for that point when it names one; else what
+//!   `--algo auto` chooses (the model's least time over every algorithm and hierarchy cce has;
+//!   the JSON names it, as `auto: …`).
+//! - **Size**: an all-reduce's buffer is the point's bytes per rank; an all-gather's output is
+//!   the size nccom-test prints (each rank contributes its share). A collective cce does not
+//!   model (permute, all-to-allv, all-gatherv) is listed with no model figure and the reason.
+//! - **Held out**: the 64-rank, 2-instance all-reduce table, which no constant is fitted to.
+//!
+//! Nothing here is fitted: the figures are the model's with its parameters as `--explain`
+//! lists them ([`Constant`], each with its tag and source).
+
+use cce_format::SdmaDtype;
+
+use crate::collective::{Algo, Collective, Config, Instance, RedOp, TimeModel, choose, model};
+use crate::measured::{MeasuredPoint, POINTS};
+
+/// The table whose points no constant is fitted to.
+pub const HELD_OUT_TABLE: &str = "allr-r64-n2-fp32";
+
+/// One measured point beside the model's figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelPoint {
+    /// The measurement.
+    pub point: &'static MeasuredPoint,
+    /// The instance modelled.
+    pub instance: Instance,
+    /// The algorithm modelled (a hierarchy as `hier(intra/inter)`; `auto: …` when the source
+    /// names none), or `None` when nothing was modelled.
+    pub algorithm: Option<String>,
+    /// The model's time, µs, or why there is none.
+    pub model_us: Result<f64, String>,
+    /// Whether the point belongs to the held-out table.
+    pub held_out: bool,
+    /// What was assumed for this point.
+    pub note: String,
+}
+
+impl ModelPoint {
+    /// Model / measured, when modelled.
+    pub fn ratio(&self) -> Option<f64> {
+        self.model_us.as_ref().ok().map(|m| m / self.point.measured_us)
+    }
+}
+
+/// One model constant as the report lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// Instance whose default it is.
+    pub instance: Instance,
+    /// The parameter.
+    pub parameter: crate::collective::Parameter,
+}
+
+/// The whole report: every point, and the constants of every instance modelled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelReport {
+    /// Every measured point, in the source's order.
+    pub points: Vec<ModelPoint>,
+    /// Every instance's parameters.
+    pub constants: Vec<Constant>,
+}
+
+impl ModelReport {
+    /// The points with a model figure in the held-out table (or not): their ratios.
+    pub fn ratios(&self, held_out: bool) -> Vec<f64> {
+        self.points.iter().filter(|p| p.held_out == held_out).filter_map(ModelPoint::ratio).collect()
+    }
+}
+
+/// The collective cce models for a point's name.
+fn collective_of(name: &str) -> Option<Collective> {
+    match name {
+        "allreduce" => Some(Collective::AllReduce),
+        "all-gather" => Some(Collective::AllGather),
+        _ => None,
+    }
+}
+
+/// Models one point.
+fn model_point(p: &'static MeasuredPoint) -> ModelPoint {
+    let (instance, mut note) = match Instance::from_name(p.instance) {
+        Some(i) => (i, String::new()),
+        None => (Instance::Trn2, format!("instance {}: modelled as trn2", p.instance)),
+    };
+    let held_out = p.table == HELD_OUT_TABLE;
+    let none = |why: String, note: String| ModelPoint {
+        point: p,
+        instance,
+        algorithm: None,
+        model_us: Err(why),
+        held_out,
+        note,
+    };
+    let Some(collective) = collective_of(p.collective) else {
+        return none(format!("cce models no {}", p.collective), note);
+    };
+    let Some(dtype) = SdmaDtype::from_name(p.dtype) else {
+        return none(format!("no dtype {}", p.dtype), note);
+    };
+    let buffer = if collective == Collective::AllGather { p.size_column } else { p.bytes };
+    let elems = buffer / dtype.bytes() as u64;
+    let arch = match instance {
+        Instance::Trn1 => 2,
+        Instance::Trn2 => 3,
+        Instance::Trn3 => 4,
+    };
+    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, elems);
+    cfg.collective = collective;
+    cfg.arch = arch;
+    cfg.model = TimeModel::for_instance(instance);
+    if p.nodes > 1 {
+        cfg.model.ranks_per_node = p.ranks / p.nodes;
+    } else {
+        cfg.model.ranks_per_node = cfg.model.ranks_per_node.max(p.ranks);
+    }
+    let documented = p.algorithm.and_then(Algo::from_name);
+    let (label, timed): (String, Result<f64, String>) = match documented {
+        Some(algo) => {
+            let cfg = Config { algo, ..cfg };
+            (algo.label(cfg.hier), model(&cfg, false).map(|t| t.seconds).map_err(|e| e.to_string()))
+        }
+        None => match choose(&cfg) {
+            Ok((chosen, candidates)) => {
+                let t =
+                    candidates.iter().find(|c| c.is(&chosen)).and_then(|c| c.model.as_ref().ok()).map(|t| t.seconds);
+                (format!("auto: {}", chosen.algo.label(chosen.hier)), t.ok_or_else(|| "no model".to_string()))
+            }
+            Err(e) => (String::new(), Err(e.to_string())),
+        },
+    };
+    match timed {
+        Ok(s) => ModelPoint { point: p, instance, algorithm: Some(label), model_us: Ok(s * 1e6), held_out, note },
+        Err(e) => {
+            note = [note, format!("refused: {e}")].into_iter().filter(|n| !n.is_empty()).collect::<Vec<_>>().join("; ");
+            none(e, note)
+        }
+    }
+}
+
+/// Every public measured point beside the model's figure, and the constants.
+pub fn model_report() -> ModelReport {
+    let points = POINTS.iter().map(model_point).collect();
+    let constants = Instance::ALL
+        .into_iter()
+        .flat_map(|i| {
+            TimeModel::for_instance(i)
+                .parameters()
+                .into_iter()
+                .map(move |parameter| Constant { instance: i, parameter })
+        })
+        .collect();
+    ModelReport { points, constants }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_point_is_listed_and_every_modelled_collective_has_a_figure() {
+        let r = model_report();
+        assert_eq!(r.points.len(), POINTS.len());
+        for p in &r.points {
+            let modelled = collective_of(p.point.collective).is_some();
+            assert_eq!(p.model_us.is_ok(), modelled, "{:?}: {:?}", p.point, p.model_us);
+            if let Ok(us) = p.model_us {
+                assert!(us.is_finite() && us > 0.0, "{:?}", p.point);
+            }
+        }
+        assert_eq!(r.points.iter().filter(|p| p.held_out).count(), 28);
+        // The documented algorithm is the one modelled.
+        let named = r.points.iter().find(|p| p.point.algorithm == Some("kangaring")).unwrap();
+        assert_eq!(named.algorithm.as_deref(), Some("kangaring"));
+    }
+}
