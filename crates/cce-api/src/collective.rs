@@ -111,6 +111,12 @@ pub struct AllreduceParams {
     pub latency_us: Option<f64>,
     /// Time model: microseconds per step between nodes.
     pub inter_latency_us: Option<f64>,
+    /// Time model: microseconds before the first step (0 or more).
+    pub launch_us: Option<f64>,
+    /// Time model: microseconds every step with work adds (0 or more).
+    pub step_us: Option<f64>,
+    /// Time model: fraction of the engines' rate a collective's packets get (above 0, at most 1).
+    pub dma_share: Option<f64>,
     /// Time model: ranks per node.
     pub ranks_per_node: Option<u64>,
     /// Time model: ranks per chip.
@@ -166,6 +172,9 @@ impl AllreduceParams {
             cce_rate: None,
             latency_us: None,
             inter_latency_us: None,
+            launch_us: None,
+            step_us: None,
+            dma_share: None,
             ranks_per_node: None,
             cores_per_chip: None,
             budget: None,
@@ -339,8 +348,33 @@ impl AllreduceParams {
         if let Some(v) = positive(self.inter_latency_us, "inter-latency-us")? {
             m.inter_latency = v * 1e-6;
         }
+        self.fitted_overrides(m)?;
         self.hierarchy(&mut cfg)?;
         Ok(cfg)
+    }
+
+    /// The fitted terms' overrides (docs/MODEL.md C28), each checked.
+    fn fitted_overrides(&self, m: &mut TimeModel) -> Result<(), ApiError> {
+        let non_negative = |v: Option<f64>, name: &str| -> Result<Option<f64>, ApiError> {
+            match v {
+                Some(x) if !(x.is_finite() && x >= 0.0) => Err(input(format!("`{name}` must be 0 or more"))),
+                v => Ok(v),
+            }
+        };
+        if let Some(v) = non_negative(self.launch_us, "launch-us")? {
+            m.launch = v * 1e-6;
+        }
+        if let Some(v) = non_negative(self.step_us, "step-us")? {
+            m.step_cost = v * 1e-6;
+        }
+        match self.dma_share {
+            Some(x) if !(x > 0.0 && x <= 1.0) => Err(input("`dma-share` must be above 0 and at most 1")),
+            Some(x) => {
+                m.dma_share = x;
+                Ok(())
+            }
+            None => Ok(()),
+        }
     }
 
     /// The ranks: `ranks`, or X nodes × Y ranks per node (the instance's Y when not given,

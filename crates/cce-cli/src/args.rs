@@ -229,6 +229,16 @@ pub(crate) struct AllreduceArgs {
     /// Time model: microseconds per step that reaches another node.
     #[arg(long)]
     pub(crate) inter_latency_us: Option<f64>,
+    /// Time model: microseconds before the first step (fitted; 0 turns it off).
+    #[arg(long)]
+    pub(crate) launch_us: Option<f64>,
+    /// Time model: microseconds every step with work adds (fitted; 0 turns it off).
+    #[arg(long)]
+    pub(crate) step_us: Option<f64>,
+    /// Time model: fraction of the engines' rate a collective's packets get (fitted; 1 is the
+    /// full rate).
+    #[arg(long)]
+    pub(crate) dma_share: Option<f64>,
     /// Time model: consecutive ranks per node.
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks_per_node: Option<u64>,

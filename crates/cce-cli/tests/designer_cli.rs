@@ -89,13 +89,16 @@ fn explain_shows_every_parameter_and_obeys_its_flag() {
         ("latency_us", "--latency-us"),
         ("inter_latency_us", "--inter-latency-us"),
         ("ranks_per_node", "--ranks-per-node"),
+        ("launch_us", "--launch-us"),
+        ("step_us", "--step-us"),
+        ("dma_share", "--dma-share"),
     ] {
         let p = &params[name];
         assert_eq!(p["flag"], flag);
         assert!(["MED", "MODEL"].contains(&p["tag"].as_str().unwrap()), "{p}");
         assert!(!p["source"].as_str().unwrap().is_empty());
         // The flag sets the value it shows, and the model times change with it.
-        let value = if name == "cce_rate" { "0.25" } else { "3" };
+        let value = if ["cce_rate", "dma_share"].contains(&name) { "0.25" } else { "3" };
         let v = explain(32, 1 << 20, &[flag, value]);
         let shown = v["parameters"].as_array().unwrap().iter().find(|q| q["name"] == name).unwrap()["value"].clone();
         let want: f64 = value.parse().unwrap();
@@ -124,7 +127,7 @@ fn explain_shows_every_parameter_and_obeys_its_flag() {
     assert_eq!(v2["instance"], "trn1");
     assert_ne!(v2["parameters"], v4["parameters"]);
     // The text form: every parameter with its tag, every algorithm, the choice.
-    let out = cce(&words("allreduce --ranks 6 --algo ring --op add --dtype bf16 --elems 4096 --explain"));
+    let out = cce(&words("allreduce --ranks 6 --algo auto --op add --dtype bf16 --elems 4096 --explain"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
     for name in params.keys() {
@@ -289,5 +292,41 @@ fn the_sweep_plot_has_a_measured_and_a_model_series_per_algorithm() {
             doc.descendants().filter(|n| n.has_tag_name("circle") && n.attribute("class") == Some("mark")).count();
         assert_eq!(marks, 4, "R={ranks}: {marks} marks");
         assert!(texts.iter().any(|t| t.trim().starts_with("auto: ")), "R={ranks}");
+    }
+}
+
+/// A named algorithm is modelled alone; `auto` stops a large candidate once it cannot win, and
+/// the time it shows then is a lower bound of that algorithm's whole model.
+#[test]
+fn a_named_algorithm_is_modelled_alone_and_a_stopped_one_shows_a_lower_bound() {
+    let named = ok(&words("allreduce --ranks 16 --algo kangaring --op add --dtype bf16 --elems 65536 --explain"));
+    assert_eq!(named["compared"], false);
+    let c = named["candidates"].as_array().unwrap();
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0]["algo"], "kangaring");
+    let auto = explain(16, 65536, &[]);
+    assert_eq!(auto["compared"], true);
+    let same = auto["candidates"].as_array().unwrap().iter().find(|c| c["algo"] == "kangaring").unwrap();
+    assert_eq!(same["model_seconds"], c[0]["model_seconds"]);
+    // 1024 ranks: the flat rings' schedules (2M steps) stop; the hierarchies win.
+    let big = explain(1024, 1 << 20, &[]);
+    let chosen = big["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["model_seconds"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    let stopped: Vec<&Value> =
+        big["candidates"].as_array().unwrap().iter().filter(|c| c["stopped"].is_string()).collect();
+    assert!(!stopped.is_empty(), "{big}");
+    for s in stopped {
+        let at_least = s["at_least_seconds"].as_f64().unwrap();
+        assert!(at_least > chosen, "{s}");
+        let algo = s["algo"].as_str().unwrap();
+        if algo != "hier" {
+            let line = format!("allreduce --ranks 1024 --algo {algo} --op add --dtype bf16 --elems 1048576 --explain");
+            let whole = ok(&words(&line));
+            assert!(whole["candidates"][0]["model_seconds"].as_f64().unwrap() >= at_least, "{algo}");
+        }
     }
 }

@@ -84,6 +84,37 @@ fn collective_of(name: &str) -> Option<Collective> {
     }
 }
 
+/// Two notes as one.
+fn join(a: String, b: String) -> String {
+    if a.is_empty() { b } else { format!("{a}; {b}") }
+}
+
+/// What Neuron documents for a Trn1 point whose output names no algorithm (docs/MODEL.md C28):
+/// the ring inside one instance (Trn1's chips form a ring; mesh, RDH and KangaRing are
+/// documented for Trn2's torus), and over instances the hierarchy the runtime made the default
+/// in 2.12.14.0, ring inside and ring between (`hier(ring/ring)`) — the flat ring where a
+/// hierarchy cannot cut the buffer (fewer elements than ranks). `None` off Trn1.
+fn trn1_rule(p: &MeasuredPoint, instance: Instance) -> Option<Config> {
+    if instance != Instance::Trn1 || collective_of(p.collective).is_none() {
+        return None;
+    }
+    let dtype = SdmaDtype::from_name(p.dtype)?;
+    let elems = if p.collective == "all-gather" { p.size_column } else { p.bytes } / dtype.bytes() as u64;
+    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, elems);
+    cfg.collective = collective_of(p.collective)?;
+    cfg.arch = 2;
+    cfg.model = TimeModel::for_instance(instance);
+    if p.nodes > 1 {
+        cfg.model.ranks_per_node = p.ranks / p.nodes;
+        if elems >= p.ranks as u64 {
+            cfg.algo = Algo::Hier;
+        }
+    } else {
+        cfg.model.ranks_per_node = cfg.model.ranks_per_node.max(p.ranks);
+    }
+    Some(cfg)
+}
+
 /// Models one point.
 fn model_point(p: &'static MeasuredPoint) -> ModelPoint {
     let (instance, mut note) = match Instance::from_name(p.instance) {
@@ -121,11 +152,14 @@ fn model_point(p: &'static MeasuredPoint) -> ModelPoint {
     } else {
         cfg.model.ranks_per_node = cfg.model.ranks_per_node.max(p.ranks);
     }
-    let documented = p.algorithm.and_then(Algo::from_name);
-    let (label, timed): (String, Result<f64, String>) = match documented {
-        Some(algo) => {
-            let cfg = Config { algo, ..cfg };
-            (algo.label(cfg.hier), model(&cfg, false).map(|t| t.seconds).map_err(|e| e.to_string()))
+    let rule = if p.algorithm.is_some() { None } else { trn1_rule(p, instance) };
+    let named = p.algorithm.and_then(Algo::from_name).map(|algo| Config { algo, ..cfg.clone() });
+    let (label, timed): (String, Result<f64, String>) = match named.or(rule) {
+        Some(cfg) => {
+            if p.algorithm.is_none() {
+                note = join(note, "no algorithm in Neuron's output: Trn1's documented one (MODEL C28)".into());
+            }
+            (cfg.algo.label(cfg.hier), model(&cfg, false).map(|t| t.seconds).map_err(|e| e.to_string()))
         }
         None => match choose(&cfg) {
             Ok((chosen, candidates)) => {
@@ -139,10 +173,70 @@ fn model_point(p: &'static MeasuredPoint) -> ModelPoint {
     match timed {
         Ok(s) => ModelPoint { point: p, instance, algorithm: Some(label), model_us: Ok(s * 1e6), held_out, note },
         Err(e) => {
-            note = [note, format!("refused: {e}")].into_iter().filter(|n| !n.is_empty()).collect::<Vec<_>>().join("; ");
+            note = join(note, format!("refused: {e}"));
             none(e, note)
         }
     }
+}
+
+/// The fit's measurements: (table, collective, ranks, size column in bytes).
+const FIT_SMALL_AR: (&str, u64) = ("allr-r2-fp32", 1024);
+const FIT_SMALL_AG: (&str, u64) = ("allg-r32-2023", 1024);
+const FIT_LARGE_AR: (&str, u64) = ("allr-r2-fp32", 1 << 30);
+
+/// The measured point of `table` at size `size`.
+fn measured(table: &str, size: u64) -> &'static MeasuredPoint {
+    POINTS.iter().find(|p| p.table == table && p.size_column == size).expect("a fit point of the measured tables")
+}
+
+/// The model's seconds for a fit point under `m` (Trn1's ring: the algorithm assumed for the
+/// 2023 Trn1 runs, whose output names none).
+fn fit_seconds(p: &MeasuredPoint, m: TimeModel) -> f64 {
+    let collective = collective_of(p.collective).expect("a modelled collective");
+    let dtype = SdmaDtype::from_name(p.dtype).expect("a dtype");
+    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, p.size_column / dtype.bytes() as u64);
+    cfg.collective = collective;
+    cfg.arch = 2;
+    cfg.model = m;
+    model(&cfg, false).expect("the fit points model").seconds
+}
+
+/// Fits the model's three measured terms to Neuron's Trn1 tables (docs/MODEL.md C28): with the
+/// engines' share fixed, `launch` and `step_cost` solve the two 1 KiB points exactly (each
+/// point's time is linear in both: the steps on its path, found by a difference); with those
+/// fixed, `dma_share` is found by bisection so the 2-rank 1 GiB point is met; five rounds.
+pub fn fit() -> crate::collective::Fitted {
+    let (a, b, c) = (
+        measured(FIT_SMALL_AR.0, FIT_SMALL_AR.1),
+        measured(FIT_SMALL_AG.0, FIT_SMALL_AG.1),
+        measured(FIT_LARGE_AR.0, FIT_LARGE_AR.1),
+    );
+    let base = TimeModel::for_instance(Instance::Trn1).unfitted();
+    let mut f = crate::collective::Fitted { launch: 0.0, step_cost: 0.0, dma_share: 1.0 };
+    for _ in 0..5 {
+        let with = |launch: f64, step_cost: f64| TimeModel { launch, step_cost, dma_share: f.dma_share, ..base };
+        // Time = t0 + launch + k·step_cost at each small point.
+        let lin = |p: &MeasuredPoint| {
+            let t0 = fit_seconds(p, with(0.0, 0.0));
+            let k = (fit_seconds(p, with(0.0, 1e-6)) - t0) / 1e-6;
+            (t0, k, p.measured_us * 1e-6)
+        };
+        let ((ta, ka, ma), (tb, kb, mb)) = (lin(a), lin(b));
+        f.step_cost = ((mb - tb) - (ma - ta)) / (kb - ka);
+        f.launch = (ma - ta) - ka * f.step_cost;
+        let (mut lo, mut hi) = (1e-3, 1.0);
+        for _ in 0..60 {
+            let mid = (lo + hi) / 2.0;
+            let m = TimeModel { launch: f.launch, step_cost: f.step_cost, dma_share: mid, ..base };
+            if fit_seconds(c, m) > c.measured_us * 1e-6 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        f.dma_share = (lo + hi) / 2.0;
+    }
+    f
 }
 
 /// Every public measured point beside the model's figure, and the constants.
@@ -163,6 +257,27 @@ pub fn model_report() -> ModelReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The defaults are the fit, to the digits they are written with.
+    #[test]
+    fn the_defaults_are_the_fit() {
+        let f = fit();
+        let d = crate::collective::FITTED;
+        for (got, want, what) in [
+            (d.launch, f.launch, "launch"),
+            (d.step_cost, f.step_cost, "step_cost"),
+            (d.dma_share, f.dma_share, "dma_share"),
+        ] {
+            assert!((got / want - 1.0).abs() < 1e-3, "{what}: the default {got:e}, the fit {want:e}");
+        }
+        // The fit meets its three points.
+        let m = TimeModel::for_instance(Instance::Trn1);
+        for (t, size) in [FIT_SMALL_AR, FIT_SMALL_AG, FIT_LARGE_AR] {
+            let p = measured(t, size);
+            let r = fit_seconds(p, m) / (p.measured_us * 1e-6);
+            assert!((r - 1.0).abs() < 0.01, "{t} {size}: ratio {r}");
+        }
+    }
 
     #[test]
     fn every_point_is_listed_and_every_modelled_collective_has_a_figure() {

@@ -106,7 +106,7 @@ pub use config::{
     MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,
 };
 pub use hops::{HopBytes, hop_bytes, hop_report};
-pub use model::{Instance, Parameter, TimeModel};
+pub use model::{FITTED, Fitted, Instance, Parameter, TimeModel};
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, run_mpi, with_mpi};
 pub use partition::{Partitioned, run_partitioned};

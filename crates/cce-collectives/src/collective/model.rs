@@ -88,7 +88,34 @@ pub struct TimeModel {
     pub inter_latency: f64,
     /// Consecutive ranks per node; a model of more ranks spans several nodes.
     pub ranks_per_node: usize,
+    /// Seconds before any rank's first step (the collective's launch and first
+    /// synchronisation), fitted to measurements ([`FITTED`]).
+    pub launch: f64,
+    /// Seconds every step with work adds to its body (its descriptors written, its semaphore
+    /// waited on and signalled), fitted to measurements ([`FITTED`]).
+    pub step_cost: f64,
+    /// The fraction of the engines' copy rate a collective's packets read at, fitted to
+    /// measurements ([`FITTED`]).
+    pub dma_share: f64,
 }
+
+/// The constants fitted to Neuron's measured tables (docs/MODEL.md C28;
+/// `cce_collectives::model_report::fit` recomputes them and a test holds these equal to it):
+/// `launch` and `step_cost` from the 1 KiB points of the 2-rank Trn1 all-reduce and the 32-rank
+/// Trn1 all-gather (2 and 31 steps), `dma_share` from the 2-rank all-reduce of 1 GiB.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fitted {
+    /// [`TimeModel::launch`], seconds.
+    pub launch: f64,
+    /// [`TimeModel::step_cost`], seconds.
+    pub step_cost: f64,
+    /// [`TimeModel::dma_share`].
+    pub dma_share: f64,
+}
+
+/// The fitted constants every instance's defaults take (fitted on Trn1's tables: no other
+/// instance has a public measurement of its own that states the instance).
+pub const FITTED: Fitted = Fitted { launch: 51.24e-6, step_cost: 1.587e-6, dma_share: 0.3579 };
 
 /// One parameter as `--explain` shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -157,7 +184,16 @@ impl TimeModel {
             step_latency: 1.5e-6,
             inter_latency: 15e-6,
             ranks_per_node: CHIPS_PER_INSTANCE * cores as usize,
+            launch: FITTED.launch,
+            step_cost: FITTED.step_cost,
+            dma_share: FITTED.dma_share,
         }
+    }
+
+    /// These parameters with the fitted terms off (no launch, no step cost, the engines' full
+    /// rate): the model as it was before it was held to measurements.
+    pub fn unfitted(self) -> Self {
+        TimeModel { launch: 0.0, step_cost: 0.0, dma_share: 1.0, ..self }
     }
 
     /// Every parameter with its value, tag and source.
@@ -256,6 +292,27 @@ impl TimeModel {
                 "ranks",
                 if trn3 { "MODEL" } else { "MED" },
                 "16 chips per instance x NeuronCores per chip",
+            ),
+            p(
+                "launch_us",
+                self.launch * 1e6,
+                "us before the first step",
+                "MODEL",
+                "fitted: Neuron's measured 2-rank Trn1 all-reduce and 32-rank all-gather at 1 KiB (MODEL C28)",
+            ),
+            p(
+                "step_us",
+                self.step_cost * 1e6,
+                "us per step with work",
+                "MODEL",
+                "fitted: the same two measurements, 2 and 31 steps (MODEL C28)",
+            ),
+            p(
+                "dma_share",
+                self.dma_share,
+                "x the engines' rate",
+                "MODEL",
+                "fitted: Neuron's measured 2-rank Trn1 all-reduce of 1 GiB (MODEL C28)",
             ),
         ]
     }

@@ -155,7 +155,7 @@ fn cost(m: &TimeModel, p: &Packet, header_stride: u64) -> (Cost, Touches) {
     let read = per_src * p.sources.len() as u64;
     let written = per_dst * p.dests.len() as u64;
     let descriptors = (p.tx_count() + p.dests.len()) as u64;
-    let rate = m.engine_bytes_per_sec * if cce { m.cce_rate } else { 1.0 };
+    let rate = m.engine_bytes_per_sec * m.dma_share * if cce { m.cce_rate } else { 1.0 };
     let mut touches: Vec<(usize, u64, bool)> =
         p.sources.iter().map(|s| (Layout::rank_of(s.addr), per_src, true)).collect();
     touches.extend(p.dests.iter().map(|&d| (Layout::rank_of(d), per_dst, false)));
@@ -471,7 +471,7 @@ impl StepTiming<'_> {
         // previous step, while it waits for the rest.
         let waited: Vec<usize> = step.deps.iter().map(|&(p, _)| p).collect();
         let read_hop = peers.iter().filter(|p| !waited.contains(p)).map(|&p| hop(p)).fold(0.0, f64::max);
-        let previous = if s > 0 { spans[q][s - 1].finish() } else { 0.0 };
+        let previous = if s > 0 { spans[q][s - 1].finish() } else { m.launch };
         let ready = step
             .deps
             .iter()
@@ -479,7 +479,8 @@ impl StepTiming<'_> {
             .map(|&(p, u)| spans[self.places.memory(p)][u].finish() + hop(p))
             .fold(previous, f64::max);
         let latency = (previous + read_hop - ready).max(0.0);
-        let body = engine_time.max(link_time).max(hbm_time);
+        let worked = self.planned[q].iter().any(Option::is_some);
+        let body = engine_time.max(link_time).max(hbm_time) + if worked { m.step_cost } else { 0.0 };
         (StepSpan { start: ready, latency, body }, engine_time)
     }
 
