@@ -8,7 +8,7 @@
 //!
 //! `cce report model` prints [`cce_api::collective::model_report`] (every public measured
 //! collective figure beside the time model's): a table, or with `--json`
-//! [`cce_api::report::model_json`].
+//! [`cce_api::report::model_json`]; with `--plot FILE.svg` also [`cce_api::report::model_chart`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,12 +63,21 @@ pub(crate) fn report(a: &ReportArgs) -> Result<(), CliError> {
 }
 
 /// `cce report model`: every public measured point beside the model's figure (no run).
+/// With `--plot FILE.svg`, also the chart: every table's measured and modelled times against the
+/// bytes per rank.
 fn model(a: &ReportArgs) -> Result<(), CliError> {
+    if let Some(path) = &a.plot {
+        crate::files::check_output_file("--plot", path)?;
+    }
     let r = cce_api::collective::model_report();
+    if let Some(path) = &a.plot {
+        let svg = plot::svg(&cce_api::report::model_chart(&r))?;
+        write_atomic(path, svg.as_bytes())?;
+    }
     if a.json {
-        println!("{}", cce_api::report::model_json(&r));
+        crate::print_json(&cce_api::report::model_json(&r));
     } else {
-        print!("{}", cce_api::report::model_text(&r));
+        crate::output::out!("{}", cce_api::report::model_text(&r));
     }
     Ok(())
 }

@@ -121,7 +121,12 @@ fn progress_shows_on_a_terminal_only() {
 /// and a point's model figure the one `cce allreduce --explain` gives the same configuration.
 #[test]
 fn model_report_lists_every_point_beside_the_explained_model() {
-    let v = ok(&["report", "model"]);
+    let dir = tmp("report-model");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("model.svg");
+    let v = ok(&["report", "model", "--plot", svg.to_str().unwrap()]);
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("<svg") && drawn.contains("allr-r64-n2-fp32"), "the chart names the held-out table");
     let points = v["points"].as_array().unwrap();
     assert!(points.len() >= 80, "{} points", points.len());
     let keys = [

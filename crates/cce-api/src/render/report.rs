@@ -249,6 +249,48 @@ pub fn model_json(r: &ModelReport) -> Value {
         "summary": {"held_out": summary_json(&r.ratios(true)), "fitted": summary_json(&r.ratios(false))}})
 }
 
+/// The chart of `cce report model --plot`: per table of Trn1 all-reduces and all-gathers (the
+/// tables whose instance is stated), its measured times (solid) and the model's (dashed)
+/// against the bytes per rank, log-log.
+#[cfg(feature = "plot")]
+pub fn model_chart(r: &ModelReport) -> Chart {
+    let mut tables: Vec<&str> = Vec::new();
+    for p in r.points.iter().filter(|p| p.model_us.is_ok() && p.point.instance == "trn1") {
+        if !tables.contains(&p.point.table) {
+            tables.push(p.point.table);
+        }
+    }
+    let mut series = Vec::new();
+    for t in tables {
+        let pts: Vec<_> = r.points.iter().filter(|p| p.point.table == t && p.model_us.is_ok()).collect();
+        let held = if pts.iter().any(|p| p.held_out) { ", held out" } else { "" };
+        let first = pts[0].point;
+        let name = format!("{t} ({} ranks, {} nodes{held})", first.ranks, first.nodes);
+        series.push(plot::Series {
+            name: format!("{name}: measured"),
+            points: pts.iter().map(|p| (p.point.bytes.max(1) as f64, p.point.measured_us)).collect(),
+            dashed: false,
+        });
+        series.push(plot::Series {
+            name: format!("{name}: model"),
+            points: pts
+                .iter()
+                .filter_map(|p| p.model_us.as_ref().ok().map(|m| (p.point.bytes.max(1) as f64, *m)))
+                .collect(),
+            dashed: true,
+        });
+    }
+    Chart {
+        title: "Trn1 collectives: Neuron's measured times and the model's".into(),
+        x_label: "bytes per rank".into(),
+        y_label: "time (us)".into(),
+        x_scale: Scale::Log2,
+        y_scale: Scale::Log10,
+        series,
+        marks: Vec::new(),
+    }
+}
+
 /// Count, within 1.5×, within 25 % and the median of some ratios.
 fn summary_json(ratios: &[f64]) -> Value {
     let s = RatioSummary::of(ratios);
