@@ -213,8 +213,12 @@ pub(crate) fn allreduce(a: &AllreduceArgs) -> Result<(), CliError> {
         return Ok(());
     }
     if a.explain {
-        // The model only: every algorithm's time and the parameters, for any size (no budget).
-        let e = p.explain(elems)?;
+        // The model only: every algorithm's time and the parameters, for any size (no budget);
+        // seconds at thousands of ranks, so a spinner on a terminal meanwhile.
+        let pb = spinner(format!("modelling {elems} elements per rank"), a.json);
+        let e = p.explain(elems);
+        pb.finish_and_clear();
+        let e = e?;
         if a.json {
             crate::print_json(&e.to_json());
         } else {
