@@ -29,12 +29,17 @@ pub(super) enum Stage {
     Inter { block: usize, x: usize },
 }
 
-/// A group of ranks running one algorithm's stage over its chunks.
+/// A group of ranks running one algorithm's stage over its chunks. Its members' global ranks
+/// are evenly spaced (`first`, `first + spread`, …), so a group costs nothing to make.
 #[derive(Clone, Debug)]
 pub(super) struct Group<'a> {
     pub(super) l: &'a Layout,
-    /// Global rank of each member.
-    pub(super) ranks: Vec<usize>,
+    /// Global rank of member 0.
+    first: usize,
+    /// Global ranks between consecutive members.
+    spread: usize,
+    /// Members.
+    n: usize,
     /// The algorithm the group runs.
     pub(super) algo: Algo,
     pub(super) stage: Stage,
@@ -49,12 +54,31 @@ pub(super) struct Group<'a> {
 impl<'a> Group<'a> {
     /// Every rank of `l`, running `algo` over the R chunks.
     pub(super) fn flat(l: &'a Layout, algo: Algo) -> Self {
-        Group { l, ranks: (0..l.r).collect(), algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32, keep: l.r }
+        Group { l, first: 0, spread: 1, n: l.r, algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32, keep: l.r }
+    }
+
+    /// The `y` ranks of node `node` (of `l.r / y`), running `algo` over their blocks.
+    pub(super) fn intra(l: &'a Layout, algo: Algo, node: usize, y: usize) -> Self {
+        let x = l.r / y;
+        let input_scale = 1.0 / l.r as f32;
+        Group { l, first: node * y, spread: 1, n: y, algo, stage: Stage::Intra { x }, input_scale, keep: l.r }
+    }
+
+    /// The ranks of local index `i` in every node of `y` ranks, running `algo` over the fine
+    /// chunks of `block`.
+    pub(super) fn inter(l: &'a Layout, algo: Algo, i: usize, y: usize, block: usize) -> Self {
+        let x = l.r / y;
+        Group { l, first: i, spread: y, n: x, algo, stage: Stage::Inter { block, x }, input_scale: 1.0, keep: l.r }
     }
 
     /// The same group, making only the steps of ranks below `keep`.
     pub(super) fn keeping(self, keep: usize) -> Self {
         Group { keep, ..self }
+    }
+
+    /// The same group over another layout of as many ranks (its chunks of other lengths).
+    pub(super) fn over<'b>(&self, l: &'b Layout) -> Group<'b> {
+        Group { l, ..self.clone() }
     }
 
     /// Whether member `i`'s steps are made.
@@ -64,11 +88,16 @@ impl<'a> Group<'a> {
 
     /// Members.
     pub(super) fn n(&self) -> usize {
-        self.ranks.len()
+        self.n
     }
     /// Global rank of member `i`.
     pub(super) fn g(&self, i: usize) -> usize {
-        self.ranks[i]
+        self.first + i * self.spread
+    }
+    /// The member whose global rank is `q`, if `q` is one.
+    pub(super) fn member(&self, q: usize) -> Option<usize> {
+        let d = q.checked_sub(self.first)?;
+        (d % self.spread == 0 && d / self.spread < self.n).then_some(d / self.spread)
     }
     /// Member `x` mod n.
     pub(super) fn m(&self, x: i64) -> usize {
@@ -76,11 +105,23 @@ impl<'a> Group<'a> {
     }
     /// The fine chunks of group chunk `c`: (first, how many).
     fn fine(&self, c: usize) -> (usize, usize) {
+        let (off, w) = self.span();
+        (off + c * w, w)
+    }
+    /// The group's chunks in the layout's: chunk `c` is the `w` fine chunks from `off + c·w`,
+    /// as `(off, w)`.
+    pub(super) fn span(&self) -> (usize, usize) {
         match self.stage {
-            Stage::Flat => (c, 1),
-            Stage::Intra { x } => (c * x, x),
-            Stage::Inter { block, x } => (block * x + c, 1),
+            Stage::Flat => (0, 1),
+            Stage::Intra { x } => (0, x),
+            Stage::Inter { block, x } => (block * x, 1),
         }
+    }
+    /// The group chunk that holds fine chunk `f`, if the group's chunks do.
+    pub(super) fn chunk_of(&self, f: usize) -> Option<usize> {
+        let (off, w) = self.span();
+        let c = f.checked_sub(off)? / w;
+        (c < self.n).then_some(c)
     }
     /// Elements of group chunk `c`.
     pub(super) fn len(&self, c: usize) -> u64 {
@@ -146,8 +187,21 @@ impl<'a> Group<'a> {
 /// The chunk each of `n` members owns after `algo`'s reduce-scatter: its own for mesh and
 /// RDH, the next one for the rings.
 pub(super) fn owners(algo: Algo, n: usize) -> Vec<usize> {
+    (0..n).map(|q| owner(algo, n, q)).collect()
+}
+
+/// The chunk member `q` of `n` owns after `algo`'s reduce-scatter ([`owners`]).
+pub(super) fn owner(algo: Algo, n: usize, q: usize) -> usize {
     match algo {
-        Algo::Mesh | Algo::Rdh => (0..n).collect(),
-        _ => (0..n).map(|q| (q + 1) % n).collect(),
+        Algo::Mesh | Algo::Rdh => q,
+        _ => (q + 1) % n,
+    }
+}
+
+/// The member of `n` that owns chunk `c` after `algo`'s reduce-scatter: [`owner`] inverted.
+pub(super) fn owner_of(algo: Algo, n: usize, c: usize) -> usize {
+    match algo {
+        Algo::Mesh | Algo::Rdh => c,
+        _ => (c + n - 1) % n,
     }
 }

@@ -1,6 +1,7 @@
 //! The hierarchical collectives (`--algo hier --intra A --inter B`; docs/MODEL.md H1–H6): X
 //! nodes of Y ranks (rank q = nY + i: node n, local index i), each stage one algorithm run by
-//! groups of ranks ([`Group`]), stage after stage:
+//! groups of ranks ([`super::group::Group`]), stage after stage — the legs of its
+//! [`super::schedule::Plan`] ([`legs`]):
 //!
 //! - **all-reduce** — (1) every node's intra-node reduce-scatter of A over its Y blocks: local
 //!   rank i ends with block `ob(i)` (A's owner of i) reduced over the node, in `T(q)`; (2) every
@@ -31,99 +32,52 @@
 use std::collections::BTreeSet;
 
 use super::buffers::Layout;
-use super::config::{Collective, Compress, Config, Inter, RedOp};
-use super::group::{Group, Stage, owners};
-use super::schedule::{Step, Work, all_gather, reduce_scatter, ring_gce};
+use super::config::{Algo, Collective, Compress, Config, Inter};
+use super::group::owner;
+use super::schedule::{Leg, Part, Split, Step, Work};
 
-/// The schedule of every rank of a hierarchy, and the fine chunk each rank owns after the
-/// reduce-scatter (and starts from in an all-gather alone). `cfg` passed the shape check: the
-/// ranks are X whole nodes of Y, X, Y ≥ 2, and A and B can run them. Only the steps of ranks
-/// below `keep` are made (the others' lists stay empty).
-pub(super) fn schedule(cfg: &Config, l: &Layout, keep: usize) -> (Vec<Vec<Step>>, Vec<usize>) {
-    let y = cfg.model.ranks_per_node;
-    let x = l.r / y;
-    let intra_algo = cfg.hier.intra;
-    let inter = cfg.hier.inter;
-    let input_scale = 1.0 / l.r as f32;
-    let intra = |n: usize| Group {
-        l,
-        ranks: (0..y).map(|i| n * y + i).collect(),
-        algo: intra_algo,
-        stage: Stage::Intra { x },
-        input_scale,
-        keep,
-    };
-    let ob = owners(intra_algo, y);
+/// The legs of a hierarchy, in order ([`super::schedule::Plan`]). `cfg` passed the shape
+/// check: the ranks are X whole nodes of Y, X, Y ≥ 2, and A and B can run them.
+pub(super) fn legs(cfg: &Config) -> Vec<Leg> {
+    let intra = cfg.hier.intra;
     // The single-step mesh runs no reduce-scatter or all-gather of its own: mesh's owners.
-    let inter_algo = inter.staged().unwrap_or(super::config::Algo::Mesh);
-    let across = |i: usize| Group {
-        l,
-        ranks: (0..x).map(|n| n * y + i).collect(),
-        algo: inter_algo,
-        stage: Stage::Inter { block: ob[i], x },
-        input_scale: 1.0,
-        keep,
-    };
-    let on = owners(inter_algo, x);
-    let owner: Vec<usize> = (0..l.r).map(|q| ob[q % y] * x + on[q / y]).collect();
-    let mut steps = vec![Vec::new(); l.r];
-    match cfg.collective {
-        Collective::AllReduce | Collective::ReduceScatter => {
-            for n in 0..x {
-                reduce_scatter(cfg, &intra(n), &mut steps);
-            }
-            let base = steps[0].len();
-            for i in 0..y {
-                let g = across(i);
-                match (inter, cfg.collective) {
-                    // Every hop of the inter-node ring crosses nodes: each is compressed.
-                    (Inter::Ring, Collective::AllReduce) if cfg.compress == Compress::Gce => {
-                        ring_gce(cfg, &g, &mut steps, &|_| true);
-                    }
-                    (Inter::SingleStepMesh, _) => single_step_mesh(cfg, &g, &mut steps),
-                    (_, Collective::AllReduce) => {
-                        reduce_scatter(cfg, &g, &mut steps);
-                        all_gather(cfg, &g, &mut steps, &on, true);
-                    }
-                    _ => reduce_scatter(cfg, &g, &mut steps),
-                }
-            }
-            wait_for_inputs(l, &mut steps, base);
-            if cfg.collective == Collective::AllReduce {
-                for n in 0..x {
-                    all_gather(cfg, &intra(n), &mut steps, &ob, false);
-                }
-            }
-        }
-        Collective::AllGather => {
-            for i in 0..y {
-                all_gather(cfg, &across(i), &mut steps, &on, false);
-            }
-            for n in 0..x {
-                all_gather(cfg, &intra(n), &mut steps, &ob, false);
-            }
-        }
+    let inter = cfg.hier.inter.staged().unwrap_or(Algo::Mesh);
+    let nodes = |part| Leg { part, algo: intra, split: Split::Nodes };
+    let across = |part| Leg { part, algo: inter, split: Split::Across { intra } };
+    let gather = Part::AllGather { after_rs: false };
+    if cfg.collective == Collective::AllGather {
+        return vec![across(gather), nodes(gather)];
     }
-    (steps, owner)
+    let mut v = vec![nodes(Part::ReduceScatter)];
+    match (cfg.hier.inter, cfg.collective) {
+        // Every hop of the inter-node ring crosses nodes: each is compressed.
+        (Inter::Ring, Collective::AllReduce) if cfg.compress == Compress::Gce => v.push(across(Part::RingGce)),
+        (Inter::SingleStepMesh, _) => v.push(across(Part::SingleStepMesh)),
+        (_, Collective::AllReduce) => {
+            v.push(across(Part::ReduceScatter));
+            v.push(across(Part::AllGather { after_rs: true }));
+        }
+        _ => v.push(across(Part::ReduceScatter)),
+    }
+    if cfg.collective == Collective::AllReduce {
+        v.push(nodes(gather));
+    }
+    v
 }
 
-/// The single-step mesh all-reduce of group `g`: every member reduces the whole block from
-/// every member's `T`, in member order, into its own `W`.
-fn single_step_mesh(cfg: &Config, g: &Group, steps: &mut [Vec<Step>]) {
-    let n = g.n();
-    let elems: u64 = (0..n).map(|c| g.len(c)).sum();
-    let scales = if cfg.op == RedOp::Avg { vec![1.0; n] } else { Vec::new() };
-    for q in (0..n).filter(|&q| g.keeps(q)) {
-        let srcs = (0..n).map(|p| g.input(p, 0)).collect();
-        let work = vec![Work::Reduce { srcs, dsts: vec![g.w(q, 0)], elems, scales: scales.clone() }];
-        steps[g.g(q)].push(Step { work, deps: vec![] });
-    }
+/// The fine chunk each rank of a hierarchy owns after the reduce-scatter (and starts from in
+/// an all-gather alone): rank nY + i holds fine chunk `ob(i)·X + oB(n)`.
+pub(super) fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
+    let y = cfg.model.ranks_per_node.max(1);
+    let x = l.r / y;
+    let inter = cfg.hier.inter.staged().unwrap_or(Algo::Mesh);
+    (0..l.r).map(|q| owner(cfg.hier.intra, y, q % y) * x + owner(inter, x, q / y)).collect()
 }
 
 /// Makes the first step at `base` of every rank wait for the last earlier step of every other
 /// rank whose `T` a step from `base` on reads (the stage's input, complete when that rank's
 /// earlier stage is).
-fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) {
+pub(super) fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) {
     if base == 0 {
         return;
     }

@@ -6,7 +6,7 @@
 
 use super::buffers::Layout;
 use super::config::{Algo, Collective, Config};
-use super::schedule::{Step, schedule, schedule_below};
+use super::schedule::{Step, owners, schedule, schedule_below};
 use super::user::{self, Geometry};
 
 /// The buffer map of `cfg`: R scratch slots per kind, 2R for a hierarchy (its inter-node
@@ -52,6 +52,17 @@ impl Lowered {
                 Lowered { l, steps, shape: Shape::BuiltIn { owner } }
             }
         }
+    }
+
+    /// What one element's story reads: a user's schedule whole; a built-in algorithm's buffers
+    /// alone, its steps not made (`steps` empty: the story makes its element's,
+    /// [`super::slice`]).
+    pub(super) fn for_story(cfg: &Config) -> Lowered {
+        if cfg.algo == Algo::File && cfg.user.is_some() {
+            return Lowered::new(cfg);
+        }
+        let l = layout(cfg);
+        Lowered { l, steps: Vec::new(), shape: Shape::BuiltIn { owner: owners(cfg, &l) } }
     }
 
     /// A built-in algorithm's steps of the ranks below `keep` alone (the others' lists empty),

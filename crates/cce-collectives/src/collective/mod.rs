@@ -91,6 +91,7 @@ mod program;
 mod rank;
 mod schedule;
 mod size;
+mod slice;
 mod story;
 mod symmetry;
 mod tasks;
@@ -112,7 +113,7 @@ pub use mpi::{MpiReport, MpiRun, abort_job, gather_u64, report as mpi_report, ru
 pub use partition::{Partitioned, run_partitioned};
 pub use size::{RANK_BYTES, STEP_BYTES, ScheduleSize, WORK_BYTES, schedule_size};
 pub use story::{
-    Difference, MAX_ORDER_CHUNKS, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep,
+    Difference, Expr, MAX_ORDER_CHUNKS, PacketRef, Quantised, StepKind, Story, StoryError, StoryOperand, StoryStep,
     differences, orders, story,
 };
 pub use timeline::{MAX_TRACE_PACKETS, PacketSpan, StepSpan, Timeline, WorkSpan};

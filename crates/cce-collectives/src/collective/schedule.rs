@@ -1,10 +1,23 @@
 //! The schedule, pure: for every rank and step, the work (reduces and copies between buffers
 //! of the [`Layout`]) and the (rank, step) pairs it waits for. Nothing here touches memory or
 //! rings; the reduction order it encodes is the one the module docs of [`super`] state.
+//!
+//! A built-in collective is a list of *legs* ([`Plan`]): one part ([`Part`] — a reduce-scatter,
+//! an all-gather, the GCE ring, the single-step mesh) of one algorithm, run by every group of a
+//! split of the ranks (all of them, each node, each local index). One group's leg is a
+//! [`Phase`], and a phase makes any member's step on its own ([`Phase::step`]): the rules are
+//! written once, per step, and the whole schedule is every member's every step. Besides, a
+//! phase names the works of one chunk alone ([`Phase::touching`], what one element's story
+//! follows) and describes each member's steps as [`Run`]s of works alike but for their chunks'
+//! lengths (what counts a rank's packets before one step without making the others,
+//! [`super::slice`]). Tests hold both against the schedule made: the works of a chunk are the
+//! works its data flows through, the counts from the runs are the planned ones
+//! (`slice::tests::slices_are_the_schedules_works_of_the_element`,
+//! `slice::tests::counts_before_a_work_are_the_planned_ones`).
 
 use super::buffers::Layout;
 use super::config::{Algo, Collective, Compress, Config, RedOp};
-use super::group::{self, Group};
+use super::group::{self, Group, Stage};
 use super::hier;
 
 /// One operation of a step.
@@ -90,11 +103,6 @@ pub(super) struct Step {
     pub(super) deps: Vec<(usize, usize)>,
 }
 
-/// The chunk each rank owns after the reduce-scatter (and starts from in an all-gather alone).
-fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
-    group::owners(cfg.algo, l.r)
-}
-
 /// The partial slot `P(q, slot)` that RDH's round `k` writes for chunk `c` (R a power of two):
 /// the rounds' chunk sets, R/2, R/4, … chunks (those ≡ q mod 2^(k+1)), laid one after another,
 /// so every (round, chunk) of a rank has its own buffer (slots below R − 1; the last round
@@ -107,285 +115,616 @@ fn reduce(g: &Group, c: usize, srcs: Vec<u64>, dsts: Vec<u64>, scales: Vec<f32>)
     Work::Reduce { srcs, dsts, elems: g.len(c), scales }
 }
 
-/// Appends group `g`'s reduce-scatter to its members' steps (each member's steps so far all
-/// of the same count, which the dependencies count from); its final chunks go to
-/// [`Group::result`].
-#[allow(clippy::needless_range_loop, reason = "member indices take part in the chunk arithmetic")]
-pub(super) fn reduce_scatter(cfg: &Config, g: &Group, steps: &mut [Vec<Step>]) {
-    let r = g.n();
-    let base = steps[g.g(0)].len();
-    let inv = g.input_scale;
-    let avg = cfg.op == RedOp::Avg;
-    let sc = |partial: bool, n_in: usize| -> Vec<f32> {
-        if !avg {
-            return Vec::new();
-        }
-        let mut v = vec![if partial { 1.0 } else { inv }];
-        v.extend(std::iter::repeat_n(inv, n_in));
-        v
-    };
-    let dep = |p: usize, t: usize| (g.g(p), base + t);
-    for q in 0..r {
-        if !g.keeps(q) {
-            continue;
-        }
-        let qi = q as i64;
-        let mine = &mut steps[g.g(q)];
-        match g.algo {
-            Algo::Ring | Algo::Ring2r2w => {
-                let two = g.algo == Algo::Ring2r2w;
-                for s in 0..r - 1 {
-                    let c = g.m(qi - s as i64 - 1);
-                    let last = s == r - 2;
-                    let prev = g.m(qi - 1);
-                    let first_src = if s == 0 {
-                        g.input(prev, c)
-                    } else if two {
-                        g.recv(q, c)
-                    } else {
-                        g.p(prev, c)
-                    };
-                    let dsts = match (last, two) {
-                        (true, true) if g.replicates_result() => vec![g.result(q, c), g.w(g.m(qi + 1), c)],
-                        (true, _) => vec![g.result(q, c)],
-                        (false, false) => vec![g.p(q, c)],
-                        (false, true) => vec![g.p(q, c), g.recv(g.m(qi + 1), c)],
-                    };
-                    let deps = if s == 0 { vec![] } else { vec![dep(prev, s - 1)] };
-                    mine.push(Step {
-                        work: vec![reduce(g, c, vec![first_src, g.input(q, c)], dsts, sc(s > 0, 1))],
-                        deps,
-                    });
-                }
-            }
-            Algo::KangaRing => {
-                let three = (r - 1) / 2; // 3-source steps
-                for s in 0..three {
-                    let c = g.m(qi - 2 - 2 * s as i64);
-                    let last = s + 1 == three && r % 2 == 1;
-                    let p2 = g.m(qi - 2);
-                    let first_src = if s == 0 { g.input(p2, c) } else { g.p(p2, c) };
-                    let dst = if last { g.result(q, c) } else { g.p(q, c) };
-                    let deps = if s == 0 { vec![] } else { vec![dep(p2, s - 1)] };
-                    let srcs = vec![first_src, g.input(g.m(qi - 1), c), g.input(q, c)];
-                    mine.push(Step { work: vec![reduce(g, c, srcs, vec![dst], sc(s > 0, 2))], deps });
-                }
-                if r % 2 == 0 {
-                    let s = three;
-                    let c = g.m(qi - 1 - 2 * s as i64);
-                    let p1 = g.m(qi - 1);
-                    let first_src = if s == 0 { g.input(p1, c) } else { g.p(p1, c) };
-                    let deps = if s == 0 { vec![] } else { vec![dep(p1, s - 1)] };
-                    mine.push(Step {
-                        work: vec![reduce(g, c, vec![first_src, g.input(q, c)], vec![g.result(q, c)], sc(s > 0, 1))],
-                        deps,
-                    });
-                }
-            }
-            Algo::Rdh => {
-                // Round k pairs q with q ^ d, d = 2^k (the nearest partner first, with the
-                // most data); q keeps the chunks of its set whose bit d matches its own and
-                // reduces each from both ranks' values, the rank with bit d clear first.
-                for k in 0..r.trailing_zeros() as usize {
-                    let d = 1usize << k;
-                    let partner = q ^ d;
-                    let (lo, hi) = (q.min(partner), q.max(partner));
-                    let value = |x: usize, c: usize| if k == 0 { g.input(x, c) } else { g.p(x, rdh_slot(r, k - 1, c)) };
-                    let work = (0..r)
-                        .filter(|&c| c % (2 * d) == q % (2 * d))
-                        .map(|c| {
-                            let dst = if 2 * d == r { g.result(q, c) } else { g.p(q, rdh_slot(r, k, c)) };
-                            let scales = match (avg, k) {
-                                (false, _) => Vec::new(),
-                                (true, 0) => vec![inv, inv],
-                                (true, _) => vec![1.0, 1.0],
-                            };
-                            reduce(g, c, vec![value(lo, c), value(hi, c)], vec![dst], scales)
-                        })
-                        .collect();
-                    let deps = if k == 0 { vec![] } else { vec![dep(partner, k - 1)] };
-                    mine.push(Step { work, deps });
-                }
-            }
-            // A user's schedule is lowered from its plan (`user`), not scheduled here; a
-            // hierarchy is made of groups that each run one of the others.
-            Algo::File | Algo::Hier => {}
-            Algo::Mesh => {
-                let srcs = (0..r).map(|p| g.input(p, q)).collect();
-                let scales = if avg { vec![inv; r] } else { Vec::new() };
-                mine.push(Step { work: vec![reduce(g, q, srcs, vec![g.result(q, q)], scales)], deps: vec![] });
-            }
-        }
+/// What a phase runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    /// The group's reduce-scatter; its final chunks go to [`Group::result`].
+    ReduceScatter,
+    /// The group's all-gather, from the chunk each member owns after the reduce-scatter
+    /// ([`group::owner`]); `after_rs`: that reduce-scatter ran just before (ring-2R2W's then
+    /// delivered a chunk already).
+    AllGather { after_rs: bool },
+    /// The ring all-reduce with GCE over the node boundaries ([`Phase::gce_step`]).
+    RingGce,
+    /// A hierarchy's single-step mesh: every member reduces the whole block from every
+    /// member's `T`, in member order, into its own `W`.
+    SingleStepMesh,
+}
+
+/// One group's part of a collective: its members' steps from `base` on (every member has as
+/// many steps before it).
+#[derive(Clone, Debug)]
+pub(super) struct Phase<'a> {
+    pub(super) g: Group<'a>,
+    pub(super) part: Part,
+    pub(super) base: usize,
+}
+
+/// One work of a phase ([`Phase::touching`]): member `q`'s step `t` (counted from the phase's
+/// start), the work's position `item` in it.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Touch {
+    pub(super) q: usize,
+    pub(super) t: usize,
+    pub(super) item: usize,
+    pub(super) work: Work,
+}
+
+/// A member's steps whose works are alike but for the lengths of their chunks, which follow an
+/// arithmetic progression mod the group's size ([`Phase::runs`]): what counts packets without
+/// making the steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Run {
+    /// Steps `t0..t1`: every work of step t acts on chunk `c0 + dt·(t − t0)`.
+    Steps { t0: usize, t1: usize, c0: i64, dt: i64 },
+    /// Step `t`'s works `j0..j1`, work j on chunk `c0 + dj·(j − j0)` alone.
+    Items { t: usize, j0: usize, j1: usize, c0: i64, dj: i64 },
+    /// Steps `t0..t1`, counted as made (a few small steps).
+    Made { t0: usize, t1: usize },
+}
+
+/// Steps `t0..t1` on chunks `c0 + dt·(t − t0)` as runs: the first and the last step alone (a
+/// phase's first and last steps read and write other buffers), the ones between together.
+fn edges(v: &mut Vec<Run>, t0: usize, t1: usize, c0: i64, dt: i64) {
+    let mut t = t0;
+    while t < t1 {
+        let end = if t == t0 || t + 1 == t1 { t + 1 } else { t1 - 1 };
+        v.push(Run::Steps { t0: t, t1: end, c0: c0 + dt * (t - t0) as i64, dt });
+        t = end;
     }
 }
 
-/// Appends group `g`'s all-gather to its members' steps. `owner[q]` is the chunk member q
-/// holds in its output when the all-gather starts; `after_rs` says that a reduce-scatter of the
-/// same group ran just before (ring-2R2W's then delivered a chunk already).
-pub(super) fn all_gather(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], owner: &[usize], after_rs: bool) {
-    let r = g.n();
-    let base = steps[g.g(0)].len();
-    let copy = |src: u64, dst: u64, c: usize| Work::Copy { src, dst, bytes: g.bytes(c) };
-    let dep = |p: usize, t: usize| (g.g(p), base + t);
-    let last_rs = |q: usize| -> Vec<(usize, usize)> { if base == 0 { vec![] } else { vec![(g.g(q), base - 1)] } };
-    for q in 0..r {
-        if !g.keeps(q) {
-            continue;
+impl Phase<'_> {
+    /// Steps each member makes.
+    pub(super) fn steps(&self) -> usize {
+        let n = self.g.n();
+        match (self.part, self.g.algo) {
+            (_, Algo::File | Algo::Hier) => 0,
+            (Part::RingGce, _) => 1 + 2 * (n - 1),
+            (Part::SingleStepMesh, _) | (_, Algo::Mesh) => 1,
+            (_, Algo::Rdh) => n.trailing_zeros() as usize,
+            (Part::ReduceScatter, Algo::Ring | Algo::Ring2r2w) => n - 1,
+            (Part::ReduceScatter, Algo::KangaRing) => (n - 1) / 2 + usize::from(n % 2 == 0),
+            (Part::AllGather { .. }, Algo::Ring | Algo::Ring2r2w) => {
+                let skip = self.skip();
+                n - 1 - skip + usize::from(skip == 1 && n == 2)
+            }
+            (Part::AllGather { .. }, Algo::KangaRing) => (n - 1).div_ceil(2) + 1,
         }
-        let qi = q as i64;
-        let mine = &mut steps[g.g(q)];
+    }
+
+    /// Member `q`'s step `t` of the phase, its dependencies in the members' whole lists.
+    pub(super) fn step(&self, cfg: &Config, q: usize, t: usize) -> Step {
+        match self.part {
+            Part::ReduceScatter => self.rs_step(cfg, q, t),
+            Part::AllGather { .. } => self.ag_step(cfg, q, t),
+            Part::RingGce => self.gce_step(cfg, q, t),
+            Part::SingleStepMesh => self.single_step_mesh(cfg, q),
+        }
+    }
+
+    /// Appends the steps of every member the group keeps to its list.
+    pub(super) fn push(&self, cfg: &Config, steps: &mut [Vec<Step>]) {
+        for q in (0..self.g.n()).filter(|&q| self.g.keeps(q)) {
+            let mine = &mut steps[self.g.g(q)];
+            mine.extend((0..self.steps()).map(|t| self.step(cfg, q, t)));
+        }
+    }
+
+    /// Member `p`'s step `t` of the phase, in its whole list.
+    fn dep(&self, p: usize, t: usize) -> (usize, usize) {
+        (self.g.g(p), self.base + t)
+    }
+
+    /// Member `p`'s last step before the phase (none at the start).
+    fn last_before(&self, p: usize) -> Vec<(usize, usize)> {
+        if self.base == 0 { vec![] } else { vec![(self.g.g(p), self.base - 1)] }
+    }
+
+    /// The FMA scales of a reduce (`avg` only): 1 on a partial (else the input scale) first,
+    /// then the input scale on each of `n_in` inputs.
+    fn scales(&self, cfg: &Config, partial: bool, n_in: usize) -> Vec<f32> {
+        if cfg.op != RedOp::Avg {
+            return Vec::new();
+        }
+        let inv = self.g.input_scale;
+        let mut v = vec![if partial { 1.0 } else { inv }];
+        v.extend(std::iter::repeat_n(inv, n_in));
+        v
+    }
+
+    /// 1 when ring-2R2W's reduce-scatter already delivered the neighbour's final chunk.
+    fn skip(&self) -> usize {
+        let after_rs = self.part == Part::AllGather { after_rs: true };
+        usize::from(self.g.algo == Algo::Ring2r2w && after_rs && self.g.replicates_result())
+    }
+
+    /// A copy of chunk `c` from member `from`'s output to member `to`'s.
+    fn copy(&self, from: usize, to: usize, c: usize) -> Work {
+        Work::Copy { src: self.g.w(from, c), dst: self.g.w(to, c), bytes: self.g.bytes(c) }
+    }
+
+    fn rs_step(&self, cfg: &Config, q: usize, s: usize) -> Step {
+        let g = &self.g;
+        let (r, qi) = (g.n(), q as i64);
         match g.algo {
             Algo::Ring | Algo::Ring2r2w => {
-                // 2R2W already delivered the neighbour's final chunk with its last reduce.
-                let skip = usize::from(g.algo == Algo::Ring2r2w && after_rs && g.replicates_result());
+                let two = g.algo == Algo::Ring2r2w;
+                let c = g.m(qi - s as i64 - 1);
+                let last = s == r - 2;
                 let prev = g.m(qi - 1);
-                for s in 0..r - 1 - skip {
-                    let c = g.m(owner[prev] as i64 - s as i64 - skip as i64);
-                    let mut deps = if s == 0 { last_rs(prev) } else { vec![dep(prev, s - 1)] };
-                    if skip == 1 && s == 0 {
-                        // W(prev, c) arrived from prev's predecessor's last reduce.
-                        deps.extend(last_rs(g.m(qi - 2)));
-                    }
-                    mine.push(Step { work: vec![copy(g.w(prev, c), g.w(q, c), c)], deps });
+                let first_src = if s == 0 {
+                    g.input(prev, c)
+                } else if two {
+                    g.recv(q, c)
+                } else {
+                    g.p(prev, c)
+                };
+                let dsts = match (last, two) {
+                    (true, true) if g.replicates_result() => vec![g.result(q, c), g.w(g.m(qi + 1), c)],
+                    (true, _) => vec![g.result(q, c)],
+                    (false, false) => vec![g.p(q, c)],
+                    (false, true) => vec![g.p(q, c), g.recv(g.m(qi + 1), c)],
+                };
+                let deps = if s == 0 { vec![] } else { vec![self.dep(prev, s - 1)] };
+                let srcs = vec![first_src, g.input(q, c)];
+                Step { work: vec![reduce(g, c, srcs, dsts, self.scales(cfg, s > 0, 1))], deps }
+            }
+            Algo::KangaRing if s < (r - 1) / 2 => {
+                // 3-source steps.
+                let c = g.m(qi - 2 - 2 * s as i64);
+                let last = s + 1 == (r - 1) / 2 && r % 2 == 1;
+                let p2 = g.m(qi - 2);
+                let first_src = if s == 0 { g.input(p2, c) } else { g.p(p2, c) };
+                let dst = if last { g.result(q, c) } else { g.p(q, c) };
+                let deps = if s == 0 { vec![] } else { vec![self.dep(p2, s - 1)] };
+                let srcs = vec![first_src, g.input(g.m(qi - 1), c), g.input(q, c)];
+                Step { work: vec![reduce(g, c, srcs, vec![dst], self.scales(cfg, s > 0, 2))], deps }
+            }
+            Algo::KangaRing => {
+                // R even: the last step reduces two sources.
+                let c = g.m(qi - 1 - 2 * s as i64);
+                let p1 = g.m(qi - 1);
+                let first_src = if s == 0 { g.input(p1, c) } else { g.p(p1, c) };
+                let deps = if s == 0 { vec![] } else { vec![self.dep(p1, s - 1)] };
+                let srcs = vec![first_src, g.input(q, c)];
+                Step { work: vec![reduce(g, c, srcs, vec![g.result(q, c)], self.scales(cfg, s > 0, 1))], deps }
+            }
+            Algo::Rdh => {
+                let d = 1usize << s;
+                let work = (q % (2 * d)..r).step_by(2 * d).map(|c| self.rdh_rs_work(cfg, q, s, c)).collect();
+                let deps = if s == 0 { vec![] } else { vec![self.dep(q ^ d, s - 1)] };
+                Step { work, deps }
+            }
+            Algo::Mesh => {
+                let srcs = (0..r).map(|p| g.input(p, q)).collect();
+                let scales = if cfg.op == RedOp::Avg { vec![g.input_scale; r] } else { Vec::new() };
+                Step { work: vec![reduce(g, q, srcs, vec![g.result(q, q)], scales)], deps: vec![] }
+            }
+            // A user's schedule is lowered from its plan (`user`), not scheduled here; a
+            // hierarchy is made of groups that each run one of the others.
+            Algo::File | Algo::Hier => Step::default(),
+        }
+    }
+
+    /// RDH's reduce-scatter round `k`, d = 2^k (the nearest partner first, with the most
+    /// data): member `q` reduces chunk `c` of its set (c ≡ q mod 2d) from both partners'
+    /// values, the member with bit d clear first.
+    fn rdh_rs_work(&self, cfg: &Config, q: usize, k: usize, c: usize) -> Work {
+        let g = &self.g;
+        let (r, d) = (g.n(), 1usize << k);
+        let value = |x: usize| if k == 0 { g.input(x, c) } else { g.p(x, rdh_slot(r, k - 1, c)) };
+        let dst = if 2 * d == r { g.result(q, c) } else { g.p(q, rdh_slot(r, k, c)) };
+        let scales = match (cfg.op == RedOp::Avg, k) {
+            (false, _) => Vec::new(),
+            (true, 0) => vec![g.input_scale; 2],
+            (true, _) => vec![1.0, 1.0],
+        };
+        reduce(g, c, vec![value(q & !d), value(q | d)], vec![dst], scales)
+    }
+
+    fn ag_step(&self, cfg: &Config, q: usize, s: usize) -> Step {
+        let g = &self.g;
+        let (r, qi) = (g.n(), q as i64);
+        let owner = |p: usize| group::owner(g.algo, r, p) as i64;
+        match g.algo {
+            Algo::Ring | Algo::Ring2r2w => {
+                let skip = self.skip();
+                let prev = g.m(qi - 1);
+                if s + 1 + skip >= r {
+                    // 2R2W over two ranks: nothing left to gather, but the output is complete
+                    // only when the neighbour's last reduce wrote it: an empty step that waits.
+                    return Step { work: vec![], deps: self.last_before(prev) };
                 }
-                if skip == 1 && r == 2 {
-                    // Nothing left to gather, but the output is complete only when the
-                    // neighbour's last reduce wrote it: an empty step that waits for it.
-                    mine.push(Step { work: vec![], deps: last_rs(prev) });
+                let c = g.m(owner(prev) - s as i64 - skip as i64);
+                let mut deps = if s == 0 { self.last_before(prev) } else { vec![self.dep(prev, s - 1)] };
+                if skip == 1 && s == 0 {
+                    // W(prev, c) arrived from prev's predecessor's last reduce.
+                    deps.extend(self.last_before(g.m(qi - 2)));
                 }
+                Step { work: vec![self.copy(prev, q, c)], deps }
             }
             Algo::KangaRing => {
                 let k_steps = (r - 1).div_ceil(2);
-                for s in 0..k_steps {
-                    let k = g.m(owner[q] as i64 - 2 * s as i64);
-                    let last = s + 1 == k_steps;
-                    let mut dsts = vec![g.w(g.m(qi + 1), k)];
-                    if !(last && (r - 1) % 2 == 1) {
-                        dsts.push(g.w(g.m(qi + 2), k));
-                    }
-                    let deps = if s == 0 { vec![] } else { vec![dep(g.m(qi - 2), s - 1)] };
-                    let work = if cfg.arch > 2 {
-                        vec![Work::Reduce { srcs: vec![g.w(q, k)], dsts, elems: g.len(k), scales: Vec::new() }]
-                    } else {
-                        dsts.iter().map(|&d| copy(g.w(q, k), d, k)).collect()
-                    };
-                    mine.push(Step { work, deps });
+                if s == k_steps {
+                    // The last chunks arrive from members q-1 and q-2: wait for them.
+                    let deps = vec![self.dep(g.m(qi - 1), k_steps - 1), self.dep(g.m(qi - 2), k_steps - 1)];
+                    return Step { work: vec![], deps };
                 }
-                // The last chunks arrive from ranks q-1 and q-2: wait for them before finishing.
-                if k_steps > 0 {
-                    mine.push(Step {
-                        work: vec![],
-                        deps: vec![dep(g.m(qi - 1), k_steps - 1), dep(g.m(qi - 2), k_steps - 1)],
-                    });
+                let k = g.m(owner(q) - 2 * s as i64);
+                let last = s + 1 == k_steps;
+                let mut dsts = vec![g.w(g.m(qi + 1), k)];
+                if !(last && (r - 1) % 2 == 1) {
+                    dsts.push(g.w(g.m(qi + 2), k));
                 }
+                let deps = if s == 0 { vec![] } else { vec![self.dep(g.m(qi - 2), s - 1)] };
+                let work = if cfg.arch > 2 {
+                    vec![Work::Reduce { srcs: vec![g.w(q, k)], dsts, elems: g.len(k), scales: Vec::new() }]
+                } else {
+                    dsts.iter().map(|&d| Work::Copy { src: g.w(q, k), dst: d, bytes: g.bytes(k) }).collect()
+                };
+                Step { work, deps }
             }
             Algo::Rdh => {
                 // Round j pairs q with q ^ d, d = R >> (j + 1) (the halving's partners in
                 // reverse): q copies the chunks its partner holds, those ≡ partner mod 2d.
-                let rounds = r.trailing_zeros() as usize;
-                for j in 0..rounds {
-                    let d = r >> (j + 1);
-                    let partner = q ^ d;
-                    let work = (0..r)
-                        .filter(|&c| c % (2 * d) == partner % (2 * d))
-                        .map(|c| copy(g.w(partner, c), g.w(q, c), c))
-                        .collect();
-                    let deps = if j == 0 { last_rs(partner) } else { vec![dep(partner, j - 1)] };
-                    mine.push(Step { work, deps });
+                let d = r >> (s + 1);
+                let partner = q ^ d;
+                let work = (partner % (2 * d)..r).step_by(2 * d).map(|c| self.copy(partner, q, c)).collect();
+                let deps = if s == 0 { self.last_before(partner) } else { vec![self.dep(partner, s - 1)] };
+                Step { work, deps }
+            }
+            Algo::Mesh => {
+                let work = (0..r).filter(|&p| p != q).map(|p| self.copy(p, q, owner(p) as usize)).collect();
+                let deps = (0..r).filter(|&p| p != q).flat_map(|p| self.last_before(p)).collect();
+                Step { work, deps }
+            }
+            Algo::File | Algo::Hier => Step::default(),
+        }
+    }
+
+    /// Whether the hop after member `x` crosses a node boundary: every hop of a group across
+    /// nodes; in the flat ring, where the next rank is in another node.
+    fn boundary_after(&self, cfg: &Config, x: usize) -> bool {
+        match self.g.stage {
+            // A flat group's members are the ranks.
+            Stage::Flat => cfg.node(x) != cfg.node(self.g.l.m(x as i64 + 1)),
+            _ => true,
+        }
+    }
+
+    /// Bytes of the GCE headers of chunk `c` (`check` has refused an arch without a CCE element
+    /// count).
+    fn headers(&self, cfg: &Config, c: usize) -> u64 {
+        cce_host::gradient::header_bytes(self.g.len(c), cfg.arch).unwrap_or(0)
+    }
+
+    fn compress(&self, cfg: &Config, srcs: Vec<u64>, dst: u64, c: usize, scales: Vec<f32>) -> Work {
+        Work::Compress { srcs, dst, elems: self.g.len(c), scales, headers: self.headers(cfg, c) }
+    }
+
+    fn expand(&self, cfg: &Config, src: u64, dst: u64, c: usize) -> Work {
+        Work::Expand { src, dst, elems: self.g.len(c), headers: self.headers(cfg, c) }
+    }
+
+    /// The ring all-reduce with GCE over the node boundaries (docs/MODEL.md G6, G7). Step 0: a
+    /// member whose successor is in the next node compresses the chunk that successor starts
+    /// from (`IN(q)[q] → C(q, q)`); the other members' step 0 is empty. Reduce-scatter step s
+    /// (index s + 1), chunk c = q − s − 1: a member whose predecessor is in another node first
+    /// expands `C(q−1, c) → RECV(q, c)` and reduces from it; the reduce `[first, IN(q)[c]]`
+    /// goes to `P(q, c)`, or, fused with the compression in one EXT combo, to `C(q, c)` when
+    /// the successor is in the next node, and on the last step to the owner's `CW(q, c)`,
+    /// which it then expands into its own `W(q, c)`. All-gather step s (index R + s): member q
+    /// copies `CW(q−1, g) → CW(q, g)` and expands it into `W(q, g)`, so every member expands
+    /// the owner's bytes.
+    fn gce_step(&self, cfg: &Config, q: usize, t: usize) -> Step {
+        let g = &self.g;
+        let (r, qi) = (g.n(), q as i64);
+        let prev = g.m(qi - 1);
+        if t == 0 {
+            let work = if self.boundary_after(cfg, q) {
+                vec![self.compress(cfg, vec![g.input(q, q)], g.c(q, q), q, Vec::new())]
+            } else {
+                vec![]
+            };
+            return Step { work, deps: vec![] };
+        }
+        if t >= r {
+            let s = t - r;
+            let c = g.m(group::owner(Algo::Ring, r, prev) as i64 - s as i64);
+            let work = vec![
+                Work::Copy { src: g.cw(prev, c), dst: g.cw(q, c), bytes: self.headers(cfg, c) + g.len(c) },
+                self.expand(cfg, g.cw(q, c), g.w(q, c), c),
+            ];
+            return Step { work, deps: vec![self.dep(prev, r + s - 1)] };
+        }
+        let s = t - 1;
+        let c = g.m(qi - s as i64 - 1);
+        let mut work = Vec::new();
+        let from = if self.boundary_after(cfg, prev) {
+            work.push(self.expand(cfg, g.c(prev, c), g.recv(q, c), c));
+            g.recv(q, c)
+        } else if s == 0 {
+            g.input(prev, c)
+        } else {
+            g.p(prev, c)
+        };
+        let srcs = vec![from, g.input(q, c)];
+        let scales = self.scales(cfg, s > 0, 1);
+        if s == r - 2 {
+            work.push(self.compress(cfg, srcs, g.cw(q, c), c, scales));
+            work.push(self.expand(cfg, g.cw(q, c), g.w(q, c), c));
+        } else if self.boundary_after(cfg, q) {
+            work.push(self.compress(cfg, srcs, g.c(q, c), c, scales));
+        } else {
+            work.push(Work::Reduce { srcs, dsts: vec![g.p(q, c)], elems: g.len(c), scales });
+        }
+        // What this reads, prev wrote at its step s (index s; 0 is the first compression).
+        let deps = if s == 0 && !self.boundary_after(cfg, prev) { vec![] } else { vec![self.dep(prev, s)] };
+        Step { work, deps }
+    }
+
+    fn single_step_mesh(&self, cfg: &Config, q: usize) -> Step {
+        let g = &self.g;
+        let n = g.n();
+        let elems: u64 = (0..n).map(|c| g.len(c)).sum();
+        let scales = if cfg.op == RedOp::Avg { vec![1.0; n] } else { Vec::new() };
+        let srcs = (0..n).map(|p| g.input(p, 0)).collect();
+        Step { work: vec![Work::Reduce { srcs, dsts: vec![g.w(q, 0)], elems, scales }], deps: vec![] }
+    }
+
+    /// Every work of the phase that reads or writes group chunk `gc` (a single-step mesh: every
+    /// work of the block), in closed form per algorithm: the members and steps where the
+    /// chunk is, found from the rules of the steps above read backwards.
+    pub(super) fn touching(&self, cfg: &Config, gc: usize) -> Vec<Touch> {
+        let g = &self.g;
+        let (n, c) = (g.n(), gc as i64);
+        let of = |x: i64| group::owner_of(g.algo, n, g.m(x));
+        // (member, step) whose every work acts on the chunk.
+        let mut whole: Vec<(usize, usize)> = Vec::new();
+        let mut out = Vec::new();
+        match (self.part, g.algo) {
+            (_, Algo::File | Algo::Hier) => {}
+            (Part::SingleStepMesh, _) => whole.extend((0..n).map(|q| (q, 0))),
+            (Part::RingGce, _) => {
+                if self.boundary_after(cfg, gc) {
+                    whole.push((gc, 0));
+                }
+                whole.extend((0..n - 1).map(|s| (g.m(c + s as i64 + 1), 1 + s)));
+                whole.extend((0..n - 1).map(|s| (g.m(c + s as i64), n + s)));
+            }
+            (Part::ReduceScatter, Algo::Ring | Algo::Ring2r2w) => {
+                whole.extend((0..n - 1).map(|s| (g.m(c + s as i64 + 1), s)));
+            }
+            (Part::ReduceScatter, Algo::KangaRing) => {
+                let three = (n - 1) / 2;
+                let q = |s: usize| if s < three { c + 2 + 2 * s as i64 } else { c + 1 + 2 * s as i64 };
+                whole.extend((0..self.steps()).map(|s| (g.m(q(s)), s)));
+            }
+            (Part::ReduceScatter, Algo::Mesh) => whole.push((gc, 0)),
+            (Part::ReduceScatter, Algo::Rdh) => {
+                for k in 0..self.steps() {
+                    let d2 = 2 << k;
+                    out.extend((gc % d2..n).step_by(d2).map(|q| Touch {
+                        q,
+                        t: k,
+                        item: gc / d2,
+                        work: self.rdh_rs_work(cfg, q, k, gc),
+                    }));
                 }
             }
-            Algo::File | Algo::Hier => {}
-            Algo::Mesh => {
-                let work =
-                    (0..r).filter(|&p| p != q).map(|p| copy(g.w(p, owner[p]), g.w(q, owner[p]), owner[p])).collect();
-                let deps = (0..r).filter(|&p| p != q).flat_map(last_rs).collect();
-                mine.push(Step { work, deps });
+            (Part::AllGather { .. }, Algo::Ring | Algo::Ring2r2w) => {
+                let skip = self.skip() as i64;
+                whole.extend((0..n - 1 - skip as usize).map(|s| (g.m(of(c + s as i64 + skip) as i64 + 1), s)));
             }
+            (Part::AllGather { .. }, Algo::KangaRing) => {
+                whole.extend((0..(n - 1).div_ceil(2)).map(|s| (of(c + 2 * s as i64), s)));
+            }
+            (Part::AllGather { .. }, Algo::Rdh) => {
+                for j in 0..self.steps() {
+                    let d = n >> (j + 1);
+                    let d2 = 2 * d;
+                    out.extend(((gc % d2) ^ d..n).step_by(d2).map(|q| Touch {
+                        q,
+                        t: j,
+                        item: gc / d2,
+                        work: self.copy(q ^ d, q, gc),
+                    }));
+                }
+            }
+            (Part::AllGather { .. }, Algo::Mesh) => {
+                let p = of(c);
+                out.extend((0..n).filter(|&q| q != p).map(|q| Touch {
+                    q,
+                    t: 0,
+                    item: p - usize::from(p > q),
+                    work: self.copy(p, q, gc),
+                }));
+            }
+        }
+        for (q, t) in whole {
+            let works = self.step(cfg, q, t).work.into_iter().enumerate();
+            out.extend(works.map(|(item, work)| Touch { q, t, item, work }));
+        }
+        out.retain(|t| g.keeps(t.q));
+        out
+    }
+
+    /// Member `q`'s steps as [`Run`]s, in order: the chunks of each step read off the rules
+    /// above, the steps alike but for those chunks' lengths grouped.
+    pub(super) fn runs(&self, q: usize) -> Vec<Run> {
+        let g = &self.g;
+        let (n, qi) = (g.n(), q as i64);
+        let owner = |p: usize| group::owner(g.algo, n, p) as i64;
+        let mut v = Vec::new();
+        match (self.part, g.algo) {
+            (_, Algo::File | Algo::Hier) => {}
+            (Part::SingleStepMesh, _) | (Part::AllGather { .. }, Algo::Mesh) => v.push(Run::Made { t0: 0, t1: 1 }),
+            (Part::ReduceScatter, Algo::Mesh) => v.push(Run::Steps { t0: 0, t1: 1, c0: qi, dt: 0 }),
+            (Part::RingGce, _) => {
+                v.push(Run::Steps { t0: 0, t1: 1, c0: qi, dt: 0 });
+                edges(&mut v, 1, n, qi - 1, -1);
+                edges(&mut v, n, 2 * n - 1, group::owner(Algo::Ring, n, g.m(qi - 1)) as i64, -1);
+            }
+            (Part::ReduceScatter, Algo::Ring | Algo::Ring2r2w) => edges(&mut v, 0, n - 1, qi - 1, -1),
+            (Part::ReduceScatter, Algo::KangaRing) => {
+                let three = (n - 1) / 2;
+                edges(&mut v, 0, three, qi - 2, -2);
+                if n % 2 == 0 {
+                    v.push(Run::Steps { t0: three, t1: three + 1, c0: qi - 1 - 2 * three as i64, dt: 0 });
+                }
+            }
+            (Part::ReduceScatter, Algo::Rdh) => {
+                for k in 0..self.steps() {
+                    let d2 = 2usize << k;
+                    v.push(Run::Items { t: k, j0: 0, j1: n / d2, c0: (q % d2) as i64, dj: d2 as i64 });
+                }
+            }
+            (Part::AllGather { .. }, Algo::Ring | Algo::Ring2r2w) => {
+                let skip = self.skip();
+                let copies = n - 1 - skip;
+                edges(&mut v, 0, copies, owner(g.m(qi - 1)) - skip as i64, -1);
+                if self.steps() > copies {
+                    v.push(Run::Made { t0: copies, t1: copies + 1 });
+                }
+            }
+            (Part::AllGather { .. }, Algo::KangaRing) => {
+                let k_steps = (n - 1).div_ceil(2);
+                edges(&mut v, 0, k_steps, owner(q), -2);
+                v.push(Run::Made { t0: k_steps, t1: k_steps + 1 });
+            }
+            (Part::AllGather { .. }, Algo::Rdh) => {
+                for j in 0..self.steps() {
+                    let d = n >> (j + 1);
+                    let d2 = 2 * d;
+                    v.push(Run::Items { t: j, j0: 0, j1: n / d2, c0: ((q ^ d) % d2) as i64, dj: d2 as i64 });
+                }
+            }
+        }
+        v
+    }
+
+    /// The work on chunk `c` of member `q`'s step `t`, a step of [`Run::Items`] (RDH's rounds),
+    /// made alone (a round's works are many); `None` for the parts without such runs.
+    pub(super) fn item(&self, cfg: &Config, q: usize, t: usize, c: usize) -> Option<Work> {
+        match (self.part, self.g.algo) {
+            (Part::ReduceScatter, Algo::Rdh) => Some(self.rdh_rs_work(cfg, q, t, c)),
+            (Part::AllGather { .. }, Algo::Rdh) => Some(self.copy(q ^ (self.g.n() >> (t + 1)), q, c)),
+            _ => None,
         }
     }
 }
 
-/// The ring all-reduce with GCE over the node boundaries (docs/MODEL.md G6, G7). Step 0: a rank
-/// whose successor is in the next node compresses the chunk that successor starts from
-/// (`IN(q)[q] → C(q, q)`); the other ranks' step 0 is empty. Reduce-scatter step s (index
-/// s + 1), chunk c = q − s − 1: a rank whose predecessor is in another node first expands
-/// `C(q−1, c) → RECV(q, c)` and reduces from it; the reduce `[first, IN(q)[c]]` goes to `P(q, c)`,
-/// or, fused with the compression in one EXT combo, to `C(q, c)` when the successor is in the
-/// next node, and on the last step to the owner's `CW(q, c)`, which it then expands into its
-/// own `W(q, c)`. All-gather step s: rank q copies `CW(q−1, g) → CW(q, g)` and expands it into
-/// `W(q, g)`, so every rank expands the owner's bytes.
-#[allow(clippy::needless_range_loop, reason = "member indices take part in the chunk arithmetic")]
-pub(super) fn ring_gce(cfg: &Config, g: &Group, steps: &mut [Vec<Step>], boundary_after: &dyn Fn(usize) -> bool) {
-    let r = g.n();
-    let base = steps[g.g(0)].len();
-    let inv = g.input_scale;
-    let sc = |partial: bool| -> Vec<f32> {
-        if cfg.op != RedOp::Avg {
-            return Vec::new();
+/// How a leg splits the ranks into groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Split {
+    /// One group of every rank.
+    All,
+    /// One group per node (a hierarchy's intra-node legs).
+    Nodes,
+    /// One group per local index, over the block the `intra` reduce-scatter leaves that index
+    /// (a hierarchy's inter-node legs).
+    Across { intra: Algo },
+}
+
+/// One leg of a collective: `part` of `algo`, run by every group of `split`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Leg {
+    pub(super) part: Part,
+    pub(super) algo: Algo,
+    pub(super) split: Split,
+}
+
+/// A built-in collective as its legs, in order, each with the step every rank starts it at.
+#[derive(Clone, Debug)]
+pub(super) struct Plan<'a> {
+    l: &'a Layout,
+    /// Ranks per node (a hierarchy's).
+    y: usize,
+    legs: Vec<(Leg, usize)>,
+}
+
+impl<'a> Plan<'a> {
+    /// The legs of `cfg` (a built-in algorithm that passed the shape check) over `l`.
+    pub(super) fn new(cfg: &Config, l: &'a Layout) -> Plan<'a> {
+        let legs = if cfg.algo == Algo::Hier { hier::legs(cfg) } else { flat_legs(cfg) };
+        let mut plan = Plan { l, y: cfg.model.ranks_per_node.max(1), legs: Vec::new() };
+        let mut base = 0;
+        for leg in legs {
+            plan.legs.push((leg, base));
+            base += plan.phase(plan.legs.len() - 1, 0).steps();
         }
-        vec![if partial { 1.0 } else { inv }, inv]
-    };
-    // `check` has refused an arch without a CCE element count.
-    let headers = |c: usize| cce_host::gradient::header_bytes(g.len(c), cfg.arch).unwrap_or(0);
-    let compress = |srcs: Vec<u64>, dst: u64, c: usize, scales: Vec<f32>| Work::Compress {
-        srcs,
-        dst,
-        elems: g.len(c),
-        scales,
-        headers: headers(c),
-    };
-    let expand = |src: u64, dst: u64, c: usize| Work::Expand { src, dst, elems: g.len(c), headers: headers(c) };
-    let dep = |p: usize, t: usize| (g.g(p), base + t);
-    for q in 0..r {
-        if !g.keeps(q) {
-            continue;
-        }
-        let qi = q as i64;
-        let prev = g.m(qi - 1);
-        let mine = &mut steps[g.g(q)];
-        let first =
-            if boundary_after(q) { vec![compress(vec![g.input(q, q)], g.c(q, q), q, Vec::new())] } else { vec![] };
-        mine.push(Step { work: first, deps: vec![] });
-        for s in 0..r - 1 {
-            let c = g.m(qi - s as i64 - 1);
-            let mut work = Vec::new();
-            let from = if boundary_after(prev) {
-                work.push(expand(g.c(prev, c), g.recv(q, c), c));
-                g.recv(q, c)
-            } else if s == 0 {
-                g.input(prev, c)
-            } else {
-                g.p(prev, c)
-            };
-            let srcs = vec![from, g.input(q, c)];
-            if s == r - 2 {
-                work.push(compress(srcs, g.cw(q, c), c, sc(s > 0)));
-                work.push(expand(g.cw(q, c), g.w(q, c), c));
-            } else if boundary_after(q) {
-                work.push(compress(srcs, g.c(q, c), c, sc(s > 0)));
-            } else {
-                work.push(Work::Reduce { srcs, dsts: vec![g.p(q, c)], elems: g.len(c), scales: sc(s > 0) });
+        plan
+    }
+
+    /// How many legs.
+    pub(super) fn legs(&self) -> usize {
+        self.legs.len()
+    }
+
+    /// Leg `i`'s phase of the group that holds rank `q`.
+    pub(super) fn phase(&self, i: usize, q: usize) -> Phase<'a> {
+        let (leg, base) = self.legs[i];
+        let g = match leg.split {
+            Split::All => Group::flat(self.l, leg.algo),
+            Split::Nodes => Group::intra(self.l, leg.algo, q / self.y, self.y),
+            Split::Across { intra } => {
+                let i = q % self.y;
+                Group::inter(self.l, leg.algo, i, self.y, group::owner(intra, self.y, i))
             }
-            // What this reads, prev wrote at its step s (index s; 0 is the first compression).
-            let deps = if s == 0 && !boundary_after(prev) { vec![] } else { vec![dep(prev, s)] };
-            mine.push(Step { work, deps });
-        }
+        };
+        Phase { g, part: leg.part, base }
     }
-    let owner = group::owners(Algo::Ring, r);
-    for q in 0..r {
-        if !g.keeps(q) {
-            continue;
-        }
-        let prev = g.m(q as i64 - 1);
-        for s in 0..r - 1 {
-            let c = g.m(owner[prev] as i64 - s as i64);
-            let work = vec![
-                Work::Copy { src: g.cw(prev, c), dst: g.cw(q, c), bytes: headers(c) + g.len(c) },
-                expand(g.cw(q, c), g.w(q, c), c),
-            ];
-            steps[g.g(q)].push(Step { work, deps: vec![dep(prev, r + s - 1)] });
-        }
+
+    /// Leg `i`'s phases, one per group.
+    pub(super) fn phases(&self, i: usize) -> Vec<Phase<'a>> {
+        let firsts: Vec<usize> = match self.legs[i].0.split {
+            Split::All => vec![0],
+            Split::Nodes => (0..self.l.r / self.y).map(|n| n * self.y).collect(),
+            Split::Across { .. } => (0..self.y).collect(),
+        };
+        firsts.into_iter().map(|q| self.phase(i, q)).collect()
     }
+
+    /// Every rank's steps (only those of ranks below `keep` made; the others' lists empty).
+    fn steps(&self, cfg: &Config, keep: usize) -> Vec<Vec<Step>> {
+        let mut steps = vec![Vec::new(); self.l.r];
+        let across = |i: usize| matches!(self.legs.get(i).map(|(leg, _)| leg.split), Some(Split::Across { .. }));
+        let across_from = (0..self.legs()).find(|&i| across(i)).map(|i| self.legs[i].1);
+        for i in 0..self.legs() {
+            for phase in self.phases(i) {
+                Phase { g: phase.g.keeping(keep), ..phase }.push(cfg, &mut steps);
+            }
+            if across(i) && !across(i + 1) {
+                hier::wait_for_inputs(self.l, &mut steps, across_from.unwrap_or(0));
+            }
+        }
+        steps
+    }
+}
+
+/// A flat collective's legs: the GCE ring, or the reduce-scatter and the all-gather its
+/// collective runs.
+fn flat_legs(cfg: &Config) -> Vec<Leg> {
+    let leg = |part| Leg { part, algo: cfg.algo, split: Split::All };
+    if cfg.compress == Compress::Gce {
+        // `check` admits only the ring all-reduce.
+        return vec![Leg { part: Part::RingGce, algo: Algo::Ring, split: Split::All }];
+    }
+    let mut v = Vec::new();
+    if cfg.collective != Collective::AllGather {
+        v.push(leg(Part::ReduceScatter));
+    }
+    if cfg.collective != Collective::ReduceScatter {
+        v.push(leg(Part::AllGather { after_rs: cfg.collective == Collective::AllReduce }));
+    }
+    v
+}
+
+/// The chunk each rank owns after the reduce-scatter (and starts from in an all-gather alone):
+/// a hierarchy's fine chunk ([`hier::owners`]).
+pub(super) fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
+    if cfg.algo == Algo::Hier { hier::owners(cfg, l) } else { group::owners(cfg.algo, l.r) }
 }
 
 /// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
@@ -396,26 +735,7 @@ pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>)
 /// [`schedule`] with only the steps of ranks below `keep` made (the others' lists empty): a
 /// symmetric model's representatives ([`super::symmetry`]).
 pub(super) fn schedule_below(cfg: &Config, l: &Layout, keep: usize) -> (Vec<Vec<Step>>, Vec<usize>) {
-    if cfg.algo == Algo::Hier {
-        return hier::schedule(cfg, l, keep);
-    }
-    if cfg.compress == Compress::Gce {
-        // `check` admits only the ring all-reduce.
-        let mut steps = vec![Vec::new(); l.r];
-        let boundary_after = |q: usize| cfg.node(q) != cfg.node(l.m(q as i64 + 1));
-        ring_gce(cfg, &Group::flat(l, Algo::Ring).keeping(keep), &mut steps, &boundary_after);
-        return (steps, owners(cfg, l));
-    }
-    let g = Group::flat(l, cfg.algo).keeping(keep);
-    let owner = owners(cfg, l);
-    let mut steps = vec![Vec::new(); l.r];
-    if cfg.collective != Collective::AllGather {
-        reduce_scatter(cfg, &g, &mut steps);
-    }
-    if cfg.collective != Collective::ReduceScatter {
-        all_gather(cfg, &g, &mut steps, &owner, cfg.collective == Collective::AllReduce);
-    }
-    (steps, owner)
+    (Plan::new(cfg, l).steps(cfg, keep), owners(cfg, l))
 }
 
 #[cfg(test)]

@@ -6,23 +6,35 @@
 //! ([`cce_numerics::order::Order`], the JSON key `expr`).
 //!
 //! ## How (no run)
-//! The story follows the schedule for that element alone. The steps of every rank are put in
-//! an order their dependencies allow (any such order gives the run's values: every read waits
-//! for its writer, and a buffer is not rewritten while a reader may still read it); the value
-//! at an address is made by the last work before that point that wrote it, traced back
-//! through its sources to the ranks' input elements, which are the only data read. Each reduce
-//! is planned by `cce-host` into its packets exactly as the run plans it, the element's packet
-//! resolved by the executor's own rule ([`cce_engine::packet_spec`]: dtypes, FMA scales, the
-//! seed) and computed by [`cce_numerics::trace::trace_element`] with the element's
-//! stochastic-rounding index (its destination address over the output size, on the rank's
-//! queue [`RANK_QUEUE`]). A GCE hop needs its whole block (the scale is its largest value):
-//! only that block's elements are traced. Memory and time grow with the ranks and steps, not
-//! with the element count: 2^30 elements cost what 2^10 do.
-//!
+//! The story follows the schedule for that element alone. A built-in algorithm's works that
+//! carry the element's chunk are made on their own, without the rest of the schedule
+//! ([`slice`]): the ranks and steps where the chunk is, in closed form per algorithm, put in
+//! step order, then rank order (every step waits only for earlier steps, so the run allows this
+//! order; a user schedule's steps are all made and put in an order a sweep over the ranks finds
+//! them ready). The value at an address is made by the last work before that point that wrote
+//! it, traced back through its sources to the ranks' input elements, which are the only data
+//! read. Each reduce is planned by `cce-host` into its packets exactly as the run plans it, the
+//! element's packet resolved by the executor's own rule ([`cce_engine::packet_spec`]: dtypes,
+//! FMA scales, the seed) and computed by [`cce_numerics::trace::trace_element`] with the
+//! element's stochastic-rounding index (its destination address over the output size, on the
+//! rank's queue [`RANK_QUEUE`]); where that packet sits on its rank's queue is counted from
+//! the schedule's runs of alike steps, not by planning the rank's earlier steps. A GCE hop
+//! needs its whole block (the scale is its largest value): only that block's elements are
+//! traced. Each step's order is an [`Expr`] that shares its parts with its operands' orders.
+//! Memory and time grow with the steps that touch the element (about 2R for a ring, R for RDH)
+//! and the text of their orders, not with the schedule or the element count: a 4096-rank RDH
+//! story takes milliseconds and megabytes, and 2^30 elements cost what 2^10 do.
+
 //! ## Guarantees
-//! - The story's output bits are the full run's, for every algorithm, collective, op, dtype,
-//!   accumulate dtype, rounding and user schedule (`tests/story.rs` holds it against the run),
-//!   and every step's bits are what the engine writes at that step's destination.
+//! - The story's output bits are the full run's, for every algorithm, hierarchy, collective,
+//!   op, dtype, accumulate dtype, rounding and user schedule (`tests::holds` against the run,
+//!   `tests::every_hierarchy_gives_the_runs_bits` among them), and every step's bits are what
+//!   the engine writes at that step's destination.
+//! - A built-in schedule's story from the element's works alone is the story the whole
+//!   schedule tells — the same steps in the same order, packets, descriptors, operands, bits
+//!   and orders (`tests::stories_from_the_slice_are_the_whole_schedules`: every algorithm,
+//!   hierarchy, collective and GCE ring, uneven chunks and chunks of no element); the slice is
+//!   the whole schedule's works that carry the element ([`slice`]'s guarantees).
 //! - Nothing panics on any configuration the shape check accepts; an element or rank out of
 //!   range is a [`StoryError::Range`] naming both.
 
@@ -40,7 +52,8 @@ use super::config::{Algo, Collective, CollectiveError, Config, RedOp};
 use super::lowered::{Lowered, Shape};
 use super::program::plan_work;
 use super::rank::RANK_QUEUE;
-use super::schedule::Work;
+use super::schedule::{Plan, Work};
+use super::slice::{self, Counter};
 use crate::metrics::InputSource;
 
 /// Why a story cannot be told.
@@ -125,8 +138,8 @@ pub struct StoryOperand {
     pub rank: usize,
     /// Its address.
     pub address: u64,
-    /// How it was made ([`Order`]; a rank number: that rank's input).
-    pub expr: Order,
+    /// How it was made (an order, [`Expr`]; a rank number: that rank's input).
+    pub expr: Expr,
     /// It in the buffer dtype (a GCE payload: the fp8 code).
     pub value: Traced,
     /// It converted into the accumulate dtype, and how that rounded (a copy: as it is).
@@ -163,8 +176,8 @@ pub struct StoryStep {
     pub packet: Option<PacketRef>,
     /// The element's destination addresses (several: replication).
     pub dests: Vec<u64>,
-    /// The order of its result.
-    pub expr: Order,
+    /// The order of its result ([`Expr`]: shared with its operands' and the other steps').
+    pub expr: Expr,
     /// Its operands in accumulation order.
     pub operands: Vec<StoryOperand>,
     /// Every combine in the accumulate dtype (the trace's steps).
@@ -199,7 +212,8 @@ pub struct Story {
     pub expr: Order,
     /// The ranks in the order they enter.
     pub leaves: Vec<u32>,
-    /// Every step that touched it, in an order the run allows.
+    /// Every step that touched it, in an order the run allows: by step index, then rank (a
+    /// user schedule's: as a sweep over the ranks finds them ready).
     pub steps: Vec<StoryStep>,
     /// The output element.
     pub output: Traced,
@@ -230,11 +244,25 @@ pub fn story(cfg: &Config, source: &dyn InputSource, index: u64, rank: Option<us
     if let Some(r) = rank.filter(|&r| r >= cfg.ranks) {
         return Err(StoryError::Range(format!("`rank` {r}: the run has ranks 0..={}", cfg.ranks.saturating_sub(1))));
     }
-    let low = Lowered::new(cfg);
-    let (q, addr) = output_address(cfg, &low, index, rank)?;
-    let mut ev = Eval::new(cfg, &low, source, index)?;
-    let root = ev.value(addr, ev.entries.len())?;
-    Ok(ev.tell(root, index, q))
+    let low = Lowered::for_story(cfg);
+    follow(cfg, &low, source, index, rank, |ev, root, q| ev.tell(root, index, q))
+}
+
+/// Follows element `index` (in range) of rank `rank`'s output back through the works that
+/// made it — a built-in schedule's works of its chunk alone ([`slice`]), a user schedule's
+/// whole — and hands the evaluator, the value shown and the rank that holds it to `f`.
+fn follow<T>(
+    cfg: &Config,
+    low: &Lowered,
+    source: &dyn InputSource,
+    index: u64,
+    rank: Option<usize>,
+    f: impl FnOnce(&mut Eval, usize, usize) -> T,
+) -> Result<T, StoryError> {
+    let (q, addr) = output_address(cfg, low, index, rank)?;
+    let mut ev = Eval::for_element(cfg, low, source, index)?;
+    let root = ev.value_at_end(addr)?;
+    Ok(f(&mut ev, root, q))
 }
 
 /// At most this many chunks get an order of their own in [`orders`] (a user schedule's chunks
@@ -263,7 +291,7 @@ impl InputSource for Zeros {
 /// [`StoryError::Range`] that says so.
 pub fn orders(cfg: &Config, rank: Option<usize>) -> Result<Vec<(u64, Order)>, StoryError> {
     check_model(cfg)?;
-    let low = Lowered::new(cfg);
+    let low = Lowered::for_story(cfg);
     let starts: Vec<u64> = match &low.shape {
         Shape::User(g) => {
             let per = (g.chunk / low.l.size).max(1);
@@ -284,9 +312,9 @@ pub fn orders(cfg: &Config, rank: Option<usize>) -> Result<Vec<(u64, Order)>, St
             continue;
         }
         last = Some(first);
-        let s = story(cfg, &Zeros, first, rank)?;
-        if out.last().is_none_or(|(_, o)| *o != s.expr) {
-            out.push((first, s.expr));
+        let expr = follow(cfg, &low, &Zeros, first, rank, |ev, root, _| ev.order(root))?;
+        if out.last().is_none_or(|(_, o)| *o != expr) {
+            out.push((first, expr));
         }
     }
     Ok(out)
@@ -370,14 +398,29 @@ impl Entry {
     }
 }
 
-/// The works of every rank in an order the dependencies allow (each rank's steps in order, a
-/// step after every step it waits for), after the copies before the run.
+/// The works of every rank in an order the dependencies allow, after the copies before the
+/// run: a built-in schedule's by step, then rank (every step waits only for earlier ones); a
+/// user schedule's as a sweep over the ranks finds them ready (each rank's steps in order, a
+/// step after every step it waits for).
 fn entries(cfg: &Config, low: &Lowered) -> Result<Vec<Entry>, StoryError> {
     let mut out = Vec::new();
     for q in 0..cfg.ranks {
         for (i, (from, to, bytes)) in low.preload(cfg, q).into_iter().enumerate() {
             out.push(Entry::new(q, None, i, Work::Copy { src: from, dst: to, bytes }, low.l.size));
         }
+    }
+    if let Shape::BuiltIn { .. } = low.shape {
+        let mut works = Vec::new();
+        for (q, st) in low.steps.iter().enumerate() {
+            for (s, step) in st.iter().enumerate() {
+                for (i, w) in step.work.iter().enumerate().filter(|(_, w)| !w.is_empty()) {
+                    works.push(Entry::new(q, Some(s), i, w.clone(), low.l.size));
+                }
+            }
+        }
+        works.sort_by_key(|e| (e.step, e.rank, e.item));
+        out.extend(works);
+        return Ok(out);
     }
     let steps = &low.steps;
     let mut next = vec![0usize; steps.len()];
@@ -402,6 +445,22 @@ fn entries(cfg: &Config, low: &Lowered) -> Result<Vec<Entry>, StoryError> {
         }
     }
     Ok(out)
+}
+
+/// The works of a built-in schedule that carry fine chunk `f` ([`slice::works`]), after the
+/// copies before the run that do: [`entries`] of the whole schedule, filtered to the chunk.
+fn element_entries(cfg: &Config, low: &Lowered, plan: &Plan, f: usize) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if let Shape::BuiltIn { owner } = &low.shape {
+        for q in (0..cfg.ranks).filter(|&q| owner[q] == f) {
+            for (i, (from, to, bytes)) in low.preload(cfg, q).into_iter().enumerate() {
+                out.push(Entry::new(q, None, i, Work::Copy { src: from, dst: to, bytes }, low.l.size));
+            }
+        }
+    }
+    let works = slice::works(cfg, plan, f).into_iter().filter(|w| !w.work.is_empty());
+    out.extend(works.map(|w| Entry::new(w.rank, Some(w.step), w.item, w.work, low.l.size)));
+    out
 }
 
 /// A value the story made: its bits at an address, and how.
@@ -447,16 +506,49 @@ struct Eval<'a> {
     /// Per rank: the entries that write into its memory, ascending.
     writers: HashMap<usize, Vec<usize>>,
     nodes: Vec<Node>,
+    /// Per node: the node whose value it is, through the copies that moved it.
+    origins: Vec<usize>,
     memo: HashMap<(u64, usize), usize>,
     programs: HashMap<usize, Program>,
     blocks: HashMap<(usize, u64), Block>,
-    /// Per rank: (packets, tx, rx descriptors) before each of its works, by (step, item).
+    /// Per rank: (packets, tx, rx descriptors) before each of its works, by (step, item)
+    /// (a user schedule's, from its steps).
     queue_marks: HashMap<usize, QueueMarks>,
+    /// A built-in schedule's queues, counted from its plan.
+    counter: Option<Counter<'a>>,
+    /// The orders of the first nodes, in node order ([`Eval::expr`]).
+    exprs: Vec<Expr>,
+    /// The folds of the first nodes' leaves, in node order ([`Eval::folded`]).
+    folds: Vec<f64>,
 }
 
 impl<'a> Eval<'a> {
-    fn new(cfg: &'a Config, low: &'a Lowered, source: &'a dyn InputSource, index: u64) -> Result<Eval<'a>, StoryError> {
-        let entries = entries(cfg, low)?;
+    /// The evaluator of element `index`: a built-in schedule's works of its chunk alone, a
+    /// user schedule's every work.
+    fn for_element(
+        cfg: &'a Config,
+        low: &'a Lowered,
+        source: &'a dyn InputSource,
+        index: u64,
+    ) -> Result<Eval<'a>, StoryError> {
+        match &low.shape {
+            Shape::User(_) => Ok(Eval::new(cfg, low, source, index, entries(cfg, low)?, None)),
+            Shape::BuiltIn { .. } => {
+                let counter = Counter::new(cfg, &low.l);
+                let entries = element_entries(cfg, low, counter.plan(), chunk_of(low, index) as usize);
+                Ok(Eval::new(cfg, low, source, index, entries, Some(counter)))
+            }
+        }
+    }
+
+    fn new(
+        cfg: &'a Config,
+        low: &'a Lowered,
+        source: &'a dyn InputSource,
+        index: u64,
+        entries: Vec<Entry>,
+        counter: Option<Counter<'a>>,
+    ) -> Eval<'a> {
         let mut writers: HashMap<usize, Vec<usize>> = HashMap::new();
         for (p, e) in entries.iter().enumerate() {
             let mut ranks: Vec<usize> = e.dests.iter().map(|&d| Layout::rank_of(d)).collect();
@@ -468,7 +560,7 @@ impl<'a> Eval<'a> {
                 }
             }
         }
-        Ok(Eval {
+        Eval {
             cfg,
             index,
             low,
@@ -476,11 +568,15 @@ impl<'a> Eval<'a> {
             entries,
             writers,
             nodes: Vec::new(),
+            origins: Vec::new(),
             memo: HashMap::new(),
             programs: HashMap::new(),
             blocks: HashMap::new(),
             queue_marks: HashMap::new(),
-        })
+            counter,
+            exprs: Vec::new(),
+            folds: Vec::new(),
+        }
     }
 
     fn size(&self) -> u64 {
@@ -488,16 +584,69 @@ impl<'a> Eval<'a> {
     }
 
     fn push(&mut self, node: Node) -> usize {
+        let n = self.nodes.len();
+        self.origins.push(if let How::Copy { from, .. } = node.how { self.origins[from] } else { n });
         self.nodes.push(node);
-        self.nodes.len() - 1
+        n
+    }
+
+    /// The node whose value node `n` is, through the copies that moved it.
+    fn origin(&self, n: usize) -> &How {
+        &self.nodes[self.origins[n]].how
+    }
+
+    /// The entry that last wrote `addr` before entry `before` runs (`None`: an input).
+    fn writer(&self, addr: u64, before: usize) -> Option<usize> {
+        self.writers.get(&Layout::rank_of(addr)).and_then(|list| {
+            let below = list.partition_point(|&p| p < before);
+            list[..below].iter().rev().copied().find(|&p| self.entries[p].writes(addr, self.size()).is_some())
+        })
+    }
+
+    /// The value at `addr` once every entry has run: the values it is made from are made
+    /// first, deepest first, so that making each recurses into none it has not made yet (a
+    /// 4096-rank ring's element passes through 8,190 works: a recursion that deep would need
+    /// megabytes of stack).
+    fn value_at_end(&mut self, addr: u64) -> Result<usize, StoryError> {
+        let mut todo = vec![(addr, self.entries.len())];
+        let mut seen = std::collections::HashSet::new();
+        let mut order = Vec::new();
+        while let Some((a, before)) = todo.pop() {
+            let at = self.writer(a, before);
+            let key = (a, at.unwrap_or(usize::MAX));
+            if self.memo.contains_key(&key) || !seen.insert(key) {
+                continue;
+            }
+            order.push((a, before));
+            if let Some(p) = at {
+                let reads = self.entries[p].writes(a, self.size()).map_or(Vec::new(), |(_, off)| self.reads(p, off));
+                todo.extend(reads.into_iter().map(|r| (r, p)));
+            }
+        }
+        for (a, before) in order.into_iter().rev() {
+            self.value(a, before)?;
+        }
+        self.value(addr, self.entries.len())
+    }
+
+    /// The addresses entry `p` reads to make its value at byte offset `off` of a destination
+    /// (a compression: the element's own; the rest of its block is read with the block).
+    fn reads(&self, p: usize, off: u64) -> Vec<u64> {
+        let size = self.size();
+        match &self.entries[p].work {
+            Work::Copy { src, .. } => vec![src + off],
+            Work::Reduce { srcs, .. } => srcs.iter().map(|&s| s + off / size * size).collect(),
+            Work::Compress { srcs, headers, .. } if off >= *headers => {
+                srcs.iter().map(|&s| s + (off - headers) * size).collect()
+            }
+            Work::Compress { .. } => Vec::new(),
+            Work::Expand { src, headers, .. } => vec![src + headers + off / size],
+        }
     }
 
     /// The value at `addr` just before entry `before` runs.
     fn value(&mut self, addr: u64, before: usize) -> Result<usize, StoryError> {
-        let at = self.writers.get(&Layout::rank_of(addr)).and_then(|list| {
-            let below = list.partition_point(|&p| p < before);
-            list[..below].iter().rev().copied().find(|&p| self.entries[p].writes(addr, self.size()).is_some())
-        });
+        let at = self.writer(addr, before);
         let key = (addr, at.map_or(usize::MAX, |p| p));
         if let Some(&n) = self.memo.get(&key) {
             return Ok(n);
@@ -538,15 +687,16 @@ impl<'a> Eval<'a> {
             return Err(StoryError::Schedule(format!("0x{addr:x}: not written by its writer")));
         };
         let rank = Layout::rank_of(addr);
+        let reads = self.reads(p, off);
         match self.entries[p].work.clone() {
-            Work::Copy { src, .. } => {
-                let from = self.value(src + off, p)?;
+            Work::Copy { .. } => {
+                let from = self.value(reads[0], p)?;
                 let bits = self.nodes[from].bits;
                 Ok(self.push(Node { bits, rank, addr, how: How::Copy { at: p, from, dests: vec![addr] } }))
             }
-            Work::Reduce { srcs, dsts, .. } => {
+            Work::Reduce { dsts, .. } => {
                 let j = off / size;
-                let from = srcs.iter().map(|&s| self.value(s + j * size, p)).collect::<Result<Vec<_>, _>>()?;
+                let from = reads.iter().map(|&a| self.value(a, p)).collect::<Result<Vec<_>, _>>()?;
                 let dests: Vec<u64> = dsts.iter().map(|d| d + j * size).collect();
                 match self.trace(p, j, &from)? {
                     Some(trace) => {
@@ -566,9 +716,9 @@ impl<'a> Eval<'a> {
                 }
                 self.compressed(p, off - headers, rank, addr)
             }
-            Work::Expand { src, headers, .. } => {
+            Work::Expand { .. } => {
                 let j = off / size;
-                let from = self.value(src + headers + j, p)?;
+                let from = self.value(reads[0], p)?;
                 let e = self.scale_of(from)?;
                 let code = self.nodes[from].bits as u8;
                 let bits = expand_bits(self.cfg.dtype, cce_numerics::gce::decode_element(code, e))?;
@@ -663,13 +813,10 @@ impl<'a> Eval<'a> {
     }
 
     /// The scale exponent of the compressed value `n` (through the copies that moved it).
-    fn scale_of(&self, mut n: usize) -> Result<i32, StoryError> {
-        loop {
-            match &self.nodes[n].how {
-                How::Copy { from, .. } => n = *from,
-                How::Compress { quant, .. } => return Ok(quant.scale_exponent),
-                _ => return Err(StoryError::Schedule("an expansion of bytes no compression wrote".into())),
-            }
+    fn scale_of(&self, n: usize) -> Result<i32, StoryError> {
+        match self.origin(n) {
+            How::Compress { quant, .. } => Ok(quant.scale_exponent),
+            _ => Err(StoryError::Schedule("an expansion of bytes no compression wrote".into())),
         }
     }
 }
@@ -698,18 +845,49 @@ pub(crate) fn value_of(dtype: SdmaDtype, bits: u64) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// What a node was made of, for its order and its leaves.
+enum MadeOf {
+    /// A rank's input.
+    Leaf,
+    /// The value of another node as it is (a copy, a one-source reduce).
+    Same(usize),
+    /// Operands combined and rounded once.
+    Round(Vec<usize>),
+    /// A GCE hop over another node.
+    Gce(usize),
+}
+
 impl Eval<'_> {
-    /// The order that made node `n`.
-    fn order(&self, n: usize) -> Order {
+    fn made_of(&self, n: usize) -> MadeOf {
         match &self.nodes[n].how {
-            How::Input => Order::Rank(self.nodes[n].rank as u32),
-            How::Copy { from, .. } => self.order(*from),
-            How::Reduce { from, .. } | How::Compress { from, .. } if from.len() == 1 => self.order(from[0]),
-            How::Reduce { from, .. } | How::Compress { from, .. } => {
-                Order::Round(from.iter().map(|&f| self.order(f)).collect())
-            }
-            How::Expand { from, .. } => Order::Gce(Box::new(self.order(*from))),
+            How::Input => MadeOf::Leaf,
+            How::Copy { from, .. } => MadeOf::Same(*from),
+            How::Reduce { from, .. } | How::Compress { from, .. } if from.len() == 1 => MadeOf::Same(from[0]),
+            How::Reduce { from, .. } | How::Compress { from, .. } => MadeOf::Round(from.clone()),
+            How::Expand { from, .. } => MadeOf::Gce(*from),
         }
+    }
+
+    /// The order that made node `n`, shared with the orders of the nodes it was made from
+    /// (each made once). A node's operands come before it, so the orders are made in node
+    /// order, without recursion.
+    fn expr(&mut self, n: usize) -> Expr {
+        while self.exprs.len() <= n {
+            let m = self.exprs.len();
+            let e = match self.made_of(m) {
+                MadeOf::Leaf => Expr::rank(self.nodes[m].rank as u32),
+                MadeOf::Same(f) => self.exprs[f].clone(),
+                MadeOf::Round(from) => Expr::round(from.into_iter().map(|f| self.exprs[f].clone()).collect()),
+                MadeOf::Gce(f) => Expr::gce(self.exprs[f].clone()),
+            };
+            self.exprs.push(e);
+        }
+        self.exprs[n].clone()
+    }
+
+    /// The order that made node `n`, whole.
+    fn order(&mut self, n: usize) -> Order {
+        self.expr(n).to_order()
     }
 
     /// The input values of node `n`'s leaves, in order.
@@ -725,16 +903,53 @@ impl Eval<'_> {
         }
     }
 
-    /// The exact reduction of node `n`'s leaves (avg: their sum over R).
-    fn reference(&self, n: usize) -> f64 {
-        let mut v = Vec::new();
-        self.leaf_values(n, &mut v);
+    /// The op's combine of two exact values (f64), and where its left fold starts: the sum
+    /// of nothing (as `Iterator::sum` has it), +∞ for a min, −∞ for a max.
+    fn combine(&self, a: f64, b: f64) -> f64 {
         match self.cfg.op {
-            RedOp::Add => v.iter().sum(),
-            RedOp::Avg => v.iter().sum::<f64>() / self.cfg.ranks as f64,
-            RedOp::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
-            RedOp::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            RedOp::Add | RedOp::Avg => a + b,
+            RedOp::Min => a.min(b),
+            RedOp::Max => a.max(b),
         }
+    }
+
+    fn fold_start(&self) -> f64 {
+        match self.cfg.op {
+            RedOp::Add | RedOp::Avg => std::iter::empty::<f64>().sum(),
+            RedOp::Min => f64::INFINITY,
+            RedOp::Max => f64::NEG_INFINITY,
+        }
+    }
+
+    /// The op's left fold of node `n`'s leaf values, in order, from [`Self::fold_start`]:
+    /// its first operand's fold continued over the other operands' leaves (made in node order,
+    /// as [`Self::expr`]).
+    fn folded(&mut self, n: usize) -> f64 {
+        let mut leaves = Vec::new();
+        while self.folds.len() <= n {
+            let m = self.folds.len();
+            let v = match self.made_of(m) {
+                MadeOf::Leaf => self.combine(self.fold_start(), value_of(self.cfg.dtype, self.nodes[m].bits)),
+                MadeOf::Same(f) | MadeOf::Gce(f) => self.folds[f],
+                MadeOf::Round(from) => {
+                    let mut acc = self.folds[from[0]];
+                    for &f in &from[1..] {
+                        leaves.clear();
+                        self.leaf_values(f, &mut leaves);
+                        acc = leaves.iter().fold(acc, |a, &b| self.combine(a, b));
+                    }
+                    acc
+                }
+            };
+            self.folds.push(v);
+        }
+        self.folds[n]
+    }
+
+    /// The exact reduction of node `n`'s leaves (avg: their sum over R).
+    fn reference(&mut self, n: usize) -> f64 {
+        let v = self.folded(n);
+        if self.cfg.op == RedOp::Avg { v / self.cfg.ranks as f64 } else { v }
     }
 
     /// Every node the value `root` was made from (its own included), in the run's order.
@@ -801,7 +1016,7 @@ impl Eval<'_> {
             kind: if step.is_none() { StepKind::Preload } else { StepKind::Copy },
             packet: None,
             dests: vec![node.addr],
-            expr: self.order(n),
+            expr: self.expr(n),
             operands: Vec::new(),
             accumulate: Vec::new(),
             exact: value.value,
@@ -863,24 +1078,21 @@ impl Eval<'_> {
     }
 
     /// The expanded f32 of the compressed value `n`.
-    fn expanded(&self, mut n: usize) -> f32 {
-        loop {
-            match &self.nodes[n].how {
-                How::Copy { from, .. } => n = *from,
-                How::Compress { quant, .. } => return quant.expanded,
-                _ => return 0.0,
-            }
+    fn expanded(&self, n: usize) -> f32 {
+        match self.origin(n) {
+            How::Compress { quant, .. } => quant.expanded,
+            _ => 0.0,
         }
     }
 
     /// Node `f` as an operand (with its conversion into the accumulator, when traced).
-    fn operand(&self, f: usize, traced: Option<&cce_numerics::trace::TracedOperand>) -> StoryOperand {
+    fn operand(&mut self, f: usize, traced: Option<&cce_numerics::trace::TracedOperand>) -> StoryOperand {
         let node = &self.nodes[f];
         let value = Traced { bits: node.bits, value: self.node_value(f) };
         StoryOperand {
             rank: node.rank,
             address: node.addr,
-            expr: self.order(f),
+            expr: self.expr(f),
             value: traced.map_or(value, |t| t.input),
             widened: traced.map_or(value, |t| t.widened),
             widening: traced.map_or(HowRounded::Exact, |t| t.widening),
@@ -890,13 +1102,9 @@ impl Eval<'_> {
     /// The value node `n` stands for: its bits in the buffer dtype, or for an fp8 code (a
     /// compressed value, through the copies that moved it) the value it expands to.
     fn node_value(&self, n: usize) -> f64 {
-        let mut f = n;
-        loop {
-            match &self.nodes[f].how {
-                How::Copy { from, .. } => f = *from,
-                How::Compress { quant, .. } => return f64::from(quant.expanded),
-                _ => return value_of(self.cfg.dtype, self.nodes[n].bits),
-            }
+        match self.origin(n) {
+            How::Compress { quant, .. } => f64::from(quant.expanded),
+            _ => value_of(self.cfg.dtype, self.nodes[n].bits),
         }
     }
 
@@ -924,6 +1132,10 @@ impl Eval<'_> {
     /// The packets and tx / rx descriptors of rank `rank`'s queue before its work `item` of
     /// step `step`.
     fn queue_mark(&mut self, rank: usize, step: usize, item: usize) -> Result<(u64, u64, u64), StoryError> {
+        if let Some(counter) = &mut self.counter {
+            let n = counter.before(rank, step, item)?;
+            return Ok((n.packets, n.tx, n.rx));
+        }
         if !self.queue_marks.contains_key(&rank) {
             let mut marks = HashMap::new();
             let (mut packets, mut tx, mut rx) = (0u64, 0u64, 0u64);
@@ -986,6 +1198,10 @@ pub fn differences(a: &Config, b: &Config) -> Vec<Difference> {
     }
     out
 }
+
+#[path = "story_expr.rs"]
+mod expr;
+pub use expr::Expr;
 
 #[cfg(test)]
 #[path = "story_tests.rs"]

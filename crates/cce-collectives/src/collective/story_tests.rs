@@ -345,3 +345,154 @@ fn the_orders_of_chunks_are_every_elements_order() {
     }
     assert!(told > 2000, "{told} elements told");
 }
+
+/// Element `index`'s story told from the whole schedule: every rank's every work, by step then
+/// rank, and each queue counted from its planned steps — what the slice must equal.
+fn whole_story(cfg: &Config, source: &dyn InputSource, index: u64, rank: Option<usize>) -> Story {
+    let low = Lowered::new(cfg);
+    let (q, addr) = output_address(cfg, &low, index, rank).unwrap();
+    let mut ev = Eval::new(cfg, &low, source, index, entries(cfg, &low).unwrap(), None);
+    let root = ev.value(addr, ev.entries.len()).unwrap();
+    ev.tell(root, index, q)
+}
+
+/// The configurations whose stories are held against the whole schedule's: every flat
+/// algorithm and collective at 2–9 and 16 ranks, every hierarchy over three node shapes and
+/// every collective, GCE rings flat (nodes of 1–3) and between nodes; with avg, SR and arch 2
+/// besides; at element counts that split evenly, unevenly and below one per chunk.
+fn slice_cases() -> Vec<Config> {
+    let mut base = Vec::new();
+    for algo in Algo::ALL {
+        for ranks in (2..=9).chain([16]) {
+            for collective in Collective::ALL {
+                base.push(config(algo, ranks, collective, 0));
+            }
+        }
+    }
+    for intra in Algo::ALL {
+        for inter in crate::collective::Inter::ALL {
+            for (x, y) in [(2, 2), (3, 2), (2, 3), (4, 2)] {
+                for collective in Collective::ALL {
+                    let mut cfg = config(Algo::Hier, x * y, collective, 0);
+                    cfg.model.ranks_per_node = y;
+                    cfg.hier = crate::collective::Hier { intra, inter };
+                    base.push(cfg.clone());
+                    if inter == crate::collective::Inter::Ring && collective == Collective::AllReduce {
+                        cfg.compress = Compress::Gce;
+                        base.push(cfg);
+                    }
+                }
+            }
+        }
+    }
+    for ranks in 2..=9 {
+        for per_node in 1..=3 {
+            let mut cfg = config(Algo::Ring, ranks, Collective::AllReduce, 0);
+            cfg.compress = Compress::Gce;
+            cfg.model.ranks_per_node = per_node;
+            base.push(cfg);
+        }
+    }
+    let mut out = Vec::new();
+    for cfg in base {
+        for variant in 0..4 {
+            let mut c = cfg.clone();
+            c.elems = [c.ranks as u64 * 40, 700 + c.ranks as u64, 5, 3000][variant];
+            match variant {
+                1 => c.op = RedOp::Avg,
+                2 => c.arch = 2,
+                3 => c.rounding = Rounding::Stochastic { seed: 9 },
+                _ => {}
+            }
+            if check(&c).is_ok() {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Every story told from the slice ([`story`]) is the whole schedule's story: the same steps
+/// in the same order, packets, operands, bits and orders.
+#[test]
+fn stories_from_the_slice_are_the_whole_schedules() {
+    let mut told = 0;
+    for cfg in slice_cases() {
+        let inputs = generate(&cfg, 17);
+        let held = Held::new(&cfg, &inputs);
+        let low = Lowered::new(&cfg);
+        let ranks: Vec<Option<usize>> = if cfg.collective == Collective::ReduceScatter {
+            vec![None]
+        } else {
+            vec![None, Some(cfg.ranks - 1), Some(cfg.ranks / 2)]
+        };
+        for index in elements(&low, cfg.elems) {
+            for &rank in &ranks {
+                let got = story(&cfg, &held, index, rank).unwrap();
+                assert_eq!(
+                    got,
+                    whole_story(&cfg, &held, index, rank),
+                    "{} {:?} R={} {} elems {} element {index} rank {rank:?}",
+                    cfg.algo.name(),
+                    cfg.hier,
+                    cfg.ranks,
+                    cfg.collective.name(),
+                    cfg.elems
+                );
+                told += 1;
+            }
+        }
+    }
+    assert!(told > 10_000, "{told}");
+}
+
+/// Every hierarchy (every intra and inter algorithm, three node shapes, every collective, and
+/// GCE between the nodes): the story's output bits are the run's.
+#[test]
+fn every_hierarchy_gives_the_runs_bits() {
+    let mut counted = Counted::default();
+    for intra in Algo::ALL {
+        for inter in crate::collective::Inter::ALL {
+            for (x, y) in [(2, 2), (2, 3), (3, 2)] {
+                for collective in Collective::ALL {
+                    let mut cfg = config(Algo::Hier, x * y, collective, 300 + x as u64);
+                    cfg.model.ranks_per_node = y;
+                    cfg.hier = crate::collective::Hier { intra, inter };
+                    if check(&cfg).is_err() {
+                        continue;
+                    }
+                    holds(&cfg, 51, &mut counted);
+                    if inter == crate::collective::Inter::Ring && collective == Collective::AllReduce {
+                        cfg.compress = Compress::Gce;
+                        holds(&cfg, 52, &mut counted);
+                    }
+                }
+            }
+        }
+    }
+    assert!(counted.stories > 5000 && counted.outputs > counted.stories, "{}", counted.stories);
+}
+
+/// A 4096-rank flat ring's story — its element passes through 8,190 works — is made from its
+/// chunk's works alone and told on a thread of 1 MiB of stack: nothing in it recurses through
+/// the chain. It holds the run's order, and its queue positions are the ring's.
+#[test]
+fn a_4096_rank_ring_story_needs_no_deep_stack() {
+    let told = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let cfg = config(Algo::Ring, 4096, Collective::AllReduce, 4096 * 3 + 5);
+            let inputs = crate::metrics::Generated::new(&cfg, 5);
+            let s = story(&cfg, &inputs, 7, None).unwrap();
+            // Chunk 2 (elements 6..9; 5 of the 4096 chunks hold 4): 4095 reduces from rank 3
+            // on, 4095 copies from its owner, rank 1, round to rank 0.
+            assert_eq!((s.chunk, s.steps.len()), (2, 2 * 4095));
+            assert_eq!(s.leaves, (2..4096).chain([0, 1]).collect::<Vec<u32>>());
+            let last = s.steps.last().unwrap();
+            // Rank 0 copies chunk 0 at its last step, behind 8189 one-packet works.
+            assert_eq!((last.rank, last.step, last.packet.as_ref().map(|p| p.packet)), (0, Some(8189), Some(8189)));
+            s.expr.to_string().len()
+        })
+        .unwrap();
+    assert!(told.join().unwrap() > 4096 * 4);
+}
