@@ -159,3 +159,24 @@ fn a_missing_rank_is_named_by_repro_and_allreduce() {
     let e = bad(&allreduce(&two, &[]).iter().map(String::as_str).collect::<Vec<_>>());
     assert!(e.contains("rank2.bin (or .npy) is missing: the run has 4 ranks"), "{e}");
 }
+
+/// A flat ring's story over many ranks: each step's line shows a long operand order by its leaf
+/// count, so the text grows with the ranks, not their square; the JSON keeps
+/// every order whole.
+#[test]
+fn a_long_story_elides_long_operand_orders_in_its_text() {
+    let line = "allreduce --ranks 512 --algo ring --op add --dtype bf16 --elems 512 --element 3";
+    let out = cce(&line.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("  rank ")).collect();
+    // 511 reduces round the ring, then 510 copies from the chunk's owner on to rank 0.
+    assert_eq!(steps.len(), 511 + 510, "one line per step that touches the element");
+    assert!(steps.iter().all(|l| l.len() < 400), "every step's line is short");
+    let last = steps.last().unwrap();
+    assert!(last.contains("(order of 512 leaves)"), "{last}");
+    let v = ok(&line.split_whitespace().collect::<Vec<_>>());
+    let whole =
+        v["element"]["steps"].as_array().unwrap().last().unwrap()["operands"][0]["expr"].as_str().unwrap().to_string();
+    assert_eq!(whole.matches('+').count(), 511, "the JSON's order is whole: {}", &whole[..80]);
+}

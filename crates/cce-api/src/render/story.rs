@@ -145,7 +145,7 @@ fn step_text(s: &StoryStep, cfg: &Config) -> String {
     let ops = s
         .operands
         .iter()
-        .map(|o| format!("{} [{}] {}", o.expr, hex(o.value.bits, size), num(o.value.value)))
+        .map(|o| format!("{} [{}] {}", operand_expr(&o.expr), hex(o.value.bits, size), num(o.value.value)))
         .collect::<Vec<_>>()
         .join(" + ");
     let mut line = format!("  {at} {}{packet}: {ops}", s.kind.name());
@@ -284,4 +284,18 @@ pub fn forensics_json(f: &Forensics) -> Value {
         "a": story_json(&f.a, cfg_a), "b": story_json(&f.b, cfg_b),
         "split": f.split.iter().map(|d| json!({ "parameter": d.parameter, "a": d.a, "b": d.b })).collect::<Vec<_>>(),
     })
+}
+
+/// Most leaves of an operand order a step's text line shows whole; a larger one (a ring's
+/// partial over thousands of ranks, which every later step would repeat) shows its leaf count
+/// alone, so a story's text grows with the ranks, not their square. The JSON keeps every order,
+/// and the story's first line shows the element's whole.
+const OPERAND_EXPR_LEAVES: usize = 16;
+
+/// An operand's order as a step's text line shows it ([`OPERAND_EXPR_LEAVES`]).
+fn operand_expr(e: &cce_collectives::collective::Expr) -> String {
+    match e.leaf_count() {
+        n if n <= OPERAND_EXPR_LEAVES => e.to_string(),
+        n => format!("(order of {n} leaves)"),
+    }
 }

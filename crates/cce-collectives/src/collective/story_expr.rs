@@ -24,6 +24,8 @@ pub struct Expr(Arc<Shared>);
 /// A node, and its text once it has been printed twice.
 struct Shared {
     node: Node,
+    /// Its leaves, counted when it is made.
+    leaf_count: usize,
     printed: AtomicBool,
     text: OnceLock<Box<str>>,
 }
@@ -41,7 +43,17 @@ impl Expr {
     }
 
     fn of(node: Node) -> Expr {
-        Expr(Arc::new(Shared { node, printed: AtomicBool::new(false), text: OnceLock::new() }))
+        let leaf_count = match &node {
+            Node::Rank(_) => 1,
+            Node::Round(v) => v.iter().map(Expr::leaf_count).sum(),
+            Node::Gce(inner) => inner.leaf_count(),
+        };
+        Expr(Arc::new(Shared { node, leaf_count, printed: AtomicBool::new(false), text: OnceLock::new() }))
+    }
+
+    /// How many leaves ([`Expr::leaves`]'s length), without visiting them.
+    pub fn leaf_count(&self) -> usize {
+        self.0.leaf_count
     }
 
     fn node(&self) -> &Node {
@@ -246,6 +258,7 @@ mod tests {
             let o = e.to_order();
             assert_eq!(e.to_string(), o.to_string());
             assert_eq!(e.leaves(), o.leaves());
+            assert_eq!(e.leaf_count(), o.leaves().len());
             assert_eq!(Order::parse(&e.to_string()).unwrap(), o);
             assert!(*e == o);
             let again = Order::parse(&e.to_string()).unwrap();
