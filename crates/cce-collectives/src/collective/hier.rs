@@ -100,6 +100,6 @@ pub(super) fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) 
 }
 
 /// Whether `addr` lies in its rank's `T`.
-fn is_t(l: &Layout, addr: u64) -> bool {
+pub(super) fn is_t(l: &Layout, addr: u64) -> bool {
     l.scratch_of(addr) == Some(l.t(Layout::rank_of(addr)))
 }

@@ -6,7 +6,7 @@
 
 use super::buffers::Layout;
 use super::config::{Algo, Collective, Config};
-use super::schedule::{Step, owners, schedule, schedule_below};
+use super::schedule::{Step, owners, schedule};
 use super::user::{self, Geometry};
 
 /// The buffer map of `cfg`: R scratch slots per kind, 2R for a hierarchy (its inter-node
@@ -63,14 +63,6 @@ impl Lowered {
         }
         let l = layout(cfg);
         Lowered { l, steps: Vec::new(), shape: Shape::BuiltIn { owner: owners(cfg, &l) } }
-    }
-
-    /// A built-in algorithm's steps of the ranks below `keep` alone (the others' lists empty),
-    /// and its buffers: what a symmetric model walks ([`super::symmetry`]).
-    pub(super) fn below(cfg: &Config, keep: usize) -> Lowered {
-        let l = layout(cfg);
-        let (steps, owner) = schedule_below(cfg, &l, keep);
-        Lowered { l, steps, shape: Shape::BuiltIn { owner } }
     }
 
     /// Steps per rank.

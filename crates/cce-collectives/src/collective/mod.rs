@@ -162,7 +162,7 @@ fn count_check() {
 fn time_model(
     cfg: &Config,
     l: &buffers::Layout,
-    steps: &[Vec<schedule::Step>],
+    steps: &dyn schedule::StepSource,
     detail: bool,
     sym: Option<symmetry::Symmetry>,
 ) -> Result<Timeline, CollectiveError> {
@@ -187,20 +187,18 @@ pub fn model(cfg: &Config, detail: bool) -> Result<Timeline, CollectiveError> {
 }
 
 /// [`model`] without detail, stopped ([`Timeline::stopped`]) once its time is sure to exceed
-/// `bound`.
+/// `bound`. A built-in algorithm's steps are made one step index at a time as the walk reaches
+/// them ([`schedule::Streamed`]), so the walk holds one index's steps, not every rank's lists.
 fn model_below(cfg: &Config, bound: Option<f64>) -> Result<Timeline, CollectiveError> {
     budget::check_model(cfg)?;
     count(|c| c.models += 1);
-    match symmetry::Symmetry::of(cfg) {
-        Some(sym) => {
-            let low = lowered::Lowered::below(cfg, sym.period);
-            timeline::timeline(cfg, &low.l, &low.steps, false, (Some(sym), bound))
-        }
-        None => {
-            let low = lowered::Lowered::new(cfg);
-            timeline::timeline(cfg, &low.l, &low.steps, false, (None, bound))
-        }
+    let sym = symmetry::Symmetry::of(cfg);
+    if cfg.algo == Algo::File {
+        let low = lowered::Lowered::new(cfg);
+        return timeline::timeline(cfg, &low.l, &low.steps, false, (sym, bound));
     }
+    let l = lowered::layout(cfg);
+    timeline::timeline(cfg, &l, &schedule::Streamed::new(cfg, &l), false, (sym, bound))
 }
 
 /// The timeline a trace draws (`--trace`): every packet and work item listed when there are

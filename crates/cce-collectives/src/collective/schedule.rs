@@ -703,6 +703,96 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// Where a walk reads rank `q`'s step `s`: lists made whole, or steps made one at a time
+/// ([`Streamed`]).
+pub(super) trait StepSource {
+    /// Steps per rank.
+    fn nsteps(&self) -> usize;
+    /// Rank `q`'s step `s`.
+    fn step(&self, q: usize, s: usize) -> std::borrow::Cow<'_, Step>;
+}
+
+impl StepSource for Vec<Vec<Step>> {
+    fn nsteps(&self) -> usize {
+        self.first().map_or(0, Vec::len)
+    }
+    fn step(&self, q: usize, s: usize) -> std::borrow::Cow<'_, Step> {
+        std::borrow::Cow::Borrowed(&self[q][s])
+    }
+}
+
+/// A built-in collective's steps made one at a time, each equal to [`schedule`]'s (a test holds
+/// it on every algorithm, hierarchy and collective): what the time model walks so that it holds
+/// one step index's steps, not every rank's lists.
+pub(super) struct Streamed<'a> {
+    cfg: &'a Config,
+    plan: Plan<'a>,
+    /// The steps of the inter-node legs, `[from, to)`, when a hierarchy has them: the first
+    /// waits for every rank whose `T` they read ([`hier::wait_for_inputs`]).
+    across: Option<(usize, usize)>,
+    nsteps: usize,
+}
+
+impl<'a> Streamed<'a> {
+    /// The steps of `cfg` (a built-in algorithm that passed the shape check) over `l`.
+    pub(super) fn new(cfg: &'a Config, l: &'a Layout) -> Self {
+        let plan = Plan::new(cfg, l);
+        let span = |i: usize| {
+            let (_, base) = plan.legs[i];
+            (base, base + plan.phase(i, 0).steps())
+        };
+        let nsteps = (0..plan.legs()).map(|i| span(i).1).max().unwrap_or(0);
+        let across_legs: Vec<usize> =
+            (0..plan.legs()).filter(|&i| matches!(plan.legs[i].0.split, Split::Across { .. })).collect();
+        let across = match (across_legs.first(), across_legs.last()) {
+            (Some(&f), Some(&t)) if span(f).0 > 0 => Some((span(f).0, span(t).1)),
+            _ => None,
+        };
+        Streamed { cfg, plan, across, nsteps }
+    }
+
+    /// Rank `q`'s step `s` as its leg makes it.
+    fn leg_step(&self, q: usize, s: usize) -> Step {
+        let i = (0..self.plan.legs())
+            .rev()
+            .find(|&i| {
+                let (_, base) = self.plan.legs[i];
+                base <= s && s < base + self.plan.phase(i, q).steps()
+            })
+            .expect("every step index lies in a leg");
+        let phase = self.plan.phase(i, q);
+        let member = phase.g.member(q).expect("a rank is a member of its leg's group");
+        phase.step(self.cfg, member, s - phase.base)
+    }
+}
+
+impl StepSource for Streamed<'_> {
+    fn nsteps(&self) -> usize {
+        self.nsteps
+    }
+    fn step(&self, q: usize, s: usize) -> std::borrow::Cow<'_, Step> {
+        let mut step = self.leg_step(q, s);
+        if let Some((from, to)) = self.across.filter(|&(from, _)| from == s) {
+            let l = self.plan.l;
+            let mut peers: Vec<usize> = (from..to)
+                .flat_map(|t| if t == s { step.work.clone() } else { self.leg_step(q, t).work })
+                .flat_map(|w| w.reads())
+                .filter(|&a| hier::is_t(l, a))
+                .map(Layout::rank_of)
+                .filter(|&p| p != q)
+                .collect();
+            peers.sort_unstable();
+            peers.dedup();
+            for p in peers {
+                if !step.deps.contains(&(p, from - 1)) {
+                    step.deps.push((p, from - 1));
+                }
+            }
+        }
+        std::borrow::Cow::Owned(step)
+    }
+}
+
 /// A flat collective's legs: the GCE ring, or the reduce-scatter and the all-gather its
 /// collective runs.
 fn flat_legs(cfg: &Config) -> Vec<Leg> {

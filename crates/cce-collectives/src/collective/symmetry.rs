@@ -149,6 +149,37 @@ mod tests {
         assert!(compared > 300, "only {compared} symmetric configurations compared");
     }
 
+    /// The steps the model makes one at a time are the schedule's, step for step, on every
+    /// algorithm, hierarchy and collective (symmetric or not, GCE included).
+    #[test]
+    fn streamed_steps_are_the_schedules() {
+        use super::super::schedule::{StepSource, Streamed};
+        let mut compared = 0;
+        for (x, y) in [(2, 4), (4, 2), (3, 3), (2, 2), (1, 5)] {
+            for mut cfg in configs(x, y) {
+                for (elems, compress) in
+                    [(cfg.elems, Compress::None), (cfg.elems + 3, Compress::None), (cfg.elems, Compress::Gce)]
+                {
+                    cfg.elems = elems;
+                    cfg.compress = compress;
+                    if super::super::budget_shape(&cfg).is_err() {
+                        continue;
+                    }
+                    let low = Lowered::new(&cfg);
+                    let streamed = Streamed::new(&cfg, &low.l);
+                    assert_eq!(streamed.nsteps(), low.nsteps(), "{}", cfg.algo.label(cfg.hier));
+                    for (q, st) in low.steps.iter().enumerate() {
+                        for (s, step) in st.iter().enumerate() {
+                            assert_eq!(&*streamed.step(q, s), step, "{} rank {q} step {s}", cfg.algo.label(cfg.hier));
+                        }
+                    }
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} configurations compared");
+    }
+
     #[test]
     fn what_is_not_symmetric_is_walked_whole() {
         let mut cfg = Config::new(8, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64);

@@ -28,6 +28,7 @@
 //!   longest counts, not the sum), which is what the split buys at large sizes; at small ones it
 //!   would add a hop per slice.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use cce_format::packet::{GceMode, Packet, PacketOp};
@@ -38,7 +39,7 @@ use super::buffers::Layout;
 use super::config::{CollectiveError, Config};
 use super::model::TimeModel;
 use super::program::plan_work;
-use super::schedule::Step;
+use super::schedule::{Step, StepSource};
 use super::symmetry::Symmetry;
 
 /// One packet on the model's timeline.
@@ -198,23 +199,22 @@ struct Planned {
 /// packets), per rank walked and work item.
 type PlannedStep = Vec<Vec<Option<Planned>>>;
 
-/// Plans every work item of step `s` of the first `walked` ranks of `steps` (a schedule of
-/// `cfg`) and costs its full and last packets, adding the bytes they move to `loads` (and
+/// Plans every work item of `steps` (step `s` of each rank walked, a schedule of `cfg`) and
+/// costs its full and last packets, adding the bytes they move to `loads` (and
 /// between each pair of ranks to `links`) as it goes, so only each packet's totals are kept;
 /// returns them and the step's packets in all.
 fn plan_step(
     cfg: &Config,
-    (steps, s, walked): (&[Vec<Step>], usize, usize),
+    (steps, s): (&[Cow<'_, Step>], usize),
     detail: bool,
     (places, loads): (&Places<'_>, &mut Loads),
     links: &mut BTreeMap<(usize, usize), u64>,
 ) -> Result<(PlannedStep, u64), CollectiveError> {
     let m = &cfg.model;
-    let mut planned: PlannedStep = Vec::with_capacity(walked);
+    let mut planned: PlannedStep = Vec::with_capacity(steps.len());
     let mut packet_count = 0u64;
     loads.next_step();
-    for (q, st) in steps.iter().enumerate().take(walked) {
-        let step = &st[s];
+    for (q, step) in steps.iter().enumerate() {
         let mut works = Vec::with_capacity(step.work.len());
         for w in &step.work {
             works.push(match plan_work(cfg, q, s, w)? {
@@ -537,13 +537,13 @@ impl StepTiming<'_> {
 
 /// The timeline of `steps` (a schedule of `cfg`), its packets and work items listed when
 /// `detail` (refused above [`MAX_TRACE_PACKETS`] packets). With `sym` (never with `detail`),
-/// `steps` holds node 0's ranks' alone ([`super::schedule::schedule_below`]) and they stand for
+/// only node 0's ranks' steps are read from `steps`, and they stand for
 /// every node's: the counts are theirs times the nodes, the bytes between ranks are carried to
 /// every node by the symmetry, and [`Timeline::steps`] holds node 0's ranks.
 pub(super) fn timeline(
     cfg: &Config,
     l: &Layout,
-    steps: &[Vec<Step>],
+    steps: &dyn StepSource,
     detail: bool,
     (sym, bound): (Option<Symmetry>, Option<f64>),
 ) -> Result<Timeline, CollectiveError> {
@@ -551,7 +551,7 @@ pub(super) fn timeline(
     let m = &cfg.model;
     let r = l.r;
     let walked = sym.map_or(r, |s| s.period);
-    let nsteps = steps.first().map_or(0, Vec::len);
+    let nsteps = steps.nsteps();
     let places = Places::new(m, r, sym);
     let mut out = Timeline::default();
     let loads = Loads::new(&places, walked);
@@ -561,15 +561,15 @@ pub(super) fn timeline(
     // Steps in index order: a step waits only for steps of lower index (every schedule here),
     // each index planned, loaded and timed before the next (only one index's plans are held).
     for s in 0..nsteps {
+        let made: Vec<Cow<'_, Step>> = (0..walked).map(|q| steps.step(q, s)).collect();
         let (planned, packets) =
-            plan_step(cfg, (steps, s, walked), detail, (&timing.places, &mut timing.loads), &mut out.links)?;
+            plan_step(cfg, (&made, s), detail, (&timing.places, &mut timing.loads), &mut out.links)?;
         timing.planned = planned;
         out.packet_count += packets;
         // A trace past its limit lists no more packets; the count goes on, for the refusal.
         let listed = detail && out.packet_count <= MAX_TRACE_PACKETS;
         let mut latest = 0.0f64;
-        for q in 0..walked {
-            let step = &steps[q][s];
+        for (q, step) in made.iter().enumerate() {
             let (span, engine_time) = timing.span((q, s), step, &spans, &mut engine_total[q], &mut out.descriptors);
             spans[q][s] = span;
             latest = latest.max(span.finish());
