@@ -157,6 +157,16 @@ fn model_report_lists_every_point_beside_the_explained_model() {
     let held: Vec<&Value> = points.iter().filter(|p| p["held_out"] == true).collect();
     assert_eq!(held.len(), 28);
     assert!(held.iter().all(|p| p["ranks"] == 64 && p["nodes"] == 2 && p["collective"] == "allreduce"));
+    // Every claim, the hierarchy's "up to 75 %" modelled (a reduction too), the others saying why not.
+    let claims = v["claims"].as_array().unwrap();
+    assert!(claims.len() >= 10);
+    for c in claims {
+        assert!(c["modelled"].as_str().is_some_and(|m| !m.is_empty()), "{c}");
+    }
+    let hier: Vec<&Value> = claims.iter().filter(|c| c["model_change_percent"].is_f64()).collect();
+    assert_eq!(hier.len(), 1);
+    assert_eq!(hier[0]["change_percent"], -75.0);
+    assert!(hier[0]["model_change_percent"].as_f64().unwrap() < 0.0);
     for c in v["constants"].as_array().unwrap() {
         for k in ["value", "unit", "tag", "source"] {
             assert!(c.get(k).is_some(), "{k} missing in {c}");

@@ -20,7 +20,7 @@
 use cce_format::SdmaDtype;
 
 use crate::collective::{Algo, Collective, Config, Instance, RedOp, TimeModel, choose, model};
-use crate::measured::{MeasuredPoint, POINTS};
+use crate::measured::{CLAIMS, Claim, MeasuredPoint, POINTS};
 
 /// The table whose points no constant is fitted to.
 pub const HELD_OUT_TABLE: &str = "allr-r64-n2-fp32";
@@ -59,11 +59,25 @@ pub struct Constant {
     pub parameter: crate::collective::Parameter,
 }
 
-/// The whole report: every point, and the constants of every instance modelled.
+/// A release note's or page's quantified claim beside what the model says of the same
+/// comparison, where the claim states enough to model it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimCheck {
+    /// The claim.
+    pub claim: &'static Claim,
+    /// The model's change in percent for the comparison, when it can be modelled.
+    pub model_change_percent: Option<f64>,
+    /// What was modelled, or why nothing was.
+    pub modelled: String,
+}
+
+/// The whole report: every point, every claim, and the constants of every instance modelled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelReport {
     /// Every measured point, in the source's order.
     pub points: Vec<ModelPoint>,
+    /// Every claim, in the source's order.
+    pub claims: Vec<ClaimCheck>,
     /// Every instance's parameters.
     pub constants: Vec<Constant>,
 }
@@ -251,7 +265,33 @@ pub fn model_report() -> ModelReport {
                 .map(move |parameter| Constant { instance: i, parameter })
         })
         .collect();
-    ModelReport { points, constants }
+    ModelReport { points, claims: CLAIMS.iter().map(check_claim).collect(), constants }
+}
+
+/// The model's figure for a claim: the hierarchical all-reduce's "up to 75 %" at 2 MB over 256
+/// ranks (Trn1, the era's instance: 8 nodes of 32, fp32) as `hier(ring/ring)` against the flat
+/// ring; a claim without the sizes, ranks or algorithms to model is listed with the reason.
+fn check_claim(c: &'static Claim) -> ClaimCheck {
+    let unmodelled = |why: &str| ClaimCheck { claim: c, model_change_percent: None, modelled: why.to_string() };
+    if c.change_percent != Some(-75.0) || c.ranks != Some(256) {
+        return unmodelled("not modelled: the claim states no size, rank count or algorithm pair the model can take");
+    }
+    let mut flat = Config::new(256, Algo::Ring, RedOp::Add, SdmaDtype::Fp32, (2 << 20) / 4);
+    flat.arch = 2;
+    flat.model = TimeModel::for_instance(Instance::Trn1);
+    let hier = Config { algo: Algo::Hier, ..flat.clone() };
+    match (model(&flat, false), model(&hier, false)) {
+        (Ok(f), Ok(h)) => ClaimCheck {
+            claim: c,
+            model_change_percent: Some((h.seconds - f.seconds) / f.seconds * 100.0),
+            modelled: format!(
+                "trn1, 256 ranks as 8 nodes of 32, 2 MiB fp32 per rank: hier(ring/ring) {:.1} us against the flat ring {:.1} us",
+                h.seconds * 1e6,
+                f.seconds * 1e6
+            ),
+        },
+        (Err(e), _) | (_, Err(e)) => unmodelled(&format!("refused: {e}")),
+    }
 }
 
 #[cfg(test)]
@@ -277,6 +317,17 @@ mod tests {
             let r = fit_seconds(p, m) / (p.measured_us * 1e-6);
             assert!((r - 1.0).abs() < 0.01, "{t} {size}: ratio {r}");
         }
+    }
+
+    #[test]
+    fn the_hierarchy_claim_is_modelled_and_the_others_say_why_not() {
+        let r = model_report();
+        assert_eq!(r.claims.len(), CLAIMS.len());
+        let modelled: Vec<&ClaimCheck> = r.claims.iter().filter(|c| c.model_change_percent.is_some()).collect();
+        assert_eq!(modelled.len(), 1);
+        let x = modelled[0].model_change_percent.unwrap();
+        assert!((-100.0..0.0).contains(&x), "the hierarchy is faster in the model too: {x}");
+        assert!(r.claims.iter().all(|c| !c.modelled.is_empty()));
     }
 
     #[test]

@@ -219,7 +219,9 @@ fn curve_text(s: &mut String, c: &Curve) {
 /// modelled, with `refused`), `ratio` (model / measured), `algorithm`, `held_out`, `note`}],
 /// `constants` [{`instance`, `name`, `value`, `unit`, `tag`, `source`}] and `summary`
 /// (`held_out` and `fitted`: the count modelled, within 1.5×, within 25 %, and the median
-/// ratio).
+/// ratio), and `claims` [{`source`, `version`, `claim`, `instance`, `ranks`, `nodes`, `sizes`,
+/// `change_percent` (claimed), `compares`, `model_change_percent` (null when not modelled),
+/// `modelled` (what was, or why not)}].
 pub fn model_json(r: &ModelReport) -> Value {
     let points: Vec<Value> = r
         .points
@@ -245,7 +247,17 @@ pub fn model_json(r: &ModelReport) -> Value {
                 "tag": p.tag, "source": p.source})
         })
         .collect();
-    json!({"report": "model", "points": points, "constants": constants,
+    let claims: Vec<Value> = r
+        .claims
+        .iter()
+        .map(|c| {
+            let k = c.claim;
+            json!({"source": k.source, "version": k.version, "claim": k.claim, "instance": k.instance,
+                "ranks": k.ranks, "nodes": k.nodes, "sizes": k.sizes, "change_percent": k.change_percent,
+                "compares": k.compares, "model_change_percent": c.model_change_percent, "modelled": c.modelled})
+        })
+        .collect();
+    json!({"report": "model", "points": points, "claims": claims, "constants": constants,
         "summary": {"held_out": summary_json(&r.ratios(true)), "fitted": summary_json(&r.ratios(false))}})
 }
 
@@ -357,6 +369,13 @@ pub fn model_text(r: &ModelReport) -> String {
             s.within_25,
             s.median.map_or("-".to_string(), |m| format!("{m:.3}"))
         );
+    }
+    t.push_str("claims (release notes and pages; MODEL C28):\n");
+    for c in &r.claims {
+        let claimed = c.claim.change_percent.map_or("-".to_string(), |x| format!("{x:+.0} %"));
+        let model = c.model_change_percent.map_or("-".to_string(), |x| format!("{x:+.0} %"));
+        let _ =
+            writeln!(t, "  {}: {} (claimed {claimed}; model {model}: {})", c.claim.version, c.claim.claim, c.modelled);
     }
     let _ = writeln!(
         t,
