@@ -273,20 +273,8 @@ impl<'a> Counter<'a> {
         (c0, dt): (i64, i64),
         k: usize,
     ) -> Result<Counts, CollectiveError> {
-        let long = long_chunks(&phase.g, c0, dt, k);
-        let a = short_len(&phase.g);
-        let mut total = Counts::default();
-        for (len, times) in [(a, k as u64 - long), (a + 1, long)] {
-            if times == 0 {
-                continue;
-            }
-            let l = Self::uniform(phase, len);
-            let alike = Phase { g: phase.g.over(&l), ..phase.clone() };
-            for w in alike.step(self.cfg, m, t0).work {
-                total.add(self.work(phase.g.g(m), phase.base + t0, &w)?.times(times));
-            }
-        }
-        Ok(total)
+        let cfg = self.cfg;
+        self.alike(phase, (m, t0), (c0, dt), k, &|alike| alike.step(cfg, m, t0).work)
     }
 
     /// Member `m`'s first `k` works of step `t`, a [`Run::Items`] on chunks `c0 + dj·j`.
@@ -298,7 +286,22 @@ impl<'a> Counter<'a> {
         (c0, dj): (i64, i64),
         k: usize,
     ) -> Result<Counts, CollectiveError> {
-        let long = long_chunks(&phase.g, c0, dj, k);
+        let (cfg, c) = (self.cfg, phase.g.m(c0));
+        self.alike(phase, (m, t), (c0, dj), k, &|alike| alike.item(cfg, m, t, c).into_iter().collect())
+    }
+
+    /// The counts of `k` works on chunks `c0 + d·j` that differ only in their chunks' lengths:
+    /// `made`'s works (member `m`'s, at step `t`) over chunks of the short length, times how many
+    /// are short, and over chunks one longer, times how many are long.
+    fn alike(
+        &mut self,
+        phase: &Phase,
+        (m, t): (usize, usize),
+        (c0, d): (i64, i64),
+        k: usize,
+        made: &dyn Fn(&Phase) -> Vec<Work>,
+    ) -> Result<Counts, CollectiveError> {
+        let long = long_chunks(&phase.g, c0, d, k);
         let a = short_len(&phase.g);
         let mut total = Counts::default();
         for (len, times) in [(a, k as u64 - long), (a + 1, long)] {
@@ -307,7 +310,7 @@ impl<'a> Counter<'a> {
             }
             let l = Self::uniform(phase, len);
             let alike = Phase { g: phase.g.over(&l), ..phase.clone() };
-            if let Some(w) = alike.item(self.cfg, m, t, phase.g.m(c0)) {
+            for w in made(&alike) {
                 total.add(self.work(phase.g.g(m), phase.base + t, &w)?.times(times));
             }
         }
