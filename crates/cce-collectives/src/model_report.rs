@@ -109,24 +109,34 @@ fn join(a: String, b: String) -> String {
 /// in 2.12.14.0, ring inside and ring between (`hier(ring/ring)`) — the flat ring where a
 /// hierarchy cannot cut the buffer (fewer elements than ranks). `None` off Trn1.
 fn trn1_rule(p: &MeasuredPoint, instance: Instance) -> Option<Config> {
-    if instance != Instance::Trn1 || collective_of(p.collective).is_none() {
+    let mut cfg = point_config(p, instance).ok()?;
+    if instance != Instance::Trn1 {
         return None;
     }
-    let dtype = SdmaDtype::from_name(p.dtype)?;
-    let elems = if p.collective == "all-gather" { p.size_column } else { p.bytes } / dtype.bytes() as u64;
-    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, elems);
-    cfg.collective = collective_of(p.collective)?;
-    cfg.arch = 2;
-    cfg.model = TimeModel::for_instance(instance);
-    if p.nodes > 1 {
-        cfg.model.ranks_per_node = p.ranks / p.nodes;
-        if elems >= p.ranks as u64 {
-            cfg.algo = Algo::Hier;
-        }
-    } else {
-        cfg.model.ranks_per_node = cfg.model.ranks_per_node.max(p.ranks);
+    if p.nodes > 1 && cfg.elems >= p.ranks as u64 {
+        cfg.algo = Algo::Hier;
     }
     Some(cfg)
+}
+
+/// The configuration a point measures on `instance` (the flat ring until an algorithm is
+/// chosen): an all-reduce's buffer is its bytes per rank, an all-gather's output the size
+/// nccom-test prints; its nodes are the model's (one node holds them all when it states one).
+/// Refused, with the reason, for a collective or dtype cce does not model.
+fn point_config(p: &MeasuredPoint, instance: Instance) -> Result<Config, String> {
+    let collective = collective_of(p.collective).ok_or_else(|| format!("cce models no {}", p.collective))?;
+    let dtype = SdmaDtype::from_name(p.dtype).ok_or_else(|| format!("no dtype {}", p.dtype))?;
+    let buffer = if collective == Collective::AllGather { p.size_column } else { p.bytes };
+    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, buffer / dtype.bytes() as u64);
+    cfg.collective = collective;
+    cfg.arch = match instance {
+        Instance::Trn1 => 2,
+        Instance::Trn2 => 3,
+        Instance::Trn3 => 4,
+    };
+    cfg.model = TimeModel::for_instance(instance);
+    cfg.model.ranks_per_node = if p.nodes > 1 { p.ranks / p.nodes } else { cfg.model.ranks_per_node.max(p.ranks) };
+    Ok(cfg)
 }
 
 /// Models one point.
@@ -144,28 +154,10 @@ fn model_point(p: &'static MeasuredPoint) -> ModelPoint {
         held_out,
         note,
     };
-    let Some(collective) = collective_of(p.collective) else {
-        return none(format!("cce models no {}", p.collective), note);
+    let cfg = match point_config(p, instance) {
+        Ok(cfg) => cfg,
+        Err(why) => return none(why, note),
     };
-    let Some(dtype) = SdmaDtype::from_name(p.dtype) else {
-        return none(format!("no dtype {}", p.dtype), note);
-    };
-    let buffer = if collective == Collective::AllGather { p.size_column } else { p.bytes };
-    let elems = buffer / dtype.bytes() as u64;
-    let arch = match instance {
-        Instance::Trn1 => 2,
-        Instance::Trn2 => 3,
-        Instance::Trn3 => 4,
-    };
-    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, elems);
-    cfg.collective = collective;
-    cfg.arch = arch;
-    cfg.model = TimeModel::for_instance(instance);
-    if p.nodes > 1 {
-        cfg.model.ranks_per_node = p.ranks / p.nodes;
-    } else {
-        cfg.model.ranks_per_node = cfg.model.ranks_per_node.max(p.ranks);
-    }
     let rule = if p.algorithm.is_some() { None } else { trn1_rule(p, instance) };
     let named = p.algorithm.and_then(Algo::from_name).map(|algo| Config { algo, ..cfg.clone() });
     let (label, timed): (String, Result<f64, String>) = match named.or(rule) {
@@ -206,13 +198,10 @@ fn measured(table: &str, size: u64) -> &'static MeasuredPoint {
 /// The model's seconds for a fit point under `m` (Trn1's ring: the algorithm assumed for the
 /// 2023 Trn1 runs, whose output names none).
 fn fit_seconds(p: &MeasuredPoint, m: TimeModel) -> f64 {
-    let collective = collective_of(p.collective).expect("a modelled collective");
-    let dtype = SdmaDtype::from_name(p.dtype).expect("a dtype");
-    let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, p.size_column / dtype.bytes() as u64);
-    cfg.collective = collective;
-    cfg.arch = 2;
-    cfg.model = m;
-    model(&cfg, false).expect("the fit points model").seconds
+    let cfg = point_config(p, Instance::Trn1).expect("a modelled collective and dtype");
+    model(&Config { model: TimeModel { ranks_per_node: cfg.model.ranks_per_node, ..m }, ..cfg }, false)
+        .expect("the fit points model")
+        .seconds
 }
 
 /// Fits the model's three measured terms to Neuron's Trn1 tables (docs/MODEL.md C28): with the
