@@ -89,15 +89,6 @@ impl ModelReport {
     }
 }
 
-/// The collective cce models for a point's name.
-fn collective_of(name: &str) -> Option<Collective> {
-    match name {
-        "allreduce" => Some(Collective::AllReduce),
-        "all-gather" => Some(Collective::AllGather),
-        _ => None,
-    }
-}
-
 /// Two notes as one.
 fn join(a: String, b: String) -> String {
     if a.is_empty() { b } else { format!("{a}; {b}") }
@@ -124,7 +115,7 @@ fn trn1_rule(p: &MeasuredPoint, instance: Instance) -> Option<Config> {
 /// nccom-test prints; its nodes are the model's (one node holds them all when it states one).
 /// Refused, with the reason, for a collective or dtype cce does not model.
 fn point_config(p: &MeasuredPoint, instance: Instance) -> Result<Config, String> {
-    let collective = collective_of(p.collective).ok_or_else(|| format!("cce models no {}", p.collective))?;
+    let collective = Collective::from_name(p.collective).ok_or_else(|| format!("cce models no {}", p.collective))?;
     let dtype = SdmaDtype::from_name(p.dtype).ok_or_else(|| format!("no dtype {}", p.dtype))?;
     let buffer = if collective == Collective::AllGather { p.size_column } else { p.bytes };
     let mut cfg = Config::new(p.ranks, Algo::Ring, RedOp::Add, dtype, buffer / dtype.bytes() as u64);
@@ -324,7 +315,7 @@ mod tests {
         let r = model_report();
         assert_eq!(r.points.len(), POINTS.len());
         for p in &r.points {
-            let modelled = collective_of(p.point.collective).is_some();
+            let modelled = Collective::from_name(p.point.collective).is_some();
             assert_eq!(p.model_us.is_ok(), modelled, "{:?}: {:?}", p.point, p.model_us);
             if let Ok(us) = p.model_us {
                 assert!(us.is_finite() && us > 0.0, "{:?}", p.point);
