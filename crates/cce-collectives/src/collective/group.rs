@@ -46,44 +46,31 @@ pub(super) struct Group<'a> {
     /// The FMA scale of an input (`avg`: 1/R on the collective's inputs, 1 on a stage's input
     /// that is already a partial).
     pub(super) input_scale: f32,
-    /// The members whose steps are made: those whose global rank is below it (a symmetric
-    /// model's representatives, [`super::symmetry`]); every rank's otherwise.
-    pub(super) keep: usize,
 }
 
 impl<'a> Group<'a> {
     /// Every rank of `l`, running `algo` over the R chunks.
     pub(super) fn flat(l: &'a Layout, algo: Algo) -> Self {
-        Group { l, first: 0, spread: 1, n: l.r, algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32, keep: l.r }
+        Group { l, first: 0, spread: 1, n: l.r, algo, stage: Stage::Flat, input_scale: 1.0 / l.r as f32 }
     }
 
     /// The `y` ranks of node `node` (of `l.r / y`), running `algo` over their blocks.
     pub(super) fn intra(l: &'a Layout, algo: Algo, node: usize, y: usize) -> Self {
         let x = l.r / y;
         let input_scale = 1.0 / l.r as f32;
-        Group { l, first: node * y, spread: 1, n: y, algo, stage: Stage::Intra { x }, input_scale, keep: l.r }
+        Group { l, first: node * y, spread: 1, n: y, algo, stage: Stage::Intra { x }, input_scale }
     }
 
     /// The ranks of local index `i` in every node of `y` ranks, running `algo` over the fine
     /// chunks of `block`.
     pub(super) fn inter(l: &'a Layout, algo: Algo, i: usize, y: usize, block: usize) -> Self {
         let x = l.r / y;
-        Group { l, first: i, spread: y, n: x, algo, stage: Stage::Inter { block, x }, input_scale: 1.0, keep: l.r }
-    }
-
-    /// The same group, making only the steps of ranks below `keep`.
-    pub(super) fn keeping(self, keep: usize) -> Self {
-        Group { keep, ..self }
+        Group { l, first: i, spread: y, n: x, algo, stage: Stage::Inter { block, x }, input_scale: 1.0 }
     }
 
     /// The same group over another layout of as many ranks (its chunks of other lengths).
     pub(super) fn over<'b>(&self, l: &'b Layout) -> Group<'b> {
         Group { l, ..self.clone() }
-    }
-
-    /// Whether member `i`'s steps are made.
-    pub(super) fn keeps(&self, i: usize) -> bool {
-        self.g(i) < self.keep
     }
 
     /// Members.

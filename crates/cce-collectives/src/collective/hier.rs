@@ -81,25 +81,27 @@ pub(super) fn wait_for_inputs(l: &Layout, steps: &mut [Vec<Step>], base: usize) 
     if base == 0 {
         return;
     }
-    // Ranks whose steps were not made have none.
-    for (q, mine) in steps.iter_mut().enumerate().filter(|(_, mine)| mine.len() > base) {
-        let peers: BTreeSet<usize> = mine[base..]
-            .iter()
-            .flat_map(|s| s.work.iter().flat_map(Work::reads))
-            .filter(|&a| is_t(l, a))
-            .map(Layout::rank_of)
-            .filter(|&p| p != q)
-            .collect();
-        let first = &mut mine[base].deps;
-        for p in peers {
-            if !first.contains(&(p, base - 1)) {
-                first.push((p, base - 1));
-            }
+    for (q, mine) in steps.iter_mut().enumerate() {
+        let peers = input_peers(l, q, mine[base..].iter().flat_map(|s| &s.work));
+        add_input_waits(&mut mine[base], peers, base);
+    }
+}
+
+/// The other ranks whose `T` rank `q`'s `works` read (the stage's inputs it waits for).
+pub(super) fn input_peers<'w>(l: &Layout, q: usize, works: impl Iterator<Item = &'w Work>) -> BTreeSet<usize> {
+    works.flat_map(Work::reads).filter(|&a| is_t(l, a)).map(Layout::rank_of).filter(|&p| p != q).collect()
+}
+
+/// Makes `first` (the step at `base`) wait for each of `peers`' last step before it.
+pub(super) fn add_input_waits(first: &mut Step, peers: BTreeSet<usize>, base: usize) {
+    for p in peers {
+        if !first.deps.contains(&(p, base - 1)) {
+            first.deps.push((p, base - 1));
         }
     }
 }
 
 /// Whether `addr` lies in its rank's `T`.
-pub(super) fn is_t(l: &Layout, addr: u64) -> bool {
+fn is_t(l: &Layout, addr: u64) -> bool {
     l.scratch_of(addr) == Some(l.t(Layout::rank_of(addr)))
 }

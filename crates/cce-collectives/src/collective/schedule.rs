@@ -203,9 +203,9 @@ impl Phase<'_> {
         }
     }
 
-    /// Appends the steps of every member the group keeps to its list.
+    /// Appends the steps of every member to its list.
     pub(super) fn push(&self, cfg: &Config, steps: &mut [Vec<Step>]) {
-        for q in (0..self.g.n()).filter(|&q| self.g.keeps(q)) {
+        for q in 0..self.g.n() {
             let mine = &mut steps[self.g.g(q)];
             mine.extend((0..self.steps()).map(|t| self.step(cfg, q, t)));
         }
@@ -546,7 +546,6 @@ impl Phase<'_> {
             let works = self.step(cfg, q, t).work.into_iter().enumerate();
             out.extend(works.map(|(item, work)| Touch { q, t, item, work }));
         }
-        out.retain(|t| g.keeps(t.q));
         out
     }
 
@@ -686,14 +685,14 @@ impl<'a> Plan<'a> {
         firsts.into_iter().map(|q| self.phase(i, q)).collect()
     }
 
-    /// Every rank's steps (only those of ranks below `keep` made; the others' lists empty).
-    fn steps(&self, cfg: &Config, keep: usize) -> Vec<Vec<Step>> {
+    /// Every rank's steps.
+    fn steps(&self, cfg: &Config) -> Vec<Vec<Step>> {
         let mut steps = vec![Vec::new(); self.l.r];
         let across = |i: usize| matches!(self.legs.get(i).map(|(leg, _)| leg.split), Some(Split::Across { .. }));
         let across_from = (0..self.legs()).find(|&i| across(i)).map(|i| self.legs[i].1);
         for i in 0..self.legs() {
             for phase in self.phases(i) {
-                Phase { g: phase.g.keeping(keep), ..phase }.push(cfg, &mut steps);
+                phase.push(cfg, &mut steps);
             }
             if across(i) && !across(i + 1) {
                 hier::wait_for_inputs(self.l, &mut steps, across_from.unwrap_or(0));
@@ -773,21 +772,10 @@ impl StepSource for Streamed<'_> {
     fn step(&self, q: usize, s: usize) -> std::borrow::Cow<'_, Step> {
         let mut step = self.leg_step(q, s);
         if let Some((from, to)) = self.across.filter(|&(from, _)| from == s) {
-            let l = self.plan.l;
-            let mut peers: Vec<usize> = (from..to)
-                .flat_map(|t| if t == s { step.work.clone() } else { self.leg_step(q, t).work })
-                .flat_map(|w| w.reads())
-                .filter(|&a| hier::is_t(l, a))
-                .map(Layout::rank_of)
-                .filter(|&p| p != q)
-                .collect();
-            peers.sort_unstable();
-            peers.dedup();
-            for p in peers {
-                if !step.deps.contains(&(p, from - 1)) {
-                    step.deps.push((p, from - 1));
-                }
-            }
+            let later: Vec<Step> = (from + 1..to).map(|t| self.leg_step(q, t)).collect();
+            let works = step.work.iter().chain(later.iter().flat_map(|st| &st.work));
+            let peers = hier::input_peers(self.plan.l, q, works);
+            hier::add_input_waits(&mut step, peers, from);
         }
         std::borrow::Cow::Owned(step)
     }
@@ -819,13 +807,7 @@ pub(super) fn owners(cfg: &Config, l: &Layout) -> Vec<usize> {
 
 /// The schedule of every rank, and the chunk each rank owns after the reduce-scatter.
 pub(super) fn schedule(cfg: &Config, l: &Layout) -> (Vec<Vec<Step>>, Vec<usize>) {
-    schedule_below(cfg, l, l.r)
-}
-
-/// [`schedule`] with only the steps of ranks below `keep` made (the others' lists empty): a
-/// symmetric model's representatives ([`super::symmetry`]).
-pub(super) fn schedule_below(cfg: &Config, l: &Layout, keep: usize) -> (Vec<Vec<Step>>, Vec<usize>) {
-    (Plan::new(cfg, l).steps(cfg, keep), owners(cfg, l))
+    (Plan::new(cfg, l).steps(cfg), owners(cfg, l))
 }
 
 #[cfg(test)]
