@@ -136,6 +136,9 @@ pub struct AllreduceParams {
     pub intra: Option<Algo>,
     /// The inter-node algorithm of `algo` hier.
     pub inter: Option<Inter>,
+    /// `--channels`: ring cycles of the flat ring (`algo` ring or ring-2r2w; with auto, the
+    /// channels its ring candidate runs); `None`: one, or auto's own choice (docs/MODEL.md C29).
+    pub channels: Option<u64>,
 }
 
 /// Reads and checks a user's MSCCL XML schedule (`text`; `file` names it in messages and
@@ -183,6 +186,7 @@ impl AllreduceParams {
             nodes: None,
             intra: None,
             inter: None,
+            channels: None,
         }
     }
 
@@ -290,6 +294,10 @@ impl AllreduceParams {
         }
         cfg.fail = self.fail.map(|(k, s)| (k as usize, s as usize));
         cfg.compress = self.compress;
+        if let Some(c) = self.channels {
+            // Out of range: the shape check's message names the range.
+            cfg.channels = usize::try_from(c).unwrap_or(usize::MAX);
+        }
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -449,7 +457,12 @@ pub struct Explanation {
 impl Explanation {
     /// What `auto` chooses, a hierarchy as `hier(intra/inter)`.
     pub fn auto_label(&self) -> String {
-        self.auto.label(self.auto_hier)
+        // A user's schedule is the configuration; auto's choice is among cce's own, with
+        // one channel then.
+        match self.config.algo {
+            Algo::File => self.auto.label(self.auto_hier),
+            _ => self.config.label(),
+        }
     }
 }
 
@@ -457,7 +470,7 @@ impl Explanation {
 pub fn algo_label(cfg: &Config) -> String {
     match &cfg.user {
         Some(u) => format!("{} (file)", u.schedule.program.name),
-        None => cfg.algo.label(cfg.hier),
+        None => cfg.label(),
     }
 }
 

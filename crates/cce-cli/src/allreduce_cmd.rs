@@ -66,6 +66,7 @@ fn params(a: &AllreduceArgs) -> Result<AllreduceParams, CliError> {
         budget: a.budget,
         compress: compress.unwrap_or(Compress::None),
         check: a.check,
+        channels: a.channels,
         ..AllreduceParams::new(ranks, algo, op, a.dtype)
     })
 }

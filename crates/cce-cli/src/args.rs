@@ -146,6 +146,13 @@ pub(crate) struct AllreduceArgs {
     /// (ring, mesh, single-step-mesh or rdh; ring when not given).
     #[arg(long)]
     pub(crate) inter: Option<String>,
+    /// Ring cycles of the flat ring (1-32; --algo ring or ring-2r2w): every chunk is cut into
+    /// C pieces, piece k reduced and gathered round channel k's ring, which enters each node
+    /// k·Y/C ranks on, so each channel crosses the node boundaries through other chips' EFA
+    /// interfaces (MODEL, docs/MODEL.md C29). With --algo auto: the channels of its ring
+    /// candidate (by itself auto tries one per EFA interface on Trn1 over nodes).
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) channels: Option<u64>,
     /// A user's schedule in MSCCL XML (as msccl-tools writes it) instead of --algo: checked
     /// before anything runs (docs/MODEL.md X1-X13); its coll decides the collective.
     #[arg(long, value_name = "FILE.xml")]

@@ -41,6 +41,10 @@ impl Explanation {
                     if let (Algo::File, Some(u)) = (c.algo, &self.config.user) {
                         v["algorithm_name"] = json!(u.schedule.program.name);
                     }
+                    if c.channels > 1 {
+                        v["channels"] = json!(c.channels);
+                        v["label"] = json!(c.label());
+                    }
                     v
                 })
                 .collect(),
@@ -67,6 +71,7 @@ impl Explanation {
         if cfg.algo == Algo::Hier {
             add_hier_keys(&mut v, cfg);
         }
+        add_channel_keys(&mut v, cfg);
         v
     }
 
@@ -98,7 +103,13 @@ impl Explanation {
             );
         }
         // The algorithm column fits a hierarchy's label when one is listed.
-        let wide = if self.candidates.iter().any(|c| c.algo == Algo::Hier) { 30 } else { 10 };
+        let wide = if self.candidates.iter().any(|c| c.algo == Algo::Hier) {
+            30
+        } else if self.candidates.iter().any(|c| c.channels > 1) {
+            20
+        } else {
+            10
+        };
         let _ = writeln!(
             t,
             "{:<wide$} {:>12} {:>6} {:>9} {:>12} {:>14} {:>14}",
@@ -223,6 +234,15 @@ pub fn add_hier_keys(v: &mut Value, cfg: &Config) {
     v["ranks_per_node"] = json!(cfg.model.ranks_per_node);
 }
 
+/// A ring of several channels' keys (docs/MODEL.md C29): `channels` and `label`
+/// (`ring(C channels)`); nothing for one channel.
+pub fn add_channel_keys(v: &mut Value, cfg: &Config) {
+    if cfg.channels > 1 {
+        v["channels"] = json!(cfg.channels);
+        v["label"] = json!(cfg.label());
+    }
+}
+
 /// A parameter's value: an integer as one, else three significant decimals.
 fn fmt_value(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.3}") }
@@ -250,6 +270,7 @@ impl AllreduceResult {
         if self.config.algo == Algo::Hier {
             add_hier_keys(&mut v, &self.config);
         }
+        add_channel_keys(&mut v, &self.config);
         if let Some(e) = &self.candidates {
             v["candidates"] = e.candidates_json();
         }

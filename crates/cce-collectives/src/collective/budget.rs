@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::buffers::P_OFF;
-use super::config::{Algo, Collective, CollectiveError, Compress, Config, Inter, MAX_RANKS, MIN_RANKS, RedOp};
+use super::config::{
+    Algo, Collective, CollectiveError, Compress, Config, Inter, MAX_CHANNELS, MAX_RANKS, MIN_RANKS, RedOp,
+};
 use super::lifetimes::{Lifetimes, add_backpressure, lifetimes};
 use super::lowered::{Lowered, layout};
 use super::program::{plan_work, ring_size};
@@ -172,6 +174,26 @@ fn check_shape(cfg: &Config) -> Result<(), CollectiveError> {
     }
     if cfg.compress == Compress::Gce {
         check_gce(cfg)?;
+    }
+    check_channels(cfg)
+}
+
+/// What the flat ring's channels run (docs/MODEL.md C29): 1 to [`MAX_CHANNELS`], more than one
+/// only for the rings, without GCE.
+fn check_channels(cfg: &Config) -> Result<(), CollectiveError> {
+    let bad = |m: String| Err(CollectiveError::Config(m));
+    let c = cfg.channels;
+    if !(1..=MAX_CHANNELS).contains(&c) {
+        return bad(format!("`channels` {c}: between 1 and {MAX_CHANNELS}"));
+    }
+    if c > 1 && !matches!(cfg.algo, Algo::Ring | Algo::Ring2r2w) {
+        return bad(format!(
+            "`channels` {c} splits the flat ring into ring cycles: `algo` ring or ring-2r2w, not {}",
+            cfg.algo.label(cfg.hier)
+        ));
+    }
+    if c > 1 && cfg.compress != Compress::None {
+        return bad(format!("`channels` {c}: `compress` gce runs the ring of one channel"));
     }
     Ok(())
 }

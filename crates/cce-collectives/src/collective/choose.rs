@@ -2,7 +2,7 @@
 //! algorithms, and when the ranks are two or more whole nodes, every hierarchical pair.
 
 use super::budget::check_model;
-use super::config::{Algo, CollectiveError, Config, Hier, Inter};
+use super::config::{Algo, CollectiveError, Config, Hier, Inter, MAX_CHANNELS};
 use super::size::schedule_size;
 use super::timeline::Timeline;
 
@@ -13,6 +13,8 @@ pub struct Candidate {
     pub algo: Algo,
     /// Its two algorithms, when `algo` is [`Algo::Hier`].
     pub hier: Hier,
+    /// The flat ring's channels (1 for every other algorithm).
+    pub channels: usize,
     /// Its model timeline, or why it cannot run the configuration.
     pub model: Result<Timeline, String>,
     /// The configuration modelled (whose model a run of it may take, [`super::check_chosen`]).
@@ -31,19 +33,20 @@ impl Candidate {
         Candidate {
             algo: cfg.algo,
             hier: cfg.hier,
+            channels: cfg.channels,
             model: super::model_below(cfg, bound).map_err(|e| e.to_string()),
             modelled: cfg.clone(),
         }
     }
 
-    /// The algorithm's name, a hierarchy's as `hier(intra/inter)`.
+    /// The algorithm's name ([`Config::label`]).
     pub fn label(&self) -> String {
-        self.algo.label(self.hier)
+        self.modelled.label()
     }
 
     /// Whether it is the algorithm `cfg` runs.
     pub fn is(&self, cfg: &Config) -> bool {
-        self.algo == cfg.algo && (self.algo != Algo::Hier || self.hier == cfg.hier)
+        self.algo == cfg.algo && (self.algo != Algo::Hier || self.hier == cfg.hier) && self.channels == cfg.channels
     }
 
     /// The timeline, when this candidate modelled exactly `cfg` (and to its end).
@@ -59,11 +62,28 @@ pub fn spans_nodes(cfg: &Config) -> bool {
     y >= 2 && cfg.ranks % y == 0 && cfg.ranks / y >= 2
 }
 
-/// The configurations `auto` considers for `cfg`: every flat algorithm in [`Algo::ALL`] order,
-/// then, when the ranks span whole nodes, every (intra, inter) pair (intra in [`Algo::ALL`]
-/// order, inter in [`Inter::ALL`] order).
+/// The channels `auto` gives the flat ring of `cfg`, when it considers them: on Trn1 (arch 2)
+/// over two or more nodes, where Neuron runs several ring cycles for large messages, one per
+/// EFA interface of a node (at most its ranks and [`MAX_CHANNELS`]); docs/MODEL.md C29.
+pub fn auto_channels(cfg: &Config) -> Option<usize> {
+    let c = cfg.model.efa_per_node.min(cfg.model.ranks_per_node).min(MAX_CHANNELS);
+    (cfg.arch == 2 && cfg.nodes() >= 2 && c >= 2).then_some(c)
+}
+
+/// The configurations `auto` considers for `cfg`: every flat algorithm in [`Algo::ALL`] order
+/// (one channel), the flat ring of `cfg`'s channels (more than one) or of [`auto_channels`]
+/// where it considers them, then, when the
+/// ranks span whole nodes, every (intra, inter) pair (intra in [`Algo::ALL`] order, inter in
+/// [`Inter::ALL`] order).
 fn considered(cfg: &Config) -> Vec<Config> {
-    let mut v: Vec<Config> = Algo::ALL.into_iter().map(|algo| Config { algo, ..cfg.clone() }).collect();
+    let one = Config { channels: 1, ..cfg.clone() };
+    let mut v: Vec<Config> = Algo::ALL.into_iter().map(|algo| Config { algo, ..one.clone() }).collect();
+    // Channels given (more than one) are the ones considered, on any instance.
+    let channels = if cfg.channels > 1 { Some(cfg.channels) } else { auto_channels(cfg) };
+    if let Some(channels) = channels {
+        v.push(Config { algo: Algo::Ring, channels, ..one.clone() });
+    }
+    let cfg = &one;
     if spans_nodes(cfg) {
         for intra in Algo::ALL {
             for inter in Inter::ALL {

@@ -15,6 +15,9 @@ use super::model::TimeModel;
 pub const MIN_RANKS: usize = 2;
 /// Most ranks a collective runs over.
 pub const MAX_RANKS: usize = 4096;
+/// Most channels of the flat ring: the ring collective's firmware keeps per-channel semaphores
+/// for up to 32 channels (GAPS §11, the "Ring + Kangaring Collective" chapter; SOURCES.md §3.5).
+pub const MAX_CHANNELS: usize = 32;
 /// Most ranks `mesh` runs over: it reduces every rank's chunk in one packet, and a CCE packet
 /// has at most 32 sources (study §4.1).
 pub const MESH_MAX_RANKS: usize = cce_format::packet::MAX_SOURCES;
@@ -403,9 +406,22 @@ pub struct Config {
     /// The two algorithms when `algo` is [`Algo::Hier`] (nodes of the time model's
     /// [`TimeModel::ranks_per_node`] ranks).
     pub hier: Hier,
+    /// Ring cycles of the flat ring (1..=[`MAX_CHANNELS`]; more than one only for `ring` and
+    /// `ring-2r2w`): every chunk is cut into this many pieces, piece k reduced and gathered
+    /// round channel k's ring, whose order in every node starts k·Y/C ranks on (MODEL,
+    /// docs/MODEL.md C29; the module docs of [`super`] give the order).
+    pub channels: usize,
 }
 
 impl Config {
+    /// Its algorithm as reports name it: a hierarchy's as `hier(intra/inter)`, a ring of C > 1
+    /// channels as `ring(C channels)`.
+    pub fn label(&self) -> String {
+        match self.channels {
+            0 | 1 => self.algo.label(self.hier),
+            c => format!("{}({c} channels)", self.algo.name()),
+        }
+    }
     /// The node of rank `q` (the time model's nodes of [`TimeModel::ranks_per_node`] ranks).
     pub fn node(&self, q: usize) -> usize {
         q / self.model.ranks_per_node.max(1)
@@ -437,6 +453,7 @@ impl Config {
             compress: Compress::None,
             user: None,
             hier: Hier::default(),
+            channels: 1,
         }
     }
 

@@ -14,6 +14,17 @@
 //! fine chunks). The intra-node reduce-scatter of a hierarchy ends in `T(q)` (the receive slot
 //! R − 1), which the inter-node stage reads as its input; an inter-node stage's results go to the
 //! output `W`.
+//!
+//! A flat ring of C channels (docs/MODEL.md C29) runs C groups of every rank at once, one per
+//! channel:
+//!
+//! - **channel k** — member i (in node n = ⌊i/Y⌋, local j = i mod Y) is rank nY + (j + s) mod
+//!   y_n, s = ⌊kY/C⌋ and y_n the ranks of node n (Y = R on one node), so the ring crosses from
+//!   node n into n + 1 between local ranks s − 1 and s — another pair of chips for each
+//!   channel. Its chunk c is piece k of the collective's chunk g(c − 1) + 1 (g: member →
+//!   rank), so member i owns, after the reduce-scatter, piece k of chunk g(i) + 1, as rank
+//!   g(i) owns chunk g(i) + 1 in the ring of one channel. Piece k of a chunk of L elements is
+//!   its elements [⌊kL/C⌋, ⌊(k+1)L/C⌋); its partials take scratch slot (chunk)·C + k.
 
 use super::buffers::Layout;
 use super::config::Algo;
@@ -27,6 +38,9 @@ pub(super) enum Stage {
     Intra { x: usize },
     /// The ranks of one local index, one in each of `x` nodes, over the fine chunks of `block`.
     Inter { block: usize, x: usize },
+    /// Channel `k` of `channels` of the flat ring, over piece k of every chunk, its members in
+    /// nodes of `y` ranks turned by `shift` = ⌊k·y/channels⌋.
+    Channel { k: usize, channels: usize, y: usize, shift: usize },
 }
 
 /// A group of ranks running one algorithm's stage over its chunks. Its members' global ranks
@@ -68,6 +82,14 @@ impl<'a> Group<'a> {
         Group { l, first: i, spread: y, n: x, algo, stage: Stage::Inter { block, x }, input_scale: 1.0 }
     }
 
+    /// Every rank of `l` as channel `k` of `channels` of `algo`'s flat ring, in nodes of `y`
+    /// ranks (module docs).
+    pub(super) fn channel(l: &'a Layout, algo: Algo, k: usize, channels: usize, y: usize) -> Self {
+        let y = y.clamp(1, l.r);
+        let stage = Stage::Channel { k, channels, y, shift: k * y / channels };
+        Group { stage, ..Group::flat(l, algo) }
+    }
+
     /// The same group over another layout of as many ranks (its chunks of other lengths).
     pub(super) fn over<'b>(&self, l: &'b Layout) -> Group<'b> {
         Group { l, ..self.clone() }
@@ -79,12 +101,66 @@ impl<'a> Group<'a> {
     }
     /// Global rank of member `i`.
     pub(super) fn g(&self, i: usize) -> usize {
-        self.first + i * self.spread
+        match self.stage {
+            Stage::Channel { y, shift, .. } => {
+                let (node, y_n) = self.node_of(i, y);
+                node + (i - node + shift) % y_n
+            }
+            _ => self.first + i * self.spread,
+        }
     }
     /// The member whose global rank is `q`, if `q` is one.
     pub(super) fn member(&self, q: usize) -> Option<usize> {
+        if let Stage::Channel { y, shift, .. } = self.stage {
+            if q >= self.n {
+                return None;
+            }
+            let (node, y_n) = self.node_of(q, y);
+            return Some(node + (q - node + y_n - shift % y_n) % y_n);
+        }
         let d = q.checked_sub(self.first)?;
         (d % self.spread == 0 && d / self.spread < self.n).then_some(d / self.spread)
+    }
+    /// The first rank of the node of nodes of `y` that holds rank (or member) `i`, and its
+    /// ranks (the last node may be short).
+    fn node_of(&self, i: usize, y: usize) -> (usize, usize) {
+        let first = i / y * y;
+        (first, y.min(self.n - first))
+    }
+    /// A channel's collective chunk of its chunk `c`: piece k of chunk g(c − 1) + 1 (module
+    /// docs); any other group's chunk is itself.
+    fn chunk(&self, c: usize) -> usize {
+        match self.stage {
+            Stage::Channel { .. } => (self.g(self.m(c as i64 - 1)) + 1) % self.n,
+            _ => c,
+        }
+    }
+    /// A channel's piece of its chunk `c`: (elements of the chunk before it, its elements).
+    fn piece(&self, c: usize) -> (u64, u64) {
+        let Stage::Channel { k, channels, .. } = self.stage else { return (0, self.len_whole(c)) };
+        let whole = self.l.len(self.chunk(c)) as u128;
+        let at = |k: usize| (whole * k as u128 / channels as u128) as u64;
+        (at(k), at(k + 1) - at(k))
+    }
+    /// Elements of group chunk `c`'s fine chunks, whole.
+    fn len_whole(&self, c: usize) -> u64 {
+        let (f, k) = self.fine(c);
+        self.l.start(f + k) - self.l.start(f)
+    }
+    /// The channel `(k, channels)` a channel's group runs.
+    pub(super) fn lane(&self) -> Option<(usize, usize)> {
+        match self.stage {
+            Stage::Channel { k, channels, .. } => Some((k, channels)),
+            _ => None,
+        }
+    }
+    /// The group chunk that carries element `e` of fine chunk `f`: [`Self::chunk_of`], and for
+    /// a channel only when `e` lies in its piece.
+    pub(super) fn carrying(&self, f: usize, e: u64) -> Option<usize> {
+        let c = self.chunk_of(f)?;
+        let (off, len) = self.piece(c);
+        let first = self.l.start(f) + off;
+        (self.lane().is_none() || (first..first + len).contains(&e)).then_some(c)
     }
     /// Member `x` mod n.
     pub(super) fn m(&self, x: i64) -> usize {
@@ -92,6 +168,9 @@ impl<'a> Group<'a> {
     }
     /// The fine chunks of group chunk `c`: (first, how many).
     fn fine(&self, c: usize) -> (usize, usize) {
+        if let Stage::Channel { .. } = self.stage {
+            return (self.chunk(c), 1);
+        }
         let (off, w) = self.span();
         (off + c * w, w)
     }
@@ -99,21 +178,25 @@ impl<'a> Group<'a> {
     /// as `(off, w)`.
     pub(super) fn span(&self) -> (usize, usize) {
         match self.stage {
-            Stage::Flat => (0, 1),
+            Stage::Flat | Stage::Channel { .. } => (0, 1),
             Stage::Intra { x } => (0, x),
             Stage::Inter { block, x } => (block * x, 1),
         }
     }
     /// The group chunk that holds fine chunk `f`, if the group's chunks do.
     pub(super) fn chunk_of(&self, f: usize) -> Option<usize> {
+        if let Stage::Channel { .. } = self.stage {
+            // f = g(c − 1) + 1.
+            let before = self.member(self.l.m(f as i64 - 1))?;
+            return Some(self.m(before as i64 + 1));
+        }
         let (off, w) = self.span();
         let c = f.checked_sub(off)? / w;
         (c < self.n).then_some(c)
     }
     /// Elements of group chunk `c`.
     pub(super) fn len(&self, c: usize) -> u64 {
-        let (f, k) = self.fine(c);
-        self.l.start(f + k) - self.l.start(f)
+        self.piece(c).1
     }
     /// Bytes of group chunk `c`.
     pub(super) fn bytes(&self, c: usize) -> u64 {
@@ -126,7 +209,7 @@ impl<'a> Group<'a> {
             Stage::Inter { block, x } => {
                 self.l.t(self.g(i)) + (self.l.start(f) - self.l.start(block * x)) * self.l.size
             }
-            _ => self.l.input(self.g(i), f),
+            _ => self.l.input(self.g(i), f) + self.piece(c).0 * self.l.size,
         }
     }
     /// Member `i`'s partial in the group's scratch slot `slot` (below n).
@@ -142,6 +225,7 @@ impl<'a> Group<'a> {
             Stage::Flat => slot,
             Stage::Intra { x } => slot * x,
             Stage::Inter { block, x } => self.l.r + block * x + slot,
+            Stage::Channel { k, channels, .. } => self.chunk(slot) * channels + k,
         }
     }
     /// Member `i`'s compressed buffer of chunk `c` for the hop after it (GCE).
@@ -154,7 +238,7 @@ impl<'a> Group<'a> {
     }
     /// Member `i`'s output of chunk `c` (a block's fine chunks lie back to back in `W`).
     pub(super) fn w(&self, i: usize, c: usize) -> u64 {
-        self.l.w(self.g(i), self.fine(c).0)
+        self.l.w(self.g(i), self.fine(c).0) + self.piece(c).0 * self.l.size
     }
     /// Where member `i`'s reduce-scatter puts its final chunk `c`: the output, or (a
     /// hierarchy's intra-node stage) `T`.
@@ -167,7 +251,7 @@ impl<'a> Group<'a> {
     /// Whether ring-2R2W's last reduce also writes the next member's output (only where its
     /// result is the output of the whole collective).
     pub(super) fn replicates_result(&self) -> bool {
-        self.stage == Stage::Flat
+        matches!(self.stage, Stage::Flat | Stage::Channel { .. })
     }
 }
 

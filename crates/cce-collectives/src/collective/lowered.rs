@@ -10,12 +10,14 @@ use super::schedule::{Step, owners, schedule};
 use super::user::{self, Geometry};
 
 /// The buffer map of `cfg`: R scratch slots per kind, 2R for a hierarchy (its inter-node
-/// stage's partials take the slots from R, [`super::group`]).
+/// stage's partials take the slots from R, [`super::group`]), R·C for a ring of C channels
+/// (each channel's piece of a chunk its own slot).
 pub(super) fn layout(cfg: &Config) -> Layout {
     let mut l = Layout::new(cfg.ranks, cfg.elems, cfg.dtype.bytes() as u64);
     if cfg.algo == Algo::Hier {
         l.slots = 2 * cfg.ranks;
     }
+    l.slots *= cfg.channels.max(1);
     l
 }
 

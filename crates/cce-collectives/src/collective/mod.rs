@@ -16,6 +16,18 @@
 //!   `[s = 0 ? IN(r−1)[c] : P(r−1, c), IN(r)[c]] → P(r, c)` (the last step writes `W(r, c)`).
 //!   Chunk c = ((IN_c + IN_{c+1}) + IN_{c+2}) + … + IN_{c−1}, rounded after each `+`. Then R−1
 //!   all-gather copy steps: rank r copies `W(r−1, r−s) → W(r, r−s)`.
+//! - `ring` and `ring-2r2w` with `--channels C` > 1 (docs/MODEL.md C29; nodes of Y =
+//!   [`TimeModel::ranks_per_node`] ranks, Y = R on one node, a last short node of y ranks turning
+//!   mod y): chunk c is cut into C pieces, piece k its elements `[⌊kL/C⌋, ⌊(k+1)L/C⌋)` (L its
+//!   length), and piece k of every chunk runs round channel k's ring, all channels in the same
+//!   steps (a rank's step t does channel 0's work, then channel 1's, …, and waits for every
+//!   channel's predecessor). Channel k's ring visits, in every node, the local ranks from
+//!   s = ⌊kY/C⌋ on: its position i (node n, local j) is rank g(i) = nY + (j + s) mod Y. Position i
+//!   does at step s what rank i does in the ring above, on piece k of chunk `g(i − s − 2) + 1`
+//!   — so piece k of chunk c is the sum from rank g(p), p = g⁻¹(c − 1) + 1, round the ring:
+//!   `((IN_g(p) + IN_g(p+1)) + IN_g(p+2)) + … + IN_g(p−1)`, rounded after each `+`, and rank q
+//!   owns chunk q + 1 (all its pieces) after the reduce-scatter, as in one channel. Partials of
+//!   piece k of chunk c take scratch slot cC + k; outputs are `W(r, c)` at the piece's offset.
 //! - `ring-2r2w` (RING_2R2W, arch ≥ 3): as `ring`, but each reduce also writes the next rank's
 //!   `RECV(r+1, c)` (replication), which that rank reads locally; the last step writes
 //!   `W(r, c)` and `W(r+1, c)`, so R−2 all-gather steps remain. Same order as `ring`.
@@ -101,10 +113,10 @@ mod transport;
 mod user;
 
 pub use budget::{Bytes, Checked, MemoryNeed, check, check_chosen, estimate, memory_need};
-pub use choose::{Candidate, choose, choose_every, spans_nodes};
+pub use choose::{Candidate, auto_channels, choose, choose_every, spans_nodes};
 pub use config::{
-    Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_RANKS, MESH_MAX_RANKS,
-    MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,
+    Algo, Collective, CollectiveError, Compress, Config, FALLBACK_BUDGET, Hier, Inter, MAX_CHANNELS, MAX_RANKS,
+    MESH_MAX_RANKS, MIN_RANKS, Outcome, RankCounts, RedOp, UserAlgo, default_budget,
 };
 pub use hops::{HopBytes, hop_bytes, hop_report};
 pub use model::{FITTED, Fitted, Instance, Parameter, TimeModel};

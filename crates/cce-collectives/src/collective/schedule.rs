@@ -203,11 +203,13 @@ impl Phase<'_> {
         }
     }
 
-    /// Appends the steps of every member to its list.
-    pub(super) fn push(&self, cfg: &Config, steps: &mut [Vec<Step>]) {
+    /// Joins the steps of every member into its list, from the phase's base on ([`join`]).
+    pub(super) fn join_into(&self, cfg: &Config, steps: &mut [Vec<Step>]) {
         for q in 0..self.g.n() {
             let mine = &mut steps[self.g.g(q)];
-            mine.extend((0..self.steps()).map(|t| self.step(cfg, q, t)));
+            for t in 0..self.steps() {
+                join(&mut mine[self.base + t], self.step(cfg, q, t));
+            }
         }
     }
 
@@ -389,6 +391,7 @@ impl Phase<'_> {
         match self.g.stage {
             // A flat group's members are the ranks.
             Stage::Flat => cfg.node(x) != cfg.node(self.g.l.m(x as i64 + 1)),
+            Stage::Channel { .. } => cfg.node(self.g.g(x)) != cfg.node(self.g.g(self.g.m(x as i64 + 1))),
             _ => true,
         }
     }
@@ -550,12 +553,16 @@ impl Phase<'_> {
     }
 
     /// Member `q`'s steps as [`Run`]s, in order: the chunks of each step read off the rules
-    /// above, the steps alike but for those chunks' lengths grouped.
+    /// above, the steps alike but for those chunks' lengths grouped. A channel's pieces are
+    /// not an arithmetic progression of lengths: its steps are counted as made.
     pub(super) fn runs(&self, q: usize) -> Vec<Run> {
         let g = &self.g;
         let (n, qi) = (g.n(), q as i64);
         let owner = |p: usize| group::owner(g.algo, n, p) as i64;
         let mut v = Vec::new();
+        if g.lane().is_some() {
+            return vec![Run::Made { t0: 0, t1: self.steps() }];
+        }
         match (self.part, g.algo) {
             (_, Algo::File | Algo::Hier) => {}
             (Part::SingleStepMesh, _) | (Part::AllGather { .. }, Algo::Mesh) => v.push(Run::Made { t0: 0, t1: 1 }),
@@ -624,6 +631,9 @@ pub(super) enum Split {
     /// One group per local index, over the block the `intra` reduce-scatter leaves that index
     /// (a hierarchy's inter-node legs).
     Across { intra: Algo },
+    /// One group of every rank, channel `k` of the flat ring's ([`Group::channel`]): the legs
+    /// of channels 1, 2, … run beside channel 0's, in the same steps.
+    Channel { k: usize },
 }
 
 /// One leg of a collective: `part` of `algo`, run by every group of `split`.
@@ -635,25 +645,64 @@ pub(super) struct Leg {
 }
 
 /// A built-in collective as its legs, in order, each with the step every rank starts it at.
+/// Legs of the same start run side by side (a ring's channels): a rank's step is theirs joined,
+/// in leg order ([`join`]).
 #[derive(Clone, Debug)]
 pub(super) struct Plan<'a> {
     l: &'a Layout,
-    /// Ranks per node (a hierarchy's).
+    /// Ranks per node (a hierarchy's; a channel's ring turns inside them).
     y: usize,
+    /// The flat ring's channels.
+    channels: usize,
     legs: Vec<(Leg, usize)>,
+}
+
+/// Appends `more` (a leg's step beside the others of the same index) to `step`: its works
+/// after, its dependencies those not already there.
+pub(super) fn join(step: &mut Step, more: Step) {
+    step.work.extend(more.work);
+    for d in more.deps {
+        if !step.deps.contains(&d) {
+            step.deps.push(d);
+        }
+    }
 }
 
 impl<'a> Plan<'a> {
     /// The legs of `cfg` (a built-in algorithm that passed the shape check) over `l`.
     pub(super) fn new(cfg: &Config, l: &'a Layout) -> Plan<'a> {
         let legs = if cfg.algo == Algo::Hier { hier::legs(cfg) } else { flat_legs(cfg) };
-        let mut plan = Plan { l, y: cfg.model.ranks_per_node.max(1), legs: Vec::new() };
-        let mut base = 0;
+        let channels = cfg.channels.max(1);
+        let mut plan = Plan { l, y: cfg.model.ranks_per_node.max(1), channels, legs: Vec::new() };
+        let (mut base, mut next) = (0, 0);
         for leg in legs {
+            if !matches!(leg.split, Split::Channel { k } if k > 0) {
+                base = next;
+            }
             plan.legs.push((leg, base));
-            base += plan.phase(plan.legs.len() - 1, 0).steps();
+            next = next.max(base + plan.phase(plan.legs.len() - 1, 0).steps());
         }
         plan
+    }
+
+    /// The works that the legs before leg `i` beside it put in rank `q`'s step `s` (its
+    /// works' first position in the joined step).
+    pub(super) fn offset(&self, cfg: &Config, i: usize, q: usize, s: usize) -> usize {
+        let base = self.legs[i].1;
+        (0..i)
+            .rev()
+            .take_while(|&j| self.legs[j].1 == base)
+            .map(|j| {
+                let phase = self.phase(j, q);
+                let m = phase.g.member(q).expect("a channel's group holds every rank");
+                if s < base + phase.steps() { phase.step(cfg, m, s - base).work.len() } else { 0 }
+            })
+            .sum()
+    }
+
+    /// Whether leg `i + 1` runs beside leg `i`.
+    pub(super) fn beside_next(&self, i: usize) -> bool {
+        self.legs.get(i + 1).is_some_and(|&(_, base)| base == self.legs[i].1)
     }
 
     /// How many legs.
@@ -671,6 +720,7 @@ impl<'a> Plan<'a> {
                 let i = q % self.y;
                 Group::inter(self.l, leg.algo, i, self.y, group::owner(intra, self.y, i))
             }
+            Split::Channel { k } => Group::channel(self.l, leg.algo, k, self.channels, self.y),
         };
         Phase { g, part: leg.part, base }
     }
@@ -678,21 +728,26 @@ impl<'a> Plan<'a> {
     /// Leg `i`'s phases, one per group.
     pub(super) fn phases(&self, i: usize) -> Vec<Phase<'a>> {
         let firsts: Vec<usize> = match self.legs[i].0.split {
-            Split::All => vec![0],
+            Split::All | Split::Channel { .. } => vec![0],
             Split::Nodes => (0..self.l.r / self.y).map(|n| n * self.y).collect(),
             Split::Across { .. } => (0..self.y).collect(),
         };
         firsts.into_iter().map(|q| self.phase(i, q)).collect()
     }
 
+    /// Steps per rank.
+    pub(super) fn nsteps(&self) -> usize {
+        (0..self.legs()).map(|i| self.legs[i].1 + self.phase(i, 0).steps()).max().unwrap_or(0)
+    }
+
     /// Every rank's steps.
     fn steps(&self, cfg: &Config) -> Vec<Vec<Step>> {
-        let mut steps = vec![Vec::new(); self.l.r];
+        let mut steps = vec![vec![Step::default(); self.nsteps()]; self.l.r];
         let across = |i: usize| matches!(self.legs.get(i).map(|(leg, _)| leg.split), Some(Split::Across { .. }));
         let across_from = (0..self.legs()).find(|&i| across(i)).map(|i| self.legs[i].1);
         for i in 0..self.legs() {
             for phase in self.phases(i) {
-                phase.push(cfg, &mut steps);
+                phase.join_into(cfg, &mut steps);
             }
             if across(i) && !across(i + 1) {
                 hier::wait_for_inputs(self.l, &mut steps, across_from.unwrap_or(0));
@@ -740,7 +795,7 @@ impl<'a> Streamed<'a> {
             let (_, base) = plan.legs[i];
             (base, base + plan.phase(i, 0).steps())
         };
-        let nsteps = (0..plan.legs()).map(|i| span(i).1).max().unwrap_or(0);
+        let nsteps = plan.nsteps();
         let across_legs: Vec<usize> =
             (0..plan.legs()).filter(|&i| matches!(plan.legs[i].0.split, Split::Across { .. })).collect();
         let across = match (across_legs.first(), across_legs.last()) {
@@ -750,18 +805,24 @@ impl<'a> Streamed<'a> {
         Streamed { cfg, plan, across, nsteps }
     }
 
-    /// Rank `q`'s step `s` as its leg makes it.
+    /// Rank `q`'s step `s` as its legs make it (joined, [`join`]).
     fn leg_step(&self, q: usize, s: usize) -> Step {
-        let i = (0..self.plan.legs())
-            .rev()
-            .find(|&i| {
-                let (_, base) = self.plan.legs[i];
-                base <= s && s < base + self.plan.phase(i, q).steps()
-            })
-            .expect("every step index lies in a leg");
-        let phase = self.plan.phase(i, q);
-        let member = phase.g.member(q).expect("a rank is a member of its leg's group");
-        phase.step(self.cfg, member, s - phase.base)
+        let covers = |i: usize| {
+            let (_, base) = self.plan.legs[i];
+            base <= s && s < base + self.plan.phase(i, q).steps()
+        };
+        let last = (0..self.plan.legs()).rev().find(|&i| covers(i)).expect("every step index lies in a leg");
+        let mut first = last;
+        while first > 0 && self.plan.legs[first - 1].1 == self.plan.legs[last].1 && covers(first - 1) {
+            first -= 1;
+        }
+        let mut step = Step::default();
+        for i in first..=last {
+            let phase = self.plan.phase(i, q);
+            let member = phase.g.member(q).expect("a rank is a member of its leg's group");
+            join(&mut step, phase.step(self.cfg, member, s - phase.base));
+        }
+        step
     }
 }
 
@@ -784,17 +845,23 @@ impl StepSource for Streamed<'_> {
 /// A flat collective's legs: the GCE ring, or the reduce-scatter and the all-gather its
 /// collective runs.
 fn flat_legs(cfg: &Config) -> Vec<Leg> {
-    let leg = |part| Leg { part, algo: cfg.algo, split: Split::All };
     if cfg.compress == Compress::Gce {
         // `check` admits only the ring all-reduce.
         return vec![Leg { part: Part::RingGce, algo: Algo::Ring, split: Split::All }];
     }
+    let channels = cfg.channels.max(1);
+    let legs = |part| {
+        (0..channels).map(move |k| {
+            let split = if channels == 1 { Split::All } else { Split::Channel { k } };
+            Leg { part, algo: cfg.algo, split }
+        })
+    };
     let mut v = Vec::new();
     if cfg.collective != Collective::AllGather {
-        v.push(leg(Part::ReduceScatter));
+        v.extend(legs(Part::ReduceScatter));
     }
     if cfg.collective != Collective::ReduceScatter {
-        v.push(leg(Part::AllGather { after_rs: cfg.collective == Collective::AllReduce }));
+        v.extend(legs(Part::AllGather { after_rs: cfg.collective == Collective::AllReduce }));
     }
     v
 }
@@ -864,6 +931,16 @@ mod tests {
                 cfg.hier = crate::collective::Hier { intra, inter: crate::collective::Inter::Ring };
                 cfg.compress = Compress::Gce;
                 if crate::collective::budget_shape(&cfg).is_ok() {
+                    v.push(cfg);
+                }
+            }
+        }
+        // The flat rings of 2-4 channels, one node or nodes of 2-4 ranks, the last one short.
+        for algo in [Algo::Ring, Algo::Ring2r2w] {
+            for (ranks, per_node, channels) in [(4, 4, 2), (6, 2, 2), (6, 3, 3), (7, 4, 4), (3, 3, 3), (8, 4, 4)] {
+                for c in Collective::ALL {
+                    let mut cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 1000);
+                    (cfg.collective, cfg.channels, cfg.model.ranks_per_node) = (c, channels, per_node);
                     v.push(cfg);
                 }
             }

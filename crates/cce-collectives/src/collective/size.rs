@@ -116,7 +116,9 @@ pub fn schedule_size(cfg: &Config) -> Option<ScheduleSize> {
             n
         }
     };
-    Some(ScheduleSize { steps: per_rank.0 * r, works: per_rank.1 * r })
+    // A ring's channels run side by side: as many steps, a work of each in every one.
+    let channels = cfg.channels.max(1) as u64;
+    Some(ScheduleSize { steps: per_rank.0 * r, works: per_rank.1 * r * channels })
 }
 
 /// The GCE ring's: a first step, R − 1 reduce steps and R − 1 gather steps per rank; a rank

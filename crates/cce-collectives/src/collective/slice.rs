@@ -61,19 +61,19 @@ pub(super) struct SliceWork {
     pub(super) work: Work,
 }
 
-/// Every work of `plan` that reads or writes fine chunk `f` (a group's chunk that holds it),
-/// by step, then rank, then position: an order the dependencies allow, as every step waits
-/// only for earlier steps.
-pub(super) fn works(cfg: &Config, plan: &Plan, f: usize) -> Vec<SliceWork> {
+/// Every work of `plan` that reads or writes element `e` of fine chunk `f` (a group's chunk
+/// that carries it: a channel's piece), by step, then rank, then position in the step joined
+/// with the legs beside it: an order the dependencies allow, as every step waits only for
+/// earlier steps.
+pub(super) fn works(cfg: &Config, plan: &Plan, f: usize, e: u64) -> Vec<SliceWork> {
     let mut out = Vec::new();
     for i in 0..plan.legs() {
         for phase in plan.phases(i) {
-            let Some(gc) = phase.g.chunk_of(f) else { continue };
-            out.extend(phase.touching(cfg, gc).into_iter().map(|t| SliceWork {
-                rank: phase.g.g(t.q),
-                step: phase.base + t.t,
-                item: t.item,
-                work: t.work,
+            let Some(gc) = phase.g.carrying(f, e) else { continue };
+            out.extend(phase.touching(cfg, gc).into_iter().map(|t| {
+                let (rank, step) = (phase.g.g(t.q), phase.base + t.t);
+                let item = t.item + if i > 0 { plan.offset(cfg, i, rank, step) } else { 0 };
+                SliceWork { rank, step, item, work: t.work }
             }));
         }
     }
@@ -184,6 +184,8 @@ impl<'a> Counter<'a> {
     /// of the rank planned (`cce-host`) and counted.
     pub(super) fn before(&mut self, q: usize, step: usize, item: usize) -> Result<Counts, CollectiveError> {
         let mut total = Counts::default();
+        // Works of the legs before, beside this one, in the step of `item`.
+        let mut beside = 0;
         for i in 0..self.plan.legs() {
             let phase = self.plan.phase(i, q);
             let Some(m) = phase.g.member(q) else { continue };
@@ -191,8 +193,15 @@ impl<'a> Counter<'a> {
                 total.add(self.phase(&phase, m, phase.steps(), 0)?);
                 continue;
             }
-            total.add(self.phase(&phase, m, step - phase.base, item)?);
-            break;
+            if step < phase.base {
+                break;
+            }
+            let t = step - phase.base;
+            total.add(self.phase(&phase, m, t, item.saturating_sub(beside))?);
+            if !self.plan.beside_next(i) {
+                break;
+            }
+            beside += phase.step(self.cfg, m, t).work.len();
         }
         Ok(total)
     }

@@ -53,6 +53,17 @@ fn cases() -> Vec<Config> {
             base.push(cfg);
         }
     }
+    // The flat rings of several channels, in whole and partial nodes.
+    for algo in [Algo::Ring, Algo::Ring2r2w] {
+        for (ranks, per_node, channels) in [(2, 2, 2), (4, 2, 2), (6, 3, 3), (8, 4, 3), (7, 3, 2), (5, 5, 4), (9, 4, 5)]
+        {
+            for c in Collective::ALL {
+                let mut cfg = Config::new(ranks, algo, RedOp::Add, SdmaDtype::Bf16, 0);
+                (cfg.collective, cfg.channels, cfg.model.ranks_per_node) = (c, channels, per_node);
+                base.push(cfg);
+            }
+        }
+    }
     let mut out = Vec::new();
     for cfg in base {
         for (op, arch) in [(RedOp::Add, 3), (RedOp::Avg, 3), (RedOp::Add, 2)] {
@@ -83,12 +94,15 @@ fn name(cfg: &Config) -> String {
     )
 }
 
-/// The elements told: the first and last, each chunk's first and last, one inside.
-fn elements(l: &Layout) -> Vec<u64> {
+/// The elements told: the first and last, each chunk's (each channel's piece's) first and
+/// last, one inside.
+fn elements(l: &Layout, channels: usize) -> Vec<u64> {
     let mut v = BTreeSet::from([0, l.n - 1, l.n / 2]);
-    for c in 0..=l.r {
-        let s = l.start(c);
-        v.extend([s.saturating_sub(1), s]);
+    for c in 0..l.r {
+        for k in 0..=channels as u64 {
+            let s = l.start(c) + l.len(c) * k / channels as u64;
+            v.extend([s.saturating_sub(1), s]);
+        }
     }
     v.into_iter().filter(|&e| e < l.n).collect()
 }
@@ -155,9 +169,9 @@ fn slices_are_the_schedules_works_of_the_element() {
         let l = layout(&cfg);
         let (steps, owner) = schedule(&cfg, &l);
         let plan = Plan::new(&cfg, &l);
-        for e in elements(&l) {
+        for e in elements(&l, cfg.channels) {
             let f = chunk_of(&l, e);
-            let slice = works(&cfg, &plan, f);
+            let slice = works(&cfg, &plan, f, e);
             let keys: Vec<(usize, usize, usize)> = slice.iter().map(|w| (w.step, w.rank, w.item)).collect();
             assert!(keys.windows(2).all(|p| p[0] < p[1]), "{}: element {e}: not in order", name(&cfg));
             for w in &slice {

@@ -447,9 +447,10 @@ fn entries(cfg: &Config, low: &Lowered) -> Result<Vec<Entry>, StoryError> {
     Ok(out)
 }
 
-/// The works of a built-in schedule that carry fine chunk `f` ([`slice::works`]), after the
-/// copies before the run that do: [`entries`] of the whole schedule, filtered to the chunk.
-fn element_entries(cfg: &Config, low: &Lowered, plan: &Plan, f: usize) -> Vec<Entry> {
+/// The works of a built-in schedule that carry element `e` of fine chunk `f`
+/// ([`slice::works`]), after the copies before the run that do: [`entries`] of the whole
+/// schedule, filtered to the element's chunk (a channel's piece of it).
+fn element_entries(cfg: &Config, low: &Lowered, plan: &Plan, f: usize, e: u64) -> Vec<Entry> {
     let mut out = Vec::new();
     if let Shape::BuiltIn { owner } = &low.shape {
         for q in (0..cfg.ranks).filter(|&q| owner[q] == f) {
@@ -458,7 +459,7 @@ fn element_entries(cfg: &Config, low: &Lowered, plan: &Plan, f: usize) -> Vec<En
             }
         }
     }
-    let works = slice::works(cfg, plan, f).into_iter().filter(|w| !w.work.is_empty());
+    let works = slice::works(cfg, plan, f, e).into_iter().filter(|w| !w.work.is_empty());
     out.extend(works.map(|w| Entry::new(w.rank, Some(w.step), w.item, w.work, low.l.size)));
     out
 }
@@ -535,7 +536,7 @@ impl<'a> Eval<'a> {
             Shape::User(_) => Ok(Eval::new(cfg, low, source, index, entries(cfg, low)?, None)),
             Shape::BuiltIn { .. } => {
                 let counter = Counter::new(cfg, &low.l);
-                let entries = element_entries(cfg, low, counter.plan(), chunk_of(low, index) as usize);
+                let entries = element_entries(cfg, low, counter.plan(), chunk_of(low, index) as usize, index);
                 Ok(Eval::new(cfg, low, source, index, entries, Some(counter)))
             }
         }

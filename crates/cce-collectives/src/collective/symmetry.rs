@@ -2,7 +2,8 @@
 //! instead of all of them (docs/MODEL.md C27).
 //!
 //! When the ranks are X ≥ 2 whole nodes of Y, every chunk has the same length (N a multiple of
-//! R) and the algorithm treats the nodes alike, a map σ of the nodes onto themselves carries
+//! R, of R·C for a ring of C channels, whose rings turn alike in every node) and the algorithm
+//! treats the nodes alike, a map σ of the nodes onto themselves carries
 //! every rank's schedule onto another's: rank q's steps, with every rank in them moved by σ,
 //! are σ(q)'s, step for step, up to the order of a reduce's sources. The map is
 //! - **a rotation** (node n → n + k mod X) for the rings and mesh (flat, or between nodes), and
@@ -49,7 +50,8 @@ impl Symmetry {
     pub(super) fn of(cfg: &Config) -> Option<Symmetry> {
         let y = cfg.model.ranks_per_node;
         let r = cfg.ranks;
-        if y == 0 || r % y != 0 || r / y < 2 || cfg.elems % r as u64 != 0 {
+        // Every chunk (every channel's piece of it) of one length.
+        if y == 0 || r % y != 0 || r / y < 2 || cfg.elems % (r * cfg.channels.max(1)) as u64 != 0 {
             return None;
         }
         if cfg.user.is_some() || cfg.compress != Compress::None || cfg.fail.is_some() {
@@ -101,6 +103,16 @@ mod tests {
             }
         }
         let mut v = Vec::new();
+        // The flat rings of 2 and 3 channels.
+        for (algo, channels) in [(Algo::Ring, 2), (Algo::Ring, 3), (Algo::Ring2r2w, 2)] {
+            for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
+                let r = x * y;
+                let mut cfg = Config::new(r, algo, RedOp::Avg, SdmaDtype::Bf16, 5 * (r * channels) as u64);
+                (cfg.collective, cfg.channels, cfg.model.ranks_per_node, cfg.model.efa_per_node) =
+                    (collective, channels, y, 2);
+                v.push(cfg);
+            }
+        }
         for (algo, hier) in algos {
             for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
                 for (arch, cores, efa, per_chunk, op, dtype) in [
