@@ -721,7 +721,8 @@ pub struct AlgorithmStatement {
     /// `intra-node`, `inter-node` or `hierarchical` (several ranks per node over several nodes).
     pub scope: &'static str,
     /// By cce's name ([`crate::collective::Algo::name`], [`crate::collective::Inter::name`]), or
-    /// `flat-ring` (one ring through every rank of every node, which cce does not build).
+    /// `flat-ring` (one ring through every rank of every node: cce's `ring` over nodes, with its
+    /// channels on Trn1, docs/MODEL.md C29).
     pub algorithm: &'static str,
     /// When it is used, paraphrased.
     pub when: &'static str,

@@ -235,6 +235,14 @@ pub fn model_json(r: &ModelReport) -> Value {
             if let Err(why) = &p.model_us {
                 v["refused"] = json!(why);
             }
+            if let Some((algo, timed)) = &p.alternative {
+                let (us, refused) = match timed {
+                    Ok(us) => (Some(*us), None),
+                    Err(why) => (None, Some(why)),
+                };
+                v["alternative"] = json!({"algorithm": algo, "model_us": us,
+                    "ratio": us.map(|u| u / m.measured_us), "refused": refused});
+            }
             v
         })
         .collect();
@@ -353,6 +361,10 @@ pub fn model_text(r: &ModelReport) -> String {
             (None, Ok(_)) => String::new(),
         };
         let held = if p.held_out { "  [held out]" } else { "" };
+        let algo = match &p.alternative {
+            Some((alt, Ok(us))) => format!("{algo} (or {alt}: {us:.1} us, {:.3})", us / m.measured_us),
+            _ => algo,
+        };
         let _ = writeln!(
             t,
             "{:<23} {:<11} {:<8} {:>5} {:>5} {:>11} {:<5} {:>11.1} {:>10} {:>7}  {algo}{held}",

@@ -62,11 +62,13 @@ pub fn spans_nodes(cfg: &Config) -> bool {
     y >= 2 && cfg.ranks % y == 0 && cfg.ranks / y >= 2
 }
 
-/// The channels `auto` gives the flat ring of `cfg`, when it considers them: on Trn1 (arch 2)
-/// over two or more nodes, where Neuron runs several ring cycles for large messages, one per
-/// EFA interface of a node (at most its ranks and [`MAX_CHANNELS`]); docs/MODEL.md C29.
+/// The channels `auto` gives the flat ring of `cfg`, when it considers them (docs/MODEL.md
+/// C29): on Trn1 (arch 2) over two or more nodes, where Neuron runs the flat ring as several
+/// ring cycles, one per EFA interface of a node — at most its ranks and [`MAX_CHANNELS`], and
+/// no more than a chunk has elements (no channel with an empty piece). `None` below two.
 pub fn auto_channels(cfg: &Config) -> Option<usize> {
-    let c = cfg.model.efa_per_node.min(cfg.model.ranks_per_node).min(MAX_CHANNELS);
+    let per_chunk = usize::try_from(cfg.elems / cfg.ranks.max(1) as u64).unwrap_or(usize::MAX);
+    let c = cfg.model.efa_per_node.min(cfg.model.ranks_per_node).min(MAX_CHANNELS).min(per_chunk);
     (cfg.arch == 2 && cfg.nodes() >= 2 && c >= 2).then_some(c)
 }
 
