@@ -282,9 +282,9 @@ impl InputSource for Zeros {
 
 /// The order (the story's `expr`) of every element of rank `rank`'s output (`None`: as
 /// [`story`]), as `(first element, order)` segments in ascending order: an element's order is
-/// its segment's, the last that starts at or before it. Every element of a chunk is reduced in
-/// the same order, so one story per chunk (told over zero inputs) gives them all; adjacent
-/// chunks of one order are one segment.
+/// its segment's, the last that starts at or before it. Every element of a chunk (of a
+/// channel's piece of it) is reduced in the same order, so one story per chunk or piece (told
+/// over zero inputs) gives them all; adjacent chunks of one order are one segment.
 ///
 /// # Errors
 /// As [`story`]; a user schedule of more than [`MAX_ORDER_CHUNKS`] chunks is a
@@ -303,7 +303,14 @@ pub fn orders(cfg: &Config, rank: Option<usize>) -> Result<Vec<(u64, Order)>, St
             }
             (0..chunks).map(|c| c * per).collect()
         }
-        Shape::BuiltIn { .. } => (0..low.l.r).map(|c| low.l.start(c)).collect(),
+        // A chunk's pieces, one per channel (one piece without channels), each its own order.
+        Shape::BuiltIn { .. } => {
+            let pieces = cfg.channels.max(1) as u64;
+            (0..low.l.r)
+                .flat_map(|c| (0..pieces).map(move |k| (c, k)))
+                .map(|(c, k)| low.l.start(c) + low.l.len(c) * k / pieces)
+                .collect()
+        }
     };
     let mut out: Vec<(u64, Order)> = Vec::new();
     let mut last = None;

@@ -229,6 +229,27 @@ fn every_dtype_op_and_rounding_gives_the_runs_bits() {
     );
 }
 
+/// The flat rings of several channels (docs/MODEL.md C29): one node and nodes of 2–4 ranks (a
+/// short last one), every collective, RNE and SR, pieces empty or not.
+#[test]
+fn channels_give_the_runs_bits() {
+    let mut counted = Counted::default();
+    for algo in [Algo::Ring, Algo::Ring2r2w] {
+        for (ranks, per_node, channels) in [(4, 4, 2), (6, 3, 3), (8, 4, 4), (7, 3, 2), (5, 2, 5)] {
+            for collective in Collective::ALL {
+                for (elems, rounding) in
+                    [(997, Rounding::Rne), (12, Rounding::Rne), (500, Rounding::Stochastic { seed: 9 })]
+                {
+                    let mut cfg = config(algo, ranks, collective, elems);
+                    (cfg.channels, cfg.model.ranks_per_node, cfg.rounding) = (channels, per_node, rounding);
+                    holds(&cfg, 41, &mut counted);
+                }
+            }
+        }
+    }
+    assert!(counted.stories > 300, "{}", counted.stories);
+}
+
 #[test]
 fn gce_hops_give_the_runs_bits() {
     let mut counted = Counted::default();
@@ -330,6 +351,12 @@ fn the_orders_of_chunks_are_every_elements_order() {
                 agree(&config(algo, ranks, Collective::AllReduce, 61 + ranks as u64));
             }
         }
+    }
+    // Channels: a chunk's pieces have orders of their own.
+    for (ranks, per_node, channels) in [(6, 3, 3), (8, 4, 2), (5, 5, 4)] {
+        let mut cfg = config(Algo::Ring, ranks, Collective::AllReduce, 70 + ranks as u64);
+        (cfg.channels, cfg.model.ranks_per_node) = (channels, per_node);
+        agree(&cfg);
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/msccl");
     for entry in std::fs::read_dir(&dir).unwrap() {
