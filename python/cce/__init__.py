@@ -313,7 +313,7 @@ def _algo_and_file(algo):
 
 
 def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
-              ranks_per_node=None, check="exact", nodes=None, intra=None, inter=None, collective=None):
+              ranks_per_node=None, check="exact", nodes=None, intra=None, inter=None, collective=None, channels=None):
     """All-reduces one array per rank (2–4096 ranks, one dtype and element count) over simulated
     ranks, each with its own engine, lowered to CCE packets — as ``cce allreduce --input-dir``.
 
@@ -343,7 +343,15 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
     (the instance's when not given; X·Y must be the number of arrays), and ``algo="hier"`` with
     ``intra`` (ring, ring-2r2w, kangaring, mesh, rdh) inside each node and ``inter`` (ring, mesh,
     single-step-mesh, rdh) between nodes (docs/MODEL.md H1–H6). ``collective``: allreduce (the
-    default), reduce-scatter (each rank's output is its own chunk) or all-gather."""
+    default), reduce-scatter (each rank's output is its own chunk) or all-gather.
+
+    ``channels`` (as ``cce allreduce --channels``): C ring cycles of the flat ring, 1–32, with
+    ``algo`` ring or ring-2r2w (or auto, whose ring candidate then runs them): every chunk is cut
+    into C pieces and piece k is reduced and gathered round channel k's ring, which visits every
+    node of ``ranks_per_node`` ranks from local rank ⌊kY/C⌋ on — so over several nodes the order
+    of a sum depends on C, and stochastic rounding's bits do everywhere (its pieces take other
+    buffers; docs/MODEL.md C29). Not with a hierarchy, a schedule file or ``compress``; a
+    refusal raises CceError naming ``channels``. ``None``: one channel (auto: its own choice)."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "allreduce: at least two ranks' arrays")
     algo, algo_file = _algo_and_file(algo)
     topology = _topology(nodes, intra, inter, collective)
@@ -351,7 +359,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
         [raw(a) for a in ranks], str(algo), str(op), dt, None if accum is None else cce_name(accum), str(rounding),
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file, str(check),
-        topology,
+        topology, channels=None if channels is None else _uint("channels", channels, 64),
     )
     shape = ranks[0].shape
     return [from_raw(o, dt, shape if len(o) == ranks[0].nbytes else None) for o in outs], report

@@ -12,9 +12,10 @@ use crate::numbers::{Outputs, bytes};
 
 /// All-reduces one raw buffer per rank; returns every rank's output bytes and `cce allreduce
 /// --json`'s object. `algo_file` is a user's MSCCL XML schedule, (name, text), run instead of
-/// `algo` (as `cce allreduce --algo-file`).
+/// `algo` (as `cce allreduce --algo-file`); `channels` the flat ring's ring cycles (as
+/// `--channels`; the library checks the value and what it may run with).
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact", topology=None))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file=None, check="exact", topology=None, channels=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn allreduce<'py>(
@@ -32,12 +33,14 @@ pub(crate) fn allreduce<'py>(
     algo_file: Option<(String, String)>,
     check: &str,
     topology: Option<Topology>,
+    channels: Option<u64>,
 ) -> PyResult<Outputs<'py>> {
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, check);
     let mut params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
     if let Some(t) = topology {
         with_topology(&mut params, t).map_err(|e| api_error(py, e))?;
     }
+    params.channels = channels;
     // The engines read every rank's array in place (nothing of it is copied), without the GIL.
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let result = detached(py, || cce_api::allreduce_slices(&params, &slices))?.map_err(|e| api_error(py, e))?;
