@@ -19,6 +19,20 @@ Flat, over a group of n members running algorithm A on its chunks (chunk c of th
                    its round-k partial; v(x) = IN(x) at round 0; the last round's member c
                    writes the result
   owner (who holds chunk c after the reduce-scatter): c-1 for the rings, c for mesh and rdh.
+Flat rings of C channels (ring, ring-2r2w with --channels C; mod.rs "Reduction order", group.rs;
+nodes of Y ranks, Y = R on one node, a last short node of y_n < Y ranks):
+  piece k          of a chunk of L elements: its elements [floor(kL/C), floor((k+1)L/C)), maybe
+                   none; piece k of every chunk runs round channel k's ring.
+  channel k        position i (node n = i // Y, local j = i mod Y) is rank
+                   g(i) = nY + (j + s) mod y_n, s = floor(kY/C): the one-channel ring (above)
+                   over positions, on pieces — piece k of chunk c is the ring's chunk
+                   p = g^-1(c-1) + 1, so its sum is ((IN_g(p) + IN_g(p+1)) + ...) + IN_g(p-1),
+                   rounded after each +, and rank c-1 holds all of chunk c, as with one channel.
+  buffers          R*C scratch slots per kind; a partial of piece k of chunk c goes to the
+                   writer's slot cC + k (ring-2r2w's replica to RECV's), the last reduce to
+                   W(c-1, c) + floor(kL/C) elements. The all-gather copies, as with one channel.
+  on one node      every channel's ring is the one ring turned, so each piece is summed from the
+                   rank one channel starts at: only the addresses (stochastic rounding) differ.
 Hierarchy (X nodes of Y ranks, rank q = nY + i; block b = fine chunks bX..bX+X-1):
   all-reduce       every node: A over its Y ranks on the blocks (inputs IN, result in T(owner));
                    every local index i: B over the X ranks nY+i on the X fine chunks of block
@@ -28,9 +42,9 @@ Hierarchy (X nodes of Y ranks, rank q = nY + i; block b = fine chunks bX..bX+X-1
   all-gather       copies only: rank q's output chunk f is the input chunk f of its owner.
 Buffers (docs/MODEL.md C2, H2): rank r's memory at 2^45 (r + 1); P at +2^42, W at +2^43, RECV
 at +3*2^42; scratch slots of 2^36 bytes up to 64 slots, halved each time the slot count doubles
-(slots: R flat, 2R for a hierarchy); an intra-node stage's slot k is slot kX, an inter-node
-stage's slot k of block b is R + bX + k; rdh's partial of round k for chunk c is slot
-(n - (n >> k)) + (c >> (k+1)); T(r) is RECV slot R - 1; W's chunks lie back to back.
+(slots: R flat, R*C for C channels, 2R for a hierarchy); an intra-node stage's slot k is slot
+kX, an inter-node stage's slot k of block b is R + bX + k; rdh's partial of round k for chunk
+c is slot (n - (n >> k)) + (c >> (k+1)); T(r) is RECV slot R - 1; W's chunks lie back to back.
 """
 import os
 import sys
@@ -143,20 +157,54 @@ def reduce_chunk(algo, n, c, val, p_addr, result_addr, num):
     raise ValueError(f"unknown algo {algo}")
 
 
-def flat(algo, collective, inputs, num):
-    """A flat collective over all ranks: every rank's output."""
+def channel_ring(r, y, channels, k):
+    """Channel k's ring: position -> rank (every node entered floor(kY/C) local ranks on; a short
+    last node turns modulo its own count)."""
+    y = min(y or r, r)
+    s = k * y // channels
+    return [i - i % y + (i % y + s) % min(y, r - (i - i % y)) for i in range(r)]
+
+
+def pieces(length, channels):
+    """A chunk's C pieces: (offset, end) within the chunk."""
+    return [(k * length // channels, (k + 1) * length // channels) for k in range(channels)]
+
+
+def flat_chunk(algo, c, inputs, lay, num, channels, y):
+    """Chunk c of a flat ring (or any flat algorithm with one channel): its value, piece after
+    piece, each round its channel's ring."""
+    r, start = len(inputs), lay.start(c)
+    if channels == 1 or algo not in RINGS:
+        fine = slice(start, lay.start(c + 1))
+        holder, v = reduce_chunk(algo, r, c, lambda x: inputs[x][fine], lambda q, s: lay.p(q, s),
+                                 lambda q: lay.w(q, c), num)
+        return v
+    out = []
+    for k, (lo, hi) in enumerate(pieces(lay.start(c + 1) - start, channels)):
+        g = channel_ring(r, y, channels, k)
+        p = (g.index((c - 1) % r) + 1) % r
+        part = slice(start + lo, start + hi)
+        holder, v = reduce_chunk(algo, r, p, lambda i: inputs[g[i]][part],
+                                 lambda i, _: lay.p(g[i], c * channels + k),
+                                 lambda i: lay.w(g[i], c) + lo * lay.size, num)
+        assert g[holder] == (c - 1) % r
+        out.append(v)
+    return np.concatenate(out)
+
+
+def flat(algo, collective, inputs, num, channels=1, ranks_per_node=None):
+    """A flat collective over all ranks: every rank's output. `channels` > 1 (the rings only)
+    runs piece k of every chunk round channel k's ring over nodes of `ranks_per_node` ranks
+    (None: one node)."""
     r, n = len(inputs), len(inputs[0])
-    lay = Layout(r, n, num.dt.itemsize, r)
+    assert channels == 1 or algo in RINGS
+    lay = Layout(r, n, num.dt.itemsize, r * channels)
     fine = lambda f: slice(lay.start(f), lay.start(f + 1))
     own = owner_of(algo, r)
     if collective == "all-gather":
         out = np.concatenate([inputs[own.index(f)][fine(f)] for f in range(r)])
         return [out.copy() for _ in range(r)]
-    chunks = {}
-    for c in range(r):
-        holder, v = reduce_chunk(algo, r, c, lambda x: inputs[x][fine(c)], lambda q, s: lay.p(q, s),
-                                 lambda q: lay.w(q, c), num)
-        chunks[c] = v
+    chunks = {c: flat_chunk(algo, c, inputs, lay, num, channels, ranks_per_node) for c in range(r)}
     if collective == "reduce-scatter":
         return [chunks[own[q]] for q in range(r)]
     out = np.concatenate([chunks[c] for c in range(r)])
