@@ -24,7 +24,8 @@
 //!   channel. Its chunk c is piece k of the collective's chunk g(c − 1) + 1 (g: member →
 //!   rank), so member i owns, after the reduce-scatter, piece k of chunk g(i) + 1, as rank
 //!   g(i) owns chunk g(i) + 1 in the ring of one channel. Piece k of a chunk of L elements is
-//!   its elements [⌊kL/C⌋, ⌊(k+1)L/C⌋); its partials take scratch slot (chunk)·C + k.
+//!   its elements [⌊kL/C⌋, ⌊(k+1)L/C⌋); the partials of piece k of the collective's chunk f take
+//!   scratch slot f·C + k.
 
 use super::buffers::Layout;
 use super::config::Algo;

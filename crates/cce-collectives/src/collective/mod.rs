@@ -22,12 +22,17 @@
 //!   length), and piece k of every chunk runs round channel k's ring, all channels in the same
 //!   steps (a rank's step t does channel 0's work, then channel 1's, …, and waits for every
 //!   channel's predecessor). Channel k's ring visits, in every node, the local ranks from
-//!   s = ⌊kY/C⌋ on: its position i (node n, local j) is rank g(i) = nY + (j + s) mod Y. Position i
+//!   s = ⌊kY/C⌋ on: its position i (node n, local j) is rank g(i) = nY + (j + s) mod y_n (y_n the
+//!   node's ranks: Y, or a short last node's count; chunks and slots below are the collective's
+//!   chunks, not a ring's positions). Position i
 //!   does at step s what rank i does in the ring above, on piece k of chunk `g(i − s − 2) + 1`
 //!   — so piece k of chunk c is the sum from rank g(p), p = g⁻¹(c − 1) + 1, round the ring:
 //!   `((IN_g(p) + IN_g(p+1)) + IN_g(p+2)) + … + IN_g(p−1)`, rounded after each `+`, and rank q
 //!   owns chunk q + 1 (all its pieces) after the reduce-scatter, as in one channel. Partials of
 //!   piece k of chunk c take scratch slot cC + k; outputs are `W(r, c)` at the piece's offset.
+//!   On one node every channel's ring is the one ring turned, so every sum keeps the one
+//!   channel's order (RNE bits equal; SR's differ, its bits following the addresses); over nodes
+//!   a sum starts elsewhere where its chunk's predecessor ends a node's turn.
 //! - `ring-2r2w` (RING_2R2W, arch ≥ 3): as `ring`, but each reduce also writes the next rank's
 //!   `RECV(r+1, c)` (replication), which that rank reads locally; the last step writes
 //!   `W(r, c)` and `W(r+1, c)`, so R−2 all-gather steps remain. Same order as `ring`.
