@@ -529,7 +529,7 @@ def _text(name, x):
 
 
 def repro(*, ranks, algo, elems=None, dtype=None, accum=None, rounding="rne", seed=1, arch=3, compress="none",
-          ranks_per_node=None, op="add", input_seed=1, inputs=None, all_pairs=False):
+          ranks_per_node=None, channels=1, op="add", input_seed=1, inputs=None, all_pairs=False):
     """Why are my bits different? Runs every configuration of the lists once on the same inputs,
     as ``cce repro --json``, and returns its object as a dict: ``configs`` (each with its
     ``class``, ``ranks_agree``, errors), ``classes`` (lists of config indices whose outputs are
@@ -542,7 +542,8 @@ def repro(*, ranks, algo, elems=None, dtype=None, accum=None, rounding="rne", se
     ``algo`` (names, ``"auto"``, or paths ending in ``.xml``: users' MSCCL schedules), ``elems``
     (numbers or ``"MIN:MAX"`` doubling sweeps; default: the inputs' length), ``dtype`` (default:
     the inputs' dtype), ``accum`` (default: fp32 for floats), ``rounding``, ``seed`` (stochastic
-    rounding's, 32 bits), ``arch``, ``compress``, ``ranks_per_node``. ``inputs``: one array per
+    rounding's, 32 bits), ``arch``, ``compress``, ``ranks_per_node``, ``channels`` (the flat
+    ring's, 1–32; more than one with ring, ring-2r2w or auto only). ``inputs``: one array per
     rank of one dtype and length (read in place; each size uses the first N elements); without
     them, inputs are generated from ``input_seed`` (rank r's as ``cce gen --seed input_seed +
     r``). Raises CceError (a ValueError) for bad input: an empty list, an unknown name, an empty
@@ -584,6 +585,7 @@ def repro(*, ranks, algo, elems=None, dtype=None, accum=None, rounding="rne", se
         "arch": _list("arch", arch, lambda n, x: _uint(n, x, 32)),
         "compress": _list("compress", compress, _text),
         "ranks_per_node": _list("ranks_per_node", none(ranks_per_node), lambda n, x: _uint(n, x, 64)),
+        "channels": _list("channels", channels, lambda n, x: _uint(n, x, 64)),
     }
     return _cce.repro(lists, str(op), _uint("input_seed", input_seed, 64), bool(all_pairs), raw_inputs)
 

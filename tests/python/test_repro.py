@@ -210,6 +210,56 @@ def test_python_repro_refuses_bad_input(kwargs, message):
     assert message in str(e.value)
 
 
+def test_channels_are_an_axis_whose_classes_are_the_runs_bits(tmp_path, run_cli):
+    """--channels / channels=: each configuration's bits are those `cce allreduce --channels C
+    --ranks-per-node 4` writes; the classes group exactly the equal outputs; Python equals the CLI."""
+    import ml_dtypes
+
+    import cce
+    arr = bf16_inputs(8, 1000, seed=13)
+    write_ranks(tmp_path / "in", arr)
+    common = ["--ranks", 8, "--algo", "ring,ring-2r2w,mesh", "--elems", 1000, "--dtype", "bf16", "--ranks-per-node", 4]
+    cli = json.loads(run_cli("repro", *common, "--channels", "1,3,4", "--input-dir", tmp_path / "in", "--json").stdout)
+    py = cce.repro(ranks=8, algo=["ring", "ring-2r2w", "mesh"], elems=1000, ranks_per_node=4, channels=[1, 3, 4],
+                   inputs=[row.view(ml_dtypes.bfloat16) for row in arr])
+    for key in ["classes", "pairs", "invariant", "verdicts", "swept"]:
+        assert py[key] == cli[key], key
+    assert cli["swept"] == ["algo", "channels"]
+    configs = cli["configs"]
+    # `channels` (asked) and `label` (ran) as cce allreduce --json gives them: for several only.
+    assert [(c["algo"], c.get("channels", 1)) for c in configs] == [
+        (a, k) for a in ["ring", "ring-2r2w"] for k in [1, 3, 4]] + [("mesh", 1)]
+    assert [c.get("label") for c in configs[:3]] == [None, "ring(3 channels)", "ring(4 channels)"]
+    assert [(s["algo"], s["channels"]) for s in cli["skipped"]] == [("mesh", "3"), ("mesh", "4")]
+    outs = []
+    for c in configs:
+        out = tmp_path / f"out-{c['index']}"
+        run_cli("allreduce", "--ranks", 8, "--algo", c["algo"], "--channels", c.get("channels", 1), "--ranks-per-node", 4,
+                "--op", "add", "--dtype", "bf16", "--input-dir", tmp_path / "in", "--output-dir", out, "--check", "none")
+        outs.append(np.stack([np.fromfile(out / f"rank{q}.bin", dtype=np.uint16) for q in range(8)]))
+    for i, a in enumerate(outs):
+        for j, b in enumerate(outs):
+            assert (configs[i]["class"] == configs[j]["class"]) == np.array_equal(a, b), (i, j)
+    # The channels move bits over nodes; ring-2r2w keeps ring's at every channel count.
+    assert len({c["class"] for c in configs[:3]}) == 3
+    assert [c["class"] for c in configs[:3]] == [c["class"] for c in configs[3:6]]
+    assert cli["invariant"]["channels"] == []
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(channels=[1, 33]), "--channels 33: between 1 and 32"),
+    (dict(channels=0), "--channels 0: between 1 and 32"),
+    (dict(algo="mesh", channels=2), "no configuration of the lists can run (--channels 2 splits the flat ring"),
+    (dict(channels=2, compress="gce", ranks_per_node=4),
+     "(--channels 2: --compress gce runs the ring of one channel)"),
+])
+def test_python_repro_refuses_channels_off_the_flat_ring(kwargs, message):
+    import cce
+    with pytest.raises(cce.CceError) as e:
+        cce.repro(**{**dict(ranks=8, algo="ring", elems=64, dtype="bf16"), **kwargs})
+    assert message in str(e.value)
+
+
 def test_all_pairs_compares_every_pair_of_classes(tmp_path, run_cli):
     inputs = bf16_inputs(4, 4104, seed=5)
     write_ranks(tmp_path / "inputs", inputs)

@@ -303,9 +303,10 @@ Same inputs: generated inputs are prefix-stable (element i of rank r depends onl
 of different sizes are compared on the elements both have (batch invariance). Different rank \
 counts or dtypes have different inputs: they get error figures, not a bit comparison. \
 Combinations that cannot run (mesh over 32 ranks, rdh at a rank count that is not a power of \
-two, ring-2r2w on arch 2, --compress gce off ring, a schedule at another rank count) are listed \
-as skipped. At most 1024 configurations; every one (its memory budget with the reference output \
-held beside it included) is checked before anything runs.")]
+two, ring-2r2w on arch 2, --compress gce off ring, --channels over 1 off the flat ring or with \
+--compress gce, a schedule at another rank count) are listed as skipped. At most 1024 \
+configurations; every one (its memory budget with the reference output held beside it \
+included) is checked before anything runs.")]
 pub(crate) struct ReproArgs {
     /// Rank counts, 2..=4096.
     #[arg(long, required = true, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
@@ -343,6 +344,10 @@ pub(crate) struct ReproArgs {
     /// over); omitted: the model's default.
     #[arg(long, value_delimiter = ',', value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks_per_node: Vec<u64>,
+    /// The flat ring's channels, 1-32 (as `cce allreduce --channels`; more than one with
+    /// --algo ring, ring-2r2w or auto only, without --compress gce).
+    #[arg(long, value_delimiter = ',', default_value = "1", value_parser = cce_api::values::parse_u64)]
+    pub(crate) channels: Vec<u64>,
     /// add, min, max or avg (one for every configuration).
     #[arg(long, default_value = "add")]
     pub(crate) op: String,

@@ -46,6 +46,7 @@ fn params(a: &ReproArgs, file_elems: Option<u64>) -> Result<ReproParams, CliErro
         } else {
             a.ranks_per_node.iter().copied().map(Some).collect()
         },
+        channels: a.channels.clone(),
         op: named("--op", &a.op)?,
         input_seed: a.input_seed,
         all_pairs: a.all_pairs,

@@ -32,6 +32,7 @@ pub(crate) struct Lists {
     arch: Vec<u64>,
     compress: Vec<String>,
     ranks_per_node: Vec<u64>,
+    channels: Vec<u64>,
 }
 
 fn params(l: &Lists, op: &str, input_seed: u64, all_pairs: bool) -> Result<ReproParams, cce_api::ApiError> {
@@ -56,6 +57,7 @@ fn params(l: &Lists, op: &str, input_seed: u64, all_pairs: bool) -> Result<Repro
         } else {
             l.ranks_per_node.iter().copied().map(Some).collect()
         },
+        channels: l.channels.clone(),
         op: named("--op", op)?,
         input_seed,
         all_pairs,

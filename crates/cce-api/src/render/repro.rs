@@ -2,7 +2,9 @@
 //!
 //! The JSON keys `configs`, `classes` ([[config index…]]), `pairs` ([{`a`, `b`, `differ`,
 //! `first`: {`element`, `rank`, `a`, `b`, `ulps`, `story_a`, `story_b`}}]), `invariant` ({axis: [algorithms]}) and
-//! `env` are the contract of issue 44; the others extend it. A value is `{"hex", "value"}`:
+//! `env` are the contract of issue 44; the others extend it. A config that asked for or ran
+//! the flat ring of several channels adds `channels` (those asked for) and `label` (what ran,
+//! `ring(C channels)`), as `cce allreduce --json` does; one channel adds neither. A value is `{"hex", "value"}`:
 //! its bits and its decimal value (text when not finite).
 
 use std::fmt::Write as _;
@@ -77,13 +79,19 @@ fn side_by_side(f: &FirstDifference, p: &Pair) -> String {
 fn config_json(i: usize, c: &RunConfig, r: &Repro) -> Value {
     let k = &c.config;
     let e = &r.classes[c.class].errors;
-    json!({
+    let mut v = json!({
         "index": i, "ranks": k.ranks, "algo": k.value(Axis::Algo), "ran": c.ran, "elems": k.elems,
         "dtype": k.dtype.name(), "accum": k.accum.map(|a| a.name()), "rounding": k.rounding.name(),
         "seed": k.seed, "arch": k.arch, "compress": k.compress.name(), "ranks_per_node": k.ranks_per_node,
         "class": c.class, "ranks_agree": c.ranks_agree, "max_abs_err": number(e.max_abs_err),
         "max_ulp_err": number(e.max_ulp_err), "seconds": c.seconds,
-    })
+    });
+    // As `cce allreduce --json` adds them: only for a ring of several channels.
+    if k.channels > 1 || c.channels > 1 {
+        v["channels"] = json!(k.channels);
+        v["label"] = json!(c.label);
+    }
+    v
 }
 
 fn separation_json(s: &Separation) -> Value {
@@ -232,7 +240,8 @@ impl Repro {
             for &a in &axes {
                 let mut v = c.config.value(a);
                 if a == Axis::Algo && v == "auto" {
-                    v = format!("auto:{}", c.ran);
+                    // auto's choice; a ring of several channels as labelled.
+                    v = format!("auto:{}", if c.channels > 1 { c.label.as_str() } else { c.ran });
                 }
                 let _ = write!(t, " {v:>10}");
             }

@@ -1,6 +1,7 @@
 //! `cce repro`: the bit-identity matrix of a configuration space. Every configuration of the
 //! lists given ([`ReproParams`]: ranks, algorithms, sizes, dtypes, accumulate dtypes,
-//! roundings, stochastic-rounding seeds, archs, compression, ranks per node) runs once on the
+//! roundings, stochastic-rounding seeds, archs, compression, ranks per node, the flat ring's
+//! channels) runs once on the
 //! same inputs; the report ([`Repro`]) holds the classes of configurations whose outputs are
 //! bit-identical, each class against the first of its inputs (and on request every pair of
 //! classes), the parameter that separates them, the invariance of each algorithm over each
@@ -41,8 +42,9 @@
 //!   [`ReproParams::plan`], before anything is generated or run.
 //! - A combination that cannot run by its nature (mesh over 32 ranks, rdh at a rank count that
 //!   is not a power of two, ring-2r2w on arch 2, a user's schedule at another rank count or a
-//!   size it refuses, compression on an algorithm other than ring) is listed as skipped with
-//!   the reason; every other refusal stops the plan.
+//!   size it refuses, compression on an algorithm other than ring, more than one channel on
+//!   an algorithm other than ring, ring-2r2w and auto or with compression) is listed as skipped
+//!   with the reason; every other refusal stops the plan.
 //! - Counts and first differences are exact ([`cce_forensics::repro::compare`]); classes
 //!   other than the reference's rest on the digests (see `cce_forensics::repro::bits`).
 
@@ -54,7 +56,7 @@ use cce_format::SdmaDtype;
 use crate::collective::{AllreduceParams, Prepared};
 use crate::error::ApiError;
 use crate::params::{Algo, AlgoChoice, Check, Compress, RedOp, RoundingMode};
-use cce_collectives::collective::{self, Config, TimeModel};
+use cce_collectives::collective::{self, Config, MAX_CHANNELS, TimeModel};
 
 pub use analysis::{Pair, Separation, Verdict, separation_words, story_words};
 /// The machine and build a report ran on ([`Repro::env`]).
@@ -94,11 +96,13 @@ pub enum Axis {
     Compress,
     /// Ranks per node.
     RanksPerNode,
+    /// The flat ring's channels (docs/MODEL.md C29).
+    Channels,
 }
 
 impl Axis {
     /// Every axis, in the order configurations are numbered (the last varies fastest).
-    pub const ALL: [Axis; 10] = [
+    pub const ALL: [Axis; 11] = [
         Axis::Ranks,
         Axis::Dtype,
         Axis::Algo,
@@ -109,6 +113,7 @@ impl Axis {
         Axis::Arch,
         Axis::Compress,
         Axis::RanksPerNode,
+        Axis::Channels,
     ];
 
     /// The parameter's name (the CLI's option without its dashes).
@@ -124,6 +129,7 @@ impl Axis {
             Axis::Arch => "arch",
             Axis::Compress => "compress",
             Axis::RanksPerNode => "ranks-per-node",
+            Axis::Channels => "channels",
         }
     }
 
@@ -165,6 +171,9 @@ pub struct ReproParams {
     pub compress: Vec<Compress>,
     /// Ranks per node; `None` is the time model's default.
     pub ranks_per_node: Vec<Option<u64>>,
+    /// The flat ring's channels, 1 to [`MAX_CHANNELS`] (more than one runs with
+    /// ring, ring-2r2w and auto only, without compression: docs/MODEL.md C29).
+    pub channels: Vec<u64>,
     /// The reduction (one for the whole space).
     pub op: RedOp,
     /// Seed of the generated inputs (rank r's are `cce gen --seed <input_seed + r>`'s).
@@ -207,6 +216,8 @@ pub struct ReproConfig {
     pub compress: Compress,
     /// Ranks per node (`None`: the model's default).
     pub ranks_per_node: Option<u64>,
+    /// The flat ring's channels (with `auto`, those of its ring candidate).
+    pub channels: u64,
 }
 
 /// The algorithm's name in reports: cce's algorithm, `auto`, or a user's file as named.
@@ -233,6 +244,7 @@ impl ReproConfig {
             Axis::Arch => self.arch.to_string(),
             Axis::Compress => self.compress.name().to_string(),
             Axis::RanksPerNode => or_default(self.ranks_per_node.map(|r| r.to_string())),
+            Axis::Channels => self.channels.to_string(),
         }
     }
 
@@ -256,6 +268,8 @@ impl ReproConfig {
                 let ranks = usize::try_from(self.ranks).unwrap_or(usize::MAX);
                 let mut cfg = Config::new(ranks, Algo::Hier, RedOp::Add, self.dtype, self.elems);
                 (cfg.arch, cfg.model, cfg.compress) = (arch, TimeModel::defaults(arch), self.compress);
+                // More than one channel is refused here too (the collectives' rule names it).
+                cfg.channels = usize::try_from(self.channels).unwrap_or(usize::MAX);
                 if let Some(y) = self.ranks_per_node {
                     cfg.model.ranks_per_node = usize::try_from(y).unwrap_or(usize::MAX);
                 }
@@ -275,6 +289,22 @@ impl ReproConfig {
         why.or_else(|| {
             (self.compress == Compress::Gce && !ring).then(|| "`compress` gce runs the ring all-reduce only".into())
         })
+        .or_else(|| self.channels_refusal())
+    }
+
+    /// Why this combination's channels cannot run (docs/MODEL.md C29): more than one splits the
+    /// flat ring (ring or ring-2r2w, or auto's ring candidate), without compression.
+    fn channels_refusal(&self) -> Option<String> {
+        let c = self.channels;
+        let rings = matches!(self.algo, AlgoChoice::Algo(Algo::Ring | Algo::Ring2r2w) | AlgoChoice::Auto);
+        if c > 1 && !rings {
+            return Some(format!(
+                "`channels` {c} splits the flat ring into ring cycles: `algo` ring or ring-2r2w, not {}",
+                algo_name(&self.algo)
+            ));
+        }
+        (c > 1 && self.compress != Compress::None)
+            .then(|| format!("`channels` {c}: `compress` gce runs the ring of one channel"))
     }
 }
 
@@ -367,6 +397,7 @@ impl ReproParams {
             archs: vec![3],
             compress: vec![Compress::None],
             ranks_per_node: vec![None],
+            channels: vec![1],
             op: RedOp::Add,
             input_seed: 1,
             all_pairs: false,
@@ -375,7 +406,7 @@ impl ReproParams {
     }
 
     /// Every list's length, by axis (the seed's counts only with `sr`).
-    fn lengths(&self) -> [(Axis, usize); 10] {
+    fn lengths(&self) -> [(Axis, usize); 11] {
         [
             (Axis::Ranks, self.ranks.len()),
             (Axis::Dtype, self.dtypes.len()),
@@ -387,6 +418,7 @@ impl ReproParams {
             (Axis::Arch, self.archs.len()),
             (Axis::Compress, self.compress.len()),
             (Axis::RanksPerNode, self.ranks_per_node.len()),
+            (Axis::Channels, self.channels.len()),
         ]
     }
 
@@ -396,8 +428,8 @@ impl ReproParams {
         self.lengths().into_iter().filter(|&(a, n)| n > 1 && (a != Axis::Seed || sr)).map(|(a, _)| a).collect()
     }
 
-    /// The lists on their own: none empty, seeds of 32 bits and used,
-    /// the space within [`MAX_CONFIGS`].
+    /// The lists on their own: none empty, seeds of 32 bits and used, channels in range, the
+    /// space within [`MAX_CONFIGS`].
     fn check_lists(&self) -> Result<(), ApiError> {
         for (axis, n) in self.lengths() {
             if n == 0 {
@@ -406,6 +438,9 @@ impl ReproParams {
         }
         if let Some(s) = self.seeds.iter().find(|&&s| s > u64::from(u32::MAX)) {
             return Err(input(format!("`seed` {s}: stochastic rounding's seed is 32 bits (at most 4294967295)")));
+        }
+        if let Some(c) = self.channels.iter().find(|&&c| !(1..=MAX_CHANNELS as u64).contains(&c)) {
+            return Err(input(format!("`channels` {c}: between 1 and {MAX_CHANNELS}")));
         }
         let sr = self.roundings.contains(&RoundingMode::Sr);
         if self.seeds.len() > 1 && !sr {
@@ -442,6 +477,7 @@ impl ReproParams {
             arch: 3,
             compress: Compress::None,
             ranks_per_node: None,
+            channels: 1,
         };
         let mut all = vec![base];
         all = expand(all, &self.ranks, |c, &v| c.ranks = v);
@@ -462,6 +498,7 @@ impl ReproParams {
         all = expand(all, &self.archs, |c, &v| c.arch = v);
         all = expand(all, &self.compress, |c, &v| c.compress = v);
         all = expand(all, &self.ranks_per_node, |c, &v| c.ranks_per_node = v);
+        all = expand(all, &self.channels, |c, &v| c.channels = v);
         Ok(all)
     }
 
@@ -474,6 +511,7 @@ impl ReproParams {
             rounding: c.rounding,
             compress: c.compress,
             ranks_per_node: c.ranks_per_node,
+            channels: Some(c.channels),
             budget: self.budget,
             check: Check::None,
             ..AllreduceParams::new(c.ranks, c.algo.clone(), self.op, c.dtype)
@@ -648,6 +686,44 @@ mod tests {
         assert!(too_many.configurations().is_err());
         let empty = ReproParams { archs: Vec::new(), ..p };
         assert!(empty.configurations().unwrap_err().to_string().contains("`arch`: the list is empty"));
+    }
+
+    /// The channels are an axis (the last, varying fastest); more than one runs on the flat
+    /// ring (ring, ring-2r2w, auto) without compression, and is skipped elsewhere with the
+    /// collectives' reason; a value out of 1..=32 refuses the lists.
+    #[test]
+    fn channels_are_an_axis_of_the_flat_ring() {
+        let algos = [Algo::Ring, Algo::Ring2r2w, Algo::Mesh, Algo::Hier].map(AlgoChoice::Algo);
+        let p = ReproParams {
+            channels: vec![1, 3],
+            compress: vec![Compress::None, Compress::Gce],
+            ranks_per_node: vec![Some(4)],
+            ..ReproParams::new(vec![8], [&algos[..], &[AlgoChoice::Auto]].concat(), vec![64], vec![SdmaDtype::Bf16])
+        };
+        assert_eq!(p.swept(), [Axis::Algo, Axis::Compress, Axis::Channels]);
+        let space = p.configurations().unwrap();
+        assert_eq!(space.len(), 5 * 2 * 2);
+        assert_eq!(space[0].differing(&space[1]), [Axis::Channels]);
+        let why = |algo: &str, compress: Compress, channels: u64| {
+            let c =
+                space.iter().find(|c| c.value(Axis::Algo) == algo && c.compress == compress && c.channels == channels);
+            c.unwrap().inapplicable()
+        };
+        for algo in ["ring", "ring-2r2w", "auto"] {
+            assert_eq!(why(algo, Compress::None, 3), None, "{algo}");
+        }
+        assert_eq!(why("mesh", Compress::None, 1), None);
+        let off = why("mesh", Compress::None, 3).unwrap();
+        assert!(off.contains("`channels` 3 splits the flat ring into ring cycles: `algo` ring or ring-2r2w, not mesh"));
+        let hier = why("hier", Compress::None, 3).unwrap();
+        assert!(hier.contains("`channels` 3 splits the flat ring") && hier.contains("not hier(ring/ring)"), "{hier}");
+        let gce = why("ring", Compress::Gce, 3).unwrap();
+        assert_eq!(gce, "`channels` 3: `compress` gce runs the ring of one channel");
+        assert_eq!(why("ring", Compress::Gce, 1), None);
+        for bad in [0, 33] {
+            let e = ReproParams { channels: vec![1, bad], ..p.clone() }.configurations().unwrap_err();
+            assert!(e.to_string().contains(&format!("`channels` {bad}: between 1 and 32")), "{e}");
+        }
     }
 
     #[test]

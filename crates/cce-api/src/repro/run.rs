@@ -31,6 +31,12 @@ pub struct RunConfig {
     pub config: ReproConfig,
     /// The algorithm that ran (`auto`'s choice; a user's schedule as `file`).
     pub ran: &'static str,
+    /// What ran as reports label it: a hierarchy as `hier(intra/inter)`, a ring of C > 1
+    /// channels as `ring(C channels)`, a user's schedule by its name.
+    pub label: String,
+    /// The flat ring's channels that ran (the configuration's, or `auto`'s choice; 1 for every
+    /// other algorithm).
+    pub channels: usize,
     /// Its class (an index into [`Repro::classes`]).
     pub class: usize,
     /// Whether every rank's output is the same bytes.
@@ -155,6 +161,8 @@ struct Ran {
     outputs: Vec<Vec<u8>>,
     seconds: f64,
     ran: &'static str,
+    label: String,
+    channels: usize,
 }
 
 impl ReproPlan {
@@ -252,7 +260,9 @@ impl ReproPlan {
         let p = &self.configs[i].prepared;
         let bytes = p.input_bytes() as usize;
         let r = p.run(held.iter().map(|b| Cow::Borrowed(&b[..bytes])).collect())?;
-        Ok(Ran { outputs: r.outcome.outputs, seconds: r.outcome.seconds, ran: p.config().algo.name() })
+        let cfg = p.config();
+        let (ran, label, channels) = (cfg.algo.name(), crate::collective::algo_label(cfg), cfg.channels);
+        Ok(Ran { outputs: r.outcome.outputs, seconds: r.outcome.seconds, ran, label, channels })
     }
 
     /// The first pass over one input group.
@@ -276,8 +286,9 @@ impl ReproPlan {
                 pass.errors.push(metrics::measure(p.config(), &slices, &ran.outputs));
             }
             let ranks_agree = ran.outputs.windows(2).all(|w| w[0] == w[1]);
-            pass.configs[i] =
-                Some(RunConfig { config: c.clone(), ran: ran.ran, class, ranks_agree, seconds: ran.seconds });
+            let (algo, label, channels, seconds) = (ran.ran, ran.label, ran.channels, ran.seconds);
+            let config = c.clone();
+            pass.configs[i] = Some(RunConfig { config, ran: algo, label, channels, class, ranks_agree, seconds });
             match &reference {
                 None => reference = Some((i, Kept::of(ran.outputs))),
                 Some((r, kept)) if new_class => {
