@@ -416,7 +416,7 @@ def _algo_files(files):
 
 
 def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed_rank=0, algo_files=(), arch=3,
-             threads=None, ranks_per_node=None, ranks=None):
+             threads=None, ranks_per_node=None, ranks=None, channels=None):
     """Which reduction order made ``output`` from ``inputs`` (one array per rank, 2–64 ranks,
     one float dtype and length) — as ``cce identify --input-dir … --observed … --json``.
 
@@ -430,7 +430,10 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
     ``ranks_per_node``: nodes of that many ranks — every hierarchical pair that can run them
     (``hier(intra/inter)``) joins the candidates (as ``cce identify --ranks-per-node``).
     ``ranks``: the rank count the inputs must have (as ``cce identify --ranks``; refused when
-    ``len(inputs)`` differs).
+    ``len(inputs)`` differs). ``channels``: the flat ring of that many channels (1–32, as
+    ``cce identify --channels``) joins the candidates as ``ring(C channels)``, its rings turned
+    in nodes of ``ranks_per_node`` ranks (the instance's when not given), as ``cce.allreduce(…,
+    channels=C)`` runs it (docs/MODEL.md C29).
 
     Returns the JSON object as a dict: ``verdict`` (``explained``, ``fragmented`` or
     ``unexplained``), ``verdict_reason``, ``answer`` (the best candidate only when
@@ -457,6 +460,7 @@ def identify(inputs, output, *, dtype=None, accum=None, rounding="rne", observed
         _uint("arch", arch, 32), None if threads is None else _uint("threads", threads, 16),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64),
         None if ranks is None else _uint("ranks", ranks, 64),
+        channels=None if channels is None else _uint("channels", channels, 64),
     )
 
 

@@ -69,6 +69,43 @@ def by_chunks(xs, orders):
     return out
 
 
+def chain(order):
+    """The sum of ``order`` (ranks) left to right, each ``+`` rounded: ``((a+b)+c)+…``."""
+    text = f"({order[0]}+{order[1]})"
+    for r in order[2:]:
+        text = f"({text}+{r})"
+    return text
+
+
+def channel_ring(ranks, y, channels, k):
+    """Channel k's ring (mod.rs "Reduction order", docs/MODEL.md C29): its position i (node n,
+    local j) is rank nY + (j + s) mod y_n, s = floor(kY/C), y_n the node's ranks (a short last
+    node turns mod its own count)."""
+    s = k * y // channels
+    ring = []
+    for i in range(ranks):
+        n, j = divmod(i, y)
+        ring.append(n * y + (j + s) % min(y, ranks - n * y))
+    return ring
+
+
+def channelled(xs, y, channels):
+    """The flat ring of ``channels`` channels in nodes of ``y`` ranks, as documented: chunk c is
+    cut into pieces [floor(kL/C), floor((k+1)L/C)); piece k is the sum round channel k's ring g
+    from g(p), p = g^-1(c - 1) + 1."""
+    ranks, n = len(xs), len(xs[0])
+    out = np.empty(n, BF16)
+    for c in range(ranks):
+        lo, hi = c * n // ranks, (c + 1) * n // ranks
+        for k in range(channels):
+            a, b = lo + k * (hi - lo) // channels, lo + (k + 1) * (hi - lo) // channels
+            g = channel_ring(ranks, y, channels, k)
+            p = g.index((c - 1) % ranks) + 1
+            order = [g[(p + t) % ranks] for t in range(ranks)]
+            out[a:b] = evaluate(parse(chain(order)), [x[a:b] for x in xs])
+    return out
+
+
 def candidate_at(report, i):
     for m in report["map"]:
         if m["first"] <= i <= m["last"]:
@@ -361,3 +398,36 @@ def test_stale_rank_files_and_a_full_probe_directory_are_refused(tmp_path, run_c
     assert p.returncode == 2 and "not empty" in p.stderr and "--force" in p.stderr
     run_cli("identify", "--make-probe", d, "--ranks", 4, "--elems", 64, "--dtype", "bf16", "--force")
     assert sorted(f.name for f in d.iterdir()) == ["README.md"] + [f"rank{r}.bin" for r in range(4)]
+
+
+@pytest.mark.parametrize("ranks, y, channels", [(8, 4, 4), (6, 4, 3), (8, 4, 3)])
+def test_a_channelled_ring_is_named_with_channels_and_nothing_without(ranks, y, channels):
+    """An output made here by the documented order of the flat ring of C channels (nodes of y
+    ranks; 6 ranks end in a short node of 2) is ``ring(C channels)`` when ``channels=C`` is given
+    (ring-2r2w of C channels its alias), piece by piece; without it nothing is the answer."""
+    n = ranks * 600
+    xs = inputs(ranks, n, 21)
+    out = channelled(xs, y, channels)
+    name = f"ring({channels} channels)"
+    r = cce.identify(xs, [out] * ranks, channels=channels, ranks_per_node=y)
+    assert (r["verdict"], r["answer"]) == ("explained", name), r["verdict_reason"]
+    best = r["candidates"][0]
+    assert best["matched"] == n and best["aliases"] == [f"ring-2r2w({channels} channels)"]
+    assert all(c["matched"] < n for c in r["candidates"][1:])
+    # Every range's order, evaluated here, is the observed bits of every element it claims.
+    for m in r["map"]:
+        sl = slice(m["first"], m["last"] + 1)
+        assert np.array_equal(bits(evaluate(parse(m["expr"]), [x[sl] for x in xs])), bits(out[sl]))
+    flat = cce.identify(xs, out)
+    assert flat["answer"] is None and flat["verdict"] != "explained"
+    assert all(c["matched"] < n for c in flat["candidates"])
+    other = cce.identify(xs, out, channels=channels + 1, ranks_per_node=y)
+    assert other["answer"] is None, other["verdict_reason"]
+
+
+def test_channels_out_of_range_raise_cce_error():
+    xs = inputs(4, 64, 7)
+    out = evaluate(parse(seq(4, 0)), xs)
+    for bad in (0, 33):
+        with pytest.raises(cce.CceError, match=f"--channels {bad}: between 1 and 32"):
+            cce.identify(xs, out, channels=bad)

@@ -6,7 +6,10 @@
 //! bit-exact), any user's MSCCL XML schedules, and the families real implementations use
 //! (`cce_forensics::family_candidates`) and the rings over both chunk layouts
 //! (`cce_forensics::ring_candidates`), scored by cce-forensics; a run whose orders are a
-//! family candidate's joins it (cce-forensics merges them), lending it its name.
+//! family candidate's joins it (cce-forensics merges them), lending it its name. With
+//! [`IdentifyParams::channels`] C > 1, the flat ring of C channels (docs/MODEL.md C29) runs as
+//! one more candidate, `ring(C channels)`, on nodes of [`IdentifyParams::ranks_per_node`] ranks
+//! (the model's when not given), as `cce allreduce --channels C` runs it.
 //!
 //! ## Guarantees
 //! - Every shape is checked before any algorithm runs; every all-reduce is checked with its
@@ -17,7 +20,9 @@
 //!   once; `rdh` is the family's pairwise tree over 0..R in every chunk, so it does not run and
 //!   is an alias of that candidate. Accumulated in the buffer dtype, `kangaring` is `ring` and `mesh` the sequential sum
 //!   from rank 0 up (their documented orders, each add rounded: merge 2), so neither runs then:
-//!   each is an alias of the candidate it equals.
+//!   each is an alias of the candidate it equals. `ring-2r2w` of C channels is `ring` of C
+//!   channels (the same order per piece) and is its alias; on one node every channel's ring is
+//!   the one-channel ring turned, so `ring(C channels)` gives `ring`'s bits and joins it.
 //! - cce's algorithms carry every element's order from the element story
 //!   ([`Prepared::orders`](crate::collective::Prepared::orders): one story per chunk, no run),
 //!   so their `expr` is shown and, with stochastic rounding, their consistency is computed as
@@ -62,6 +67,10 @@ pub struct IdentifyParams {
     pub ranks_per_node: Option<u64>,
     /// The rank count the inputs must have; `None`: as many as given.
     pub ranks: Option<u64>,
+    /// The flat ring's channels (docs/MODEL.md C29): with more than one, `ring(C channels)`
+    /// (with its alias `ring-2r2w(C channels)`) joins the candidates, run on nodes of
+    /// `ranks_per_node` ranks (the model's when `None`); `None` or 1: the one-channel ring only.
+    pub channels: Option<u64>,
 }
 
 impl IdentifyParams {
@@ -76,6 +85,7 @@ impl IdentifyParams {
             threads: None,
             ranks_per_node: None,
             ranks: None,
+            channels: None,
         }
     }
 }
@@ -132,6 +142,7 @@ pub fn identify(
             )));
         }
     }
+    check_channels(params, problem.ranks(), problem.elems() as u64)?;
     let threads =
         params.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
     let mut id = Identification::new(&problem, rounding, threads);
@@ -177,6 +188,7 @@ struct Run {
     algo: AlgoChoice,
     accum: NumType,
     hier: Option<Hier>,
+    channels: Option<u64>,
 }
 
 /// An algorithm to run as a candidate, before its accumulate dtypes are chosen.
@@ -192,6 +204,8 @@ struct Choice {
     binary: bool,
     /// A hierarchy's two algorithms.
     hier: Option<Hier>,
+    /// The flat ring's channels, when more than one.
+    channels: Option<u64>,
 }
 
 /// cce's algorithms that run `ranks` ranks at the arch, but those whose documented order makes
@@ -212,8 +226,10 @@ fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
             file: None,
             binary: algo == Algo::Ring,
             hier: None,
+            channels: None,
         });
     }
+    out.extend(channel_choice(params, ranks));
     out.extend(hier_choices(params, ranks));
     for u in &params.algo_files {
         out.push(Choice {
@@ -223,9 +239,56 @@ fn choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
             file: Some(u.file.clone()),
             binary: false,
             hier: None,
+            channels: None,
         });
     }
     out
+}
+
+/// The flat ring of `channels` C > 1 as it runs `ranks` ranks (nodes of `ranks_per_node`, or
+/// the model's): `ring(C channels)`, two sources per packet as the ring of one channel.
+fn channel_choice(params: &IdentifyParams, ranks: usize) -> Option<Choice> {
+    let c = params.channels.filter(|&c| c > 1)?;
+    let name = channel_label(params, ranks, Algo::Ring, c);
+    Some(Choice {
+        algo: AlgoChoice::Algo(Algo::Ring),
+        name: name.clone(),
+        algo_name: Some(name),
+        file: None,
+        binary: true,
+        hier: None,
+        channels: Some(c),
+    })
+}
+
+/// `algo` of `channels` as reports name it (`ring(C channels)`).
+fn channel_label(params: &IdentifyParams, ranks: usize, algo: Algo, channels: u64) -> String {
+    let cfg = Config::new(ranks, algo, RedOp::Add, params.dtype, 1);
+    Config { channels: usize::try_from(channels).unwrap_or(usize::MAX), ..cfg }.label()
+}
+
+/// Refuses `channels` (and the nodes they turn in) that the flat ring cannot run over these
+/// inputs, as its run would, before any candidate is evaluated.
+fn check_channels(params: &IdentifyParams, ranks: usize, elems: u64) -> Result<(), ApiError> {
+    if let Some(c) = params.channels {
+        let p = AllreduceParams {
+            ranks_per_node: params.ranks_per_node,
+            ..candidate_params(params, ranks as u64, AlgoChoice::Algo(Algo::Ring), Some(c))
+        };
+        p.prepare(elems)?;
+    }
+    Ok(())
+}
+
+/// The all-reduce of `algo` over `ranks` ranks as a candidate runs it: RNE, nothing checked,
+/// the arch of `params`, `channels`.
+fn candidate_params(params: &IdentifyParams, ranks: u64, algo: AlgoChoice, channels: Option<u64>) -> AllreduceParams {
+    AllreduceParams {
+        arch: params.arch,
+        check: Check::None,
+        channels,
+        ..AllreduceParams::new(ranks, algo, RedOp::Add, params.dtype)
+    }
 }
 
 /// With `ranks_per_node`: every hierarchical pair that can run the ranks in such nodes.
@@ -249,6 +312,7 @@ fn hier_choices(params: &IdentifyParams, ranks: usize) -> Vec<Choice> {
                 file: None,
                 binary: false,
                 hier: Some(cfg.hier),
+                channels: None,
             });
         }
     }
@@ -274,7 +338,12 @@ fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rou
             let label =
                 if group.len() == accums.len() { name.clone() } else { format!("{name}, accumulate {}", group[0]) };
             let mut aliases = Vec::new();
-            if c.algo == AlgoChoice::Algo(Algo::Ring) {
+            if let Some(channels) = c.channels {
+                // The same order per piece as ring of as many channels.
+                if Algo::Ring2r2w.refusal(ranks, arch).is_none() {
+                    aliases.push(channel_label(params, ranks, Algo::Ring2r2w, channels));
+                }
+            } else if c.algo == AlgoChoice::Algo(Algo::Ring) {
                 if Algo::Ring2r2w.refusal(ranks, arch).is_none() {
                     aliases.push("ring-2r2w".to_string());
                 }
@@ -293,7 +362,7 @@ fn runs(params: &IdentifyParams, ranks: usize, accums: &[NumType], rounding: Rou
                 order_of: None,
                 order_breaks: Vec::new(),
             };
-            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0], hier: c.hier });
+            out.push(Run { candidate, algo: c.algo.clone(), accum: group[0], hier: c.hier, channels: c.channels });
         }
     }
     out
@@ -311,12 +380,11 @@ fn run_one(params: &IdentifyParams, run: &Run, inputs: &[&[u8]]) -> Result<(Vec<
     let accum = run.accum.to_sdma().ok_or_else(|| ApiError::Input(format!("`accum` {}: no SDMA dtype", run.accum)))?;
     let p = AllreduceParams {
         accum: Some(accum),
-        arch: params.arch,
-        check: Check::None,
-        ranks_per_node: run.hier.and(params.ranks_per_node),
+        // Nodes matter to a hierarchy and to a ring of several channels (where they turn).
+        ranks_per_node: if run.hier.is_some() || run.channels.is_some() { params.ranks_per_node } else { None },
         intra: run.hier.map(|h| h.intra),
         inter: run.hier.map(|h| h.inter),
-        ..AllreduceParams::new(inputs.len() as u64, run.algo.clone(), RedOp::Add, params.dtype)
+        ..candidate_params(params, inputs.len() as u64, run.algo.clone(), run.channels)
     };
     let elems = inputs[0].len() as u64 / params.dtype.bytes().max(1) as u64;
     let job = p.prepare(elems)?;

@@ -164,3 +164,62 @@ fn a_hierarchy_is_named_by_its_own_output() {
     let flat = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
     assert!(flat.candidates.iter().all(|c| c.matched < 4096));
 }
+
+/// With `channels`, the flat ring of that many channels joins the candidates: its own output
+/// (nodes of 4 ranks, where the channels' rings turn) is explained by `ring(4 channels)` alone,
+/// piece by piece, with ring-2r2w of 4 channels as its alias; without it, no candidate is the
+/// answer. On one node every channel's ring is the ring turned: the same bits, one candidate.
+#[test]
+fn a_ring_of_channels_is_named_by_its_own_output() {
+    let ins = inputs(8, 4000, 11);
+    let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+    let channels = |algo: Algo, ranks_per_node: Option<u64>| {
+        let p = AllreduceParams {
+            check: Check::None,
+            ranks_per_node,
+            channels: Some(4),
+            ..AllreduceParams::new(8, AlgoChoice::Algo(algo), RedOp::Add, SdmaDtype::Bf16)
+        };
+        allreduce_slices(&p, &slices).unwrap().outcome.outputs
+    };
+    let out = channels(Algo::Ring, Some(4));
+    assert_eq!(channels(Algo::Ring2r2w, Some(4)), out, "ring-2r2w of 4 channels is ring's order");
+    let seen: Vec<(usize, &[u8])> = out.iter().enumerate().map(|(r, o)| (r, o.as_slice())).collect();
+    let params = IdentifyParams { channels: Some(4), ranks_per_node: Some(4), ..IdentifyParams::new(SdmaDtype::Bf16) };
+    let r = identify(&params, &slices, &seen).unwrap().report;
+    let answer = &r.candidates[r.answer().expect("explained")];
+    assert_eq!(answer.name, "ring(4 channels)");
+    assert_eq!(answer.aliases, ["ring-2r2w(4 channels)"]);
+    assert_eq!(answer.matched, 4000);
+    assert!(r.candidates.iter().filter(|c| c.matched == 4000).count() == 1, "one candidate explains it");
+    // The map cuts at every piece (500-element chunks in 4 pieces), one order each.
+    assert_eq!(r.map.len(), 32, "{:?}", r.map);
+    assert!(r.map.iter().all(|m| m.last - m.first + 1 == 125));
+    // Without the channels: no candidate is the answer.
+    let flat = identify(&IdentifyParams::new(SdmaDtype::Bf16), &slices, &seen).unwrap().report;
+    assert_eq!(flat.answer(), None, "{}: {}", flat.verdict.name(), flat.verdict_reason);
+    assert!(flat.candidates.iter().all(|c| c.matched < 4000));
+    // One node (the instance's 128 ranks): the ring's bits, so the channels join the ring.
+    let one = channels(Algo::Ring, None);
+    assert_eq!(one, run(Algo::Ring, SdmaDtype::Fp32, &ins));
+    let seen: Vec<(usize, &[u8])> = vec![(0, one[0].as_slice())];
+    let params = IdentifyParams { channels: Some(4), ..IdentifyParams::new(SdmaDtype::Bf16) };
+    let r = identify(&params, &slices, &seen).unwrap().report;
+    let answer = &r.candidates[r.answer().expect("explained")];
+    assert_eq!(answer.name, "ring");
+    assert!(answer.aliases.iter().any(|a| a == "ring(4 channels)"), "{:?}", answer.aliases);
+}
+
+/// Channels the flat ring cannot run are refused before anything is evaluated, as a run of
+/// them is.
+#[test]
+fn channels_out_of_range_are_refused() {
+    let ins = inputs(4, 64, 3);
+    let slices: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+    let seen: Vec<(usize, &[u8])> = vec![(0, slices[0])];
+    for bad in [0, 33] {
+        let params = IdentifyParams { channels: Some(bad), ..IdentifyParams::new(SdmaDtype::Bf16) };
+        let e = identify(&params, &slices, &seen).unwrap_err().to_string();
+        assert!(e.contains(&format!("`channels` {bad}: between 1 and 32")), "{e}");
+    }
+}

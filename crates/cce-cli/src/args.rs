@@ -444,9 +444,14 @@ pub(crate) struct IdentifyArgs {
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) threads: Option<u64>,
     /// Nodes of this many ranks: every hierarchical pair (hier(intra/inter)) that can run them
-    /// joins the candidates.
+    /// joins the candidates (and a --channels ring turns in them).
     #[arg(long, value_parser = cce_api::values::parse_u64)]
     pub(crate) ranks_per_node: Option<u64>,
+    /// The flat ring of this many channels (1-32, as `cce allreduce --channels`) joins the
+    /// candidates as ring(C channels), on nodes of --ranks-per-node ranks (the instance's when
+    /// not given), as that run would make them.
+    #[arg(long, value_parser = cce_api::values::parse_u64)]
+    pub(crate) channels: Option<u64>,
     /// Write probe inputs DIR/rank{r}.bin (and DIR/README.md) instead of identifying; DIR must
     /// be empty or new unless --force.
     #[arg(long, value_name = "DIR", requires_all = ["ranks", "elems"])]

@@ -25,6 +25,7 @@ pub(crate) fn identify(a: &IdentifyArgs) -> Result<(), CliError> {
         threads: a.threads.map(|t| t.max(1) as usize),
         ranks_per_node: a.ranks_per_node,
         ranks: a.ranks,
+        channels: a.channels,
         ..IdentifyParams::new(a.dtype)
     };
     let ranks = input_files(input_dir, a.ranks)?;

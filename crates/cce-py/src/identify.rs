@@ -11,9 +11,10 @@ use crate::errors::{api_error, detached, named, to_py};
 use crate::numbers::bytes;
 
 /// Which order made `observed` ((rank, bytes) pairs) from `inputs` (one raw buffer per rank):
-/// `cce identify --json`'s object. `algo_files`: users' MSCCL XML schedules, (name, text).
+/// `cce identify --json`'s object. `algo_files`: users' MSCCL XML schedules, (name, text);
+/// `channels`: the flat ring of that many channels joins the candidates (as `--channels`).
 #[pyfunction]
-#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None, ranks_per_node=None, ranks=None))]
+#[pyo3(signature = (inputs, observed, dtype, accum=None, rounding="rne", algo_files=Vec::new(), arch=3, threads=None, ranks_per_node=None, ranks=None, channels=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn identify<'py>(
@@ -28,6 +29,7 @@ pub(crate) fn identify<'py>(
     threads: Option<usize>,
     ranks_per_node: Option<u64>,
     ranks: Option<u64>,
+    channels: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let params = (|| -> Result<IdentifyParams, cce_api::ApiError> {
         let files = algo_files
@@ -42,6 +44,7 @@ pub(crate) fn identify<'py>(
             threads,
             ranks_per_node,
             ranks,
+            channels,
             ..IdentifyParams::new(cce_api::dtype(dtype)?)
         })
     })()
