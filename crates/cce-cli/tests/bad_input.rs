@@ -4,7 +4,7 @@
 //! changed. The
 //! rows live here (the first ones), in `bad_input/commands.rs` (command-line and request
 //! rules), in `bad_input/packets.rs` (crafted ring dumps), `bad_input/gce.rs`,
-//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`), `bad_input/reveal.rs` (`cce reveal`), `bad_input/hier.rs` (a cluster's topology and hierarchies) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
+//! `bad_input/msccl.rs` (users' MSCCL XML schedules), `bad_input/identify.rs` (`cce identify`), `bad_input/reveal.rs` (`cce reveal`), `bad_input/hier.rs` (a cluster's topology and hierarchies), `bad_input/channels.rs` (the flat ring's channels) and `bad_input/web.rs` (the page's requests, unreachable from the command line); `bad_input/catalogue.rs` scans
 //! the workspace source for every error message, and the test fails on any message that no
 //! row produces and that is not listed as unreachable from the command line, with the reason.
 
@@ -12,6 +12,8 @@ mod common;
 
 #[path = "bad_input/catalogue.rs"]
 mod catalogue;
+#[path = "bad_input/channels.rs"]
+mod channels;
 #[path = "bad_input/commands.rs"]
 mod commands;
 #[path = "bad_input/gce.rs"]
@@ -349,6 +351,7 @@ fn all_rows(f: &Files) -> Vec<Row> {
     inputs::rows(&mut all);
     outputs::rows(&mut all);
     hier::rows(&mut all);
+    channels::rows(&mut all);
     all
 }
 
