@@ -366,7 +366,7 @@ def allreduce(arrays, *, algo="ring", op="add", accum=None, rounding="rne", seed
 
 
 def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne", seed=0, arch=3, compress=None,
-            ranks_per_node=None, rank=None, nodes=None, intra=None, inter=None, collective=None):
+            ranks_per_node=None, rank=None, nodes=None, intra=None, inter=None, collective=None, channels=None):
     """How element ``index`` of an all-reduce's output was made — as ``cce allreduce --element``,
     over one array per rank (the arrays and keywords of ``allreduce``). Computed from the
     schedule for that element alone: nothing runs, only the elements it needs are read.
@@ -380,7 +380,8 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
     ``rounded`` {``bits``, ``value``}, ``rounding``, ``reference``, ``error``, ``gce``),
     ``output``, ``reference`` and ``error`` (docs/forensics.md). Raises CceError for bad input:
     an element or rank out of range, arrays of different lengths. ``nodes``, ``intra``, ``inter``
-    and ``collective`` as for ``allreduce`` (a hierarchy's element)."""
+    and ``collective`` as for ``allreduce`` (a hierarchy's element); ``channels`` too (a piece of
+    a chunk of the flat ring of that many channels, docs/MODEL.md C29)."""
     ranks, dt = _arrays_of_one_dtype(arrays, "rank", "element: at least two ranks' arrays")
     algo, algo_file = _algo_and_file(algo)
     return _cce.element(
@@ -388,7 +389,7 @@ def element(arrays, index, *, algo="ring", op="add", accum=None, rounding="rne",
         _uint("seed", seed, 64), _uint("arch", arch, 32), None if compress is None else str(compress),
         None if ranks_per_node is None else _uint("ranks_per_node", ranks_per_node, 64), algo_file,
         _uint("index", index, 64), None if rank is None else _uint("rank", rank, 64),
-        _topology(nodes, intra, inter, collective),
+        _topology(nodes, intra, inter, collective), channels=None if channels is None else _uint("channels", channels, 64),
     )
 
 

@@ -69,18 +69,19 @@ def allreduce(
     arrays: Sequence[ArrayLike], *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ..., rounding: str = ...,
     seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ..., check: str = ...,
     nodes: int | None = ..., intra: str | None = ..., inter: str | None = ..., collective: str | None = ...,
+    channels: int | None = ...,
 ) -> tuple[list[np.ndarray], dict[str, Any]]: ...
 def element(
     arrays: Sequence[ArrayLike], index: int, *, algo: str | os.PathLike[str] = ..., op: str = ..., accum: DType | None = ...,
     rounding: str = ..., seed: int = ..., arch: int = ..., compress: str | None = ..., ranks_per_node: int | None = ...,
     rank: int | None = ..., nodes: int | None = ..., intra: str | None = ..., inter: str | None = ...,
-    collective: str | None = ...,
+    collective: str | None = ..., channels: int | None = ...,
 ) -> dict[str, Any]: ...
 def identify(
     inputs: Sequence[ArrayLike], output: ArrayLike | Sequence[ArrayLike] | dict[int, ArrayLike], *,
     dtype: DType | None = ..., accum: DType | None = ..., rounding: str = ..., observed_rank: int = ...,
     algo_files: Sequence[str | os.PathLike[str]] = ..., arch: int = ..., threads: int | None = ...,
-    ranks_per_node: int | None = ..., ranks: int | None = ...,
+    ranks_per_node: int | None = ..., ranks: int | None = ..., channels: int | None = ...,
 ) -> dict[str, Any]: ...
 def make_probe(
     ranks: int, elems: int, dtype: DType = ..., directory: str | os.PathLike[str] | None = ...,
@@ -93,5 +94,5 @@ def repro(
     elems: int | str | Sequence[int | str] | None = ..., dtype: DType | Sequence[DType] | None = ...,
     accum: DType | Sequence[DType] | None = ..., rounding: str | Sequence[str] = ..., seed: int | Sequence[int] = ...,
     arch: int | Sequence[int] = ..., compress: str | Sequence[str] = ..., ranks_per_node: int | Sequence[int] | None = ...,
-    op: str = ..., input_seed: int = ..., inputs: Sequence[ArrayLike] | None = ..., all_pairs: bool = ...,
+    channels: int | Sequence[int] = ..., op: str = ..., input_seed: int = ..., inputs: Sequence[ArrayLike] | None = ..., all_pairs: bool = ...,
 ) -> dict[str, Any]: ...

@@ -182,3 +182,17 @@ def test_the_cli_refuses_with_the_same_words(run_cli):
     p = run_cli("allreduce", "--ranks", 4, "--algo", "mesh", "--channels", 2, "--elems", 64, "--op", "add",
                 "--dtype", "bf16", check=False)
     assert p.returncode != 0 and "--channels 2" in p.stderr and "ring or ring-2r2w" in p.stderr, p.stderr
+
+
+def test_element_of_a_channel_ring_is_its_run():
+    """``cce.element`` takes ``channels``: the story's output bits are the run's, on pieces whose
+    sums start at a node boundary of another channel (2 nodes of 4, 4 channels)."""
+    r, y, c, n = 8, 4, 4, 37
+    rng = np.random.default_rng(11)
+    ins = [(rng.standard_normal(n) * 2.0 ** rng.integers(-4, 5, n)).astype(np.float32).astype(ml_dtypes.bfloat16)
+           for _ in range(r)]
+    outs, _ = cce.allreduce(ins, algo="ring", ranks_per_node=y, channels=c, check="none")
+    got = outs[0].view(np.uint16)
+    for i in range(n):
+        story = cce.element(ins, i, algo="ring", ranks_per_node=y, channels=c)
+        assert int(story["output"]["bits"], 16) == int(got[i]), i

@@ -125,9 +125,9 @@ pub(crate) fn params(
 
 /// One element's story over one raw buffer per rank (as `cce allreduce --element`): the
 /// object under `--json`'s `element` key. The keywords are `allreduce`'s (without `check`),
-/// then the element and the rank whose output is shown.
+/// then the element and the rank whose output is shown, and the flat ring's `channels`.
 #[pyfunction]
-#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file, index, rank=None, topology=None))]
+#[pyo3(signature = (inputs, algo, op, dtype, accum, rounding, seed, arch, compress, ranks_per_node, algo_file, index, rank=None, topology=None, channels=None))]
 // A pyo3 signature: one parameter per Python keyword argument, so no struct.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn element<'py>(
@@ -146,12 +146,14 @@ pub(crate) fn element<'py>(
     index: u64,
     rank: Option<u64>,
     topology: Option<Topology>,
+    channels: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let keywords = (algo, op, dtype, accum.as_deref(), rounding, "none");
     let mut params = call_params(py, inputs.len() as u64, keywords, seed, arch, (compress, ranks_per_node), algo_file)?;
     if let Some(t) = topology {
         with_topology(&mut params, t).map_err(|e| api_error(py, e))?;
     }
+    params.channels = channels;
     let slices: Vec<&[u8]> = inputs.iter().map(|a| bytes(py, a)).collect::<PyResult<_>>()?;
     let size = params.dtype.bytes().max(1) as u64;
     let len = slices.first().map_or(0, |s| s.len() as u64);
