@@ -12,11 +12,11 @@ float sum; every refusal names `channels`."""
 import importlib.util
 import pathlib
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import cce
+from test_hier import DT, inputs  # every rank's input, different per rank and element
 
 REF = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "collective_ref.py"
 _spec = importlib.util.spec_from_file_location("collective_ref", REF)
@@ -27,20 +27,10 @@ RINGS = ["ring", "ring-2r2w"]
 CHANNELS = [2, 3, 4, 8]
 NUMBERS = [("bf16", "rne"), ("fp32", "rne"), ("bf16", "sr")]
 COLLECTIVES = ["allreduce", "reduce-scatter", "all-gather"]
-DT = {"bf16": ml_dtypes.bfloat16, "fp32": np.float32, "i32": np.int32}
 # (R, Y): Y None is one node (Y = R); so is Y above R; 7 over Y = 3 ends in a node of one rank,
 # 7 over Y = 4 in a node of three.
 SMALL = [(4, None), (5, None), (6, None), (8, None), (8, 4), (9, 3), (7, 3), (7, 4), (6, 8)]
 LARGE = [(16, 4), (16, 8), (32, 4)]
-
-
-def inputs(r, n, dtype, seed):
-    """Every rank's input, different per rank and per element, over several binades."""
-    rng = np.random.default_rng(seed)
-    if dtype == "i32":
-        return [rng.integers(-2**20, 2**20, n, dtype=np.int32) for _ in range(r)]
-    return [(rng.standard_normal(n) * 2.0 ** rng.integers(-4, 5, n)).astype(np.float32).astype(DT[dtype])
-            for _ in range(r)]
 
 
 def sizes(r, c):
@@ -188,9 +178,7 @@ def test_element_of_a_channel_ring_is_its_run():
     """``cce.element`` takes ``channels``: the story's output bits are the run's, on pieces whose
     sums start at a node boundary of another channel (2 nodes of 4, 4 channels)."""
     r, y, c, n = 8, 4, 4, 37
-    rng = np.random.default_rng(11)
-    ins = [(rng.standard_normal(n) * 2.0 ** rng.integers(-4, 5, n)).astype(np.float32).astype(ml_dtypes.bfloat16)
-           for _ in range(r)]
+    ins = inputs(r, n, "bf16", 11)
     outs, _ = cce.allreduce(ins, algo="ring", ranks_per_node=y, channels=c, check="none")
     got = outs[0].view(np.uint16)
     for i in range(n):
