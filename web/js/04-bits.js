@@ -18,32 +18,155 @@ function meaning(f) {
     .join(", ");
 }
 
-function bitmap(words, fields, d, onFlip) {
+// The diagram is one grid (style.css): a ruler, then one row per word, bit b of every word in the
+// same column. On a narrow card a 32-bit grid folds in two blocks (bits 31–16 of every word, then
+// 15–0, each under its own ruler): each cell of a row is `hi` or `lo`, and the row says which
+// grid row each half goes to (--hi, --lo). The whole diagram is one tab stop (roving tabindex):
+// arrow keys move between bits, Space or Enter flips one, and the flipped bit keeps the focus.
+
+// The bit to focus when its diagram is drawn again after a flip: {key, word, bit}.
+let bitFocus = null;
+
+function half(b, width) {
+  return width === 32 ? (b >= 16 ? "hi" : "lo") : "";
+}
+
+// The row's label cell (and its twin for the folded grid's lower block).
+function labelCells(text, width) {
+  if (width !== 32) return [el("span", { class: "label", text })];
+  return [el("span", { class: "label hi", text }), el("span", { class: "label lo", text })];
+}
+
+// Grid rows of the folded layout: the upper block's rows are 1..n+1 (the ruler first), the
+// lower block's follow.
+function foldRows(row, rowsPerBlock) {
+  return `--hi: ${row + 1}; --lo: ${row + rowsPerBlock + 1}`;
+}
+
+function ruler(width, rowsPerBlock) {
+  const r = el("div", { class: "bitnums", "aria-hidden": "true", style: foldRows(0, rowsPerBlock) }, labelCells("", width));
+  for (let b = width - 1; b >= 0; b--) {
+    // Every fourth bit and the top one; 15 tops the folded grid's lower block.
+    const fold = width === 32 && b === 15;
+    r.append(el("span", { class: fold ? "lo fold-label" : half(b, width), text: b === width - 1 || fold || b % 4 === 0 ? String(b) : "" }));
+  }
+  return r;
+}
+
+// The names of a dtype's fields under its one row (sign, exponent, mantissa), each spanning its
+// bits; a field across the fold is named in both blocks.
+function nameRow(fields, width, row, rowsPerBlock) {
+  const r = el("div", { class: "bitnames", "aria-hidden": "true", style: foldRows(row, rowsPerBlock) }, labelCells("", width));
+  const cell = (name, hi, lo, cls) => el("span", { class: cls, style: `grid-column-end: span ${hi - lo + 1}`, title: name, text: name });
+  for (const [name, f] of Object.entries(fields)) {
+    const g = bitRange(f.bits);
+    if (!g) continue;
+    if (width === 32 && g.hi >= 16 && g.lo < 16) {
+      r.append(cell(name, g.hi, g.lo, "wide-only"), cell(name, g.hi, 16, "hi fold-only"), cell(name, 15, g.lo, "lo fold-only"));
+    } else r.append(cell(name, g.hi, g.lo, half(g.hi, width)));
+  }
+  return r;
+}
+
+function bitButton(w, wi, b, o, d, label) {
+  const bit = (w >>> b) & 1;
+  const unexplained = d.unexplained_bits && (d.unexplained_bits[wi] >>> b) & 1;
+  const fixed = d.fixed && (d.fixed.words[wi] >>> b) & 1;
+  const cls = ["bit", half(b, d.width), o ? `tag-${o.tag}` : "reserved", o && o.start ? "field-start" : "", unexplained ? "unexplained" : "", fixed ? "fixed" : ""];
+  const where = `${label} bit ${b} = ${bit}`;
+  const what = o ? `${o.name} (${o.tag})` : unexplained ? "set, but no field explains it" : fixed ? "a fixed bit of the encoding" : "reserved / no field";
+  return el("button", { type: "button", class: cls.filter(Boolean).join(" "), tabindex: "-1", "data-bit": b, "data-field": o ? o.name : "", title: `${where}: ${what}; click to flip`, text: String(bit) });
+}
+
+// opts: key (names the diagram, so a flipped bit is found again), width (bits per row, 32),
+// labels (one per row), names (a row naming the fields under a one-row diagram), label.
+function bitmap(words, fields, d, onFlip, opts = {}) {
+  const width = opts.width || 32;
+  const key = opts.key || "";
   const owner = [];
   for (const [name, f] of Object.entries(fields || {})) {
-    const r = bitRange(f.bits);
-    if (!r) continue;
-    for (let b = r.lo; b <= r.hi; b++) owner[r.word * 32 + b] = { name, tag: f.tag, start: b === r.hi };
-  }
-  const box = el("div", { class: "bitmap" });
-  const nums = el("div", { class: "bitnums" });
-  for (let b = 31; b >= 0; b--) nums.append(el("span", { text: b % 4 === 0 || b === 31 ? String(b) : "" }));
-  box.append(nums);
-  words.forEach((w, wi) => {
-    const row = el("div", { class: "bitrow", "data-word": wi });
-    row.append(el("span", { class: "label", text: words.length > 1 ? `W${wi}` : "word" }));
-    for (let b = 31; b >= 0; b--) {
-      const bit = (w >>> b) & 1;
-      const o = owner[wi * 32 + b];
-      const unexplained = d.unexplained_bits && (d.unexplained_bits[wi] >>> b) & 1;
-      const fixed = d.fixed && (d.fixed.words[wi] >>> b) & 1;
-      const cls = ["bit", o ? `tag-${o.tag}` : "reserved", o && o.start ? "field-start" : "", unexplained ? "unexplained" : "", fixed ? "fixed" : ""];
-      const title = o ? `${o.name} — bit ${b} (click to flip)` : unexplained ? `bit ${b}: no field explains it` : fixed ? `bit ${b}: a fixed bit of the encoding` : `bit ${b}: reserved / no field`;
-      row.append(el("button", { class: cls.join(" ").trim(), "data-bit": b, "data-field": o ? o.name : "", title, text: String(bit), onclick: () => onFlip(wi, b) }));
+    // `parts`: a field drawn over several rows (a 64-bit dtype's), each part "W<row>[hi:lo]".
+    for (const part of f.parts || [f.bits]) {
+      const r = bitRange(part);
+      if (!r) continue;
+      for (let b = r.lo; b <= r.hi; b++) owner[r.word * 32 + b] = { name, tag: f.tag, start: b === r.hi };
     }
-    box.append(row);
+  }
+  const labels = opts.labels || words.map((_, wi) => (words.length > 1 ? `W${wi}` : "word"));
+  const named = opts.names && words.length === 1;
+  const rowsPerBlock = words.length + (named ? 1 : 0) + 1;
+  const grid = el("div", { class: `bitgrid${width === 32 ? " fold" : ""}`, style: `--cols: ${width}` }, ruler(width, rowsPerBlock));
+  const draw = { ...d, width };
+  words.forEach((w, wi) => {
+    const row = el("div", { class: "bitrow", "data-word": wi, style: foldRows(wi + 1, rowsPerBlock) }, labelCells(labels[wi], width));
+    for (let b = width - 1; b >= 0; b--) row.append(bitButton(w, wi, b, owner[wi * 32 + b], draw, labels[wi]));
+    grid.append(row);
   });
+  if (named) grid.append(nameRow(fields, width, words.length + 1, rowsPerBlock));
+  const box = el("div", { class: "bitmap", role: "group", "aria-label": `${opts.label || "the"} bits: arrow keys move, Space flips`, "data-key": key }, grid);
+  box.addEventListener("click", (e) => {
+    const bit = e.target.closest(".bit");
+    if (bit) flipBit(box, bit, onFlip);
+  });
+  box.addEventListener("keydown", bitKey);
+  box.addEventListener("focusin", (e) => e.target.classList.contains("bit") && takeTabStop(e.target));
+  takeTabStop(pendingBit(box, key) || box.querySelector(".bit"));
   return box;
+}
+
+// The bit a flip wants focused, if this diagram is the one it was in (drawn after the flip
+// returned: a view drawn later still gets its focus back).
+function pendingBit(box, key) {
+  if (!bitFocus || bitFocus.key !== key) return null;
+  const bit = box.querySelector(`.bitrow[data-word="${bitFocus.word}"] .bit[data-bit="${bitFocus.bit}"]`);
+  bitFocus = null;
+  if (bit) requestAnimationFrame(() => bit.isConnected && document.activeElement === document.body && bit.focus());
+  return bit;
+}
+
+function takeTabStop(bit) {
+  if (!bit) return;
+  const old = bit.closest(".bitmap").querySelector('.bit[tabindex="0"]');
+  if (old && old !== bit) old.tabIndex = -1;
+  bit.tabIndex = 0;
+}
+
+function flipBit(box, bit, onFlip) {
+  const want = { key: box.dataset.key, word: Number(bit.closest(".bitrow").dataset.word), bit: Number(bit.dataset.bit) };
+  const focused = document.activeElement === bit;
+  bitFocus = focused ? want : null;
+  onFlip(want.word, want.bit);
+  if (!focused) return;
+  const again = Array.from(document.querySelectorAll(".bitmap")).find((m) => m.dataset.key === want.key && m.isConnected);
+  const next = again && again.querySelector(`.bitrow[data-word="${want.word}"] .bit[data-bit="${want.bit}"]`);
+  if (next) {
+    bitFocus = null;
+    takeTabStop(next);
+    next.focus();
+  }
+}
+
+function bitKey(e) {
+  const bit = e.target.closest(".bit");
+  if (!bit || e.altKey || e.ctrlKey || e.metaKey) return;
+  const row = bit.closest(".bitrow");
+  const bits = Array.from(row.querySelectorAll(".bit"));
+  const i = bits.indexOf(bit);
+  let to;
+  if (e.key === "ArrowLeft") to = bits[i - 1];
+  else if (e.key === "ArrowRight") to = bits[i + 1];
+  else if (e.key === "Home") to = bits[0];
+  else if (e.key === "End") to = bits[bits.length - 1];
+  else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+    const rows = Array.from(e.currentTarget.querySelectorAll(".bitrow"));
+    const other = rows[rows.indexOf(row) + (e.key === "ArrowUp" ? -1 : 1)];
+    to = other && other.querySelector(`.bit[data-bit="${bit.dataset.bit}"]`);
+  } else return;
+  e.preventDefault();
+  if (to) {
+    takeTabStop(to);
+    to.focus();
+  }
 }
 
 function fieldTable(fields) {
@@ -64,15 +187,16 @@ function fieldTable(fields) {
 function decodedArticle(d, index, onFlip) {
   const art = el("article", { class: "decoded", "data-index": index, "data-encoder": d.encoder });
   const words = d.words || [];
-  art.append(el("h3", {}, `${d.encoder} `, el("span", { class: "mono", text: (d.words_hex || words.map(hex32)).join(" ") })));
+  art.append(el("h3", {}, `${d.encoder} `, el("span", { class: "mono", text: (d.words_hex || words.map(hex32)).join(" ") }), d.tag ? [" ", tagBadge(d.tag)] : null));
+  const opts = { key: `decode:${index}`, label: d.encoder };
   if (d.readings) {
-    // meta-ctrl: every encoder that could have made the word.
+    // meta-ctrl: every encoder that could have made the word, each drawn on the word itself.
     art.append(el("p", { class: "note", text: d.note || (d.ambiguous ? "several encoders could make this word" : "") }));
-    for (const r of d.readings) art.append(decodedArticle(r, `${index}.${r.encoder}`, onFlip));
-    if (!d.readings.length) art.append(bitmap(words, {}, {}, onFlip));
+    for (const r of d.readings) art.append(decodedArticle({ words, ...r }, `${index}.${r.encoder}`, onFlip));
+    if (!d.readings.length) art.append(bitmap(words, {}, {}, onFlip, opts));
     return art;
   }
-  if (d.fields) art.append(bitmap(words, d.fields, d, onFlip), fieldTable(d.fields));
+  if (d.fields) art.append(bitmap(words, d.fields, d, onFlip, opts), fieldTable(d.fields));
   const facts = [["bytes", d.bytes_hex, "bytes_hex"]];
   if (d.exact !== undefined) facts.push(["exact encoding", d.exact ? "yes" : `no — ${d.problem}`, "exact"]);
   if (d.source) facts.push(["source", d.source, "source"]);
