@@ -174,12 +174,15 @@ fn encode(req: &Request) -> Answer {
     Ok(to_value(&cce_api::encode_values(encoder.name, &values).map_err(api)?))
 }
 
-/// `cce disasm`: a ring dump (any version the CLI reads), as hex.
+/// `cce disasm`: a ring dump (any version the CLI reads), as hex. The answer is the object
+/// `cce disasm --json` prints; with `"text": true`, `{"text": …}` holding the listing `cce disasm`
+/// prints (the same render, [`cce_api::Listing::to_text`]).
 fn disasm(req: &Request) -> Answer {
     let bytes = cce_api::values::parse_hex(&req.text("hex")?).map_err(|e| format!("`hex`: {e}"))?;
     let bytes = cce_api::ringfile::upgrade(&bytes).map_err(|e| format!("the ring dump: {e}"))?;
     let file = cce_api::ringfile::RingFile::parse(&bytes).map_err(|e| format!("the ring dump: {e}"))?;
-    Ok(cce_api::Listing::of(&file).to_json())
+    let listing = cce_api::Listing::of(&file);
+    Ok(if req.flag("text")? { json!({ "text": listing.to_text() }) } else { listing.to_json() })
 }
 
 /// `cce value`: one value (or bit pattern) in one dtype.
