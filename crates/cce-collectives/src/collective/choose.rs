@@ -118,13 +118,19 @@ pub fn choose_every(cfg: &Config) -> Result<(Config, Vec<Candidate>), Collective
 
 fn choose_with(cfg: &Config, stop: bool) -> Result<(Config, Vec<Candidate>), CollectiveError> {
     let configs = considered(cfg);
-    let size = |c: &Config| schedule_size(c).map_or(u64::MAX, |z| z.steps.saturating_add(z.works));
+    // Sized only past the shape rules (schedule_size's premise: 0 or 1 ranks would underflow
+    // its counts); a candidate they refuse is sized last and refused when it is modelled.
+    let size = |c: &Config| match check_model(c) {
+        Ok(()) => schedule_size(c).map_or(u64::MAX, |z| z.steps.saturating_add(z.works)),
+        Err(_) => u64::MAX,
+    };
+    let sizes: Vec<u64> = configs.iter().map(size).collect();
     let mut order: Vec<usize> = (0..configs.len()).collect();
-    order.sort_by_key(|&i| size(&configs[i]));
+    order.sort_by_key(|&i| sizes[i]);
     let mut modelled: Vec<Option<Candidate>> = vec![None; configs.len()];
     let mut least: Option<f64> = None;
     for i in order {
-        let stops = stop && size(&configs[i]) > STOP_ABOVE;
+        let stops = stop && sizes[i] > STOP_ABOVE;
         let c = Candidate::below(&configs[i], least.filter(|_| stops));
         if let Some(m) = c.model.as_ref().ok().filter(|m| !m.stopped) {
             least = Some(least.map_or(m.seconds, |l| l.min(m.seconds)));
@@ -145,6 +151,24 @@ fn choose_with(cfg: &Config, stop: bool) -> Result<(Config, Vec<Candidate>), Col
         None => {
             check_model(cfg)?;
             Err(CollectiveError::Config("no algorithm can run this configuration".into()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::RedOp;
+    use cce_format::SdmaDtype;
+
+    /// Ranks outside the shape rules are refused with their message, never sized (found by
+    /// the page's fuzz target, crates/cce-web/fuzz: a request without `ranks` asked `auto`).
+    #[test]
+    fn ranks_out_of_range_are_refused_not_sized() {
+        for ranks in [0, 1, crate::collective::MAX_RANKS + 1] {
+            let cfg = Config::new(ranks, Algo::Ring, RedOp::Add, SdmaDtype::Bf16, 64);
+            let e = choose(&cfg).expect_err("refused").to_string();
+            assert!(e.contains("ranks: between"), "{ranks}: {e}");
         }
     }
 }
