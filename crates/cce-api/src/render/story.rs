@@ -34,9 +34,15 @@ fn rounding(h: &HowRounded) -> Value {
     }
 }
 
-fn operand(o: &StoryOperand, cfg: &Config) -> Value {
+/// An order in a step's JSON: whole, or with `short` as a step's text line shows it
+/// ([`operand_expr`]).
+fn order(e: &cce_collectives::collective::Expr, short: bool) -> String {
+    if short { operand_expr(e) } else { e.to_string() }
+}
+
+fn operand(o: &StoryOperand, cfg: &Config, short: bool) -> Value {
     json!({
-        "rank": o.rank, "address": format!("0x{:x}", o.address), "expr": o.expr.to_string(),
+        "rank": o.rank, "address": format!("0x{:x}", o.address), "expr": order(&o.expr, short),
         "bits": hex(o.value.bits, cfg.dtype.bytes()), "value": o.value.value,
         "widened": traced(&o.widened, cfg.accum), "widening": rounding(&o.widening),
     })
@@ -57,7 +63,7 @@ fn quantised(q: &Quantised) -> Value {
     })
 }
 
-fn step(s: &StoryStep, cfg: &Config) -> Value {
+fn step(s: &StoryStep, cfg: &Config, short: bool) -> Value {
     let packet = s.packet.as_ref().map(|p| {
         json!({
             "queue": p.queue, "packet": p.packet, "tx_descriptor": p.tx_descriptor, "rx_descriptor": p.rx_descriptor,
@@ -69,8 +75,8 @@ fn step(s: &StoryStep, cfg: &Config) -> Value {
     json!({
         "rank": s.rank, "step": s.step, "kind": s.kind.name(), "packet": packet,
         "dests": s.dests.iter().map(|a| format!("0x{a:x}")).collect::<Vec<_>>(),
-        "expr": s.expr.to_string(),
-        "operands": s.operands.iter().map(|o| operand(o, cfg)).collect::<Vec<_>>(),
+        "expr": order(&s.expr, short),
+        "operands": s.operands.iter().map(|o| operand(o, cfg, short)).collect::<Vec<_>>(),
         "accumulate": s.accumulate.iter().map(|a| accumulate(a, cfg)).collect::<Vec<_>>(),
         "exact": s.exact, "rounded": traced(&s.rounded, cfg.dtype), "rounding": rounding(&s.rounding),
         "reference": s.reference, "error": s.error,
@@ -80,10 +86,15 @@ fn step(s: &StoryStep, cfg: &Config) -> Value {
 
 /// A story's object (the value of the key `element`).
 pub fn story_json(s: &Story, cfg: &Config) -> Value {
+    story_json_with(s, cfg, false)
+}
+
+/// [`story_json`], with `short` every step's and operand's order as the text shows it.
+fn story_json_with(s: &Story, cfg: &Config, short: bool) -> Value {
     json!({
         "index": s.index, "rank": s.rank, "every_rank": s.every_rank, "chunk": s.chunk,
         "expr": s.expr.to_string(), "leaves": s.leaves,
-        "steps": s.steps.iter().map(|x| step(x, cfg)).collect::<Vec<_>>(),
+        "steps": s.steps.iter().map(|x| step(x, cfg, short)).collect::<Vec<_>>(),
         "output": traced(&s.output, cfg.dtype), "reference": s.reference, "error": s.error,
         "algo": algo_label(cfg), "collective": cfg.collective.name(), "ranks": cfg.ranks, "elems": cfg.elems,
         "op": cfg.op.name(), "dtype": cfg.dtype.name(), "accum": cfg.accum.name(),
@@ -99,6 +110,14 @@ impl ElementStory {
     /// `cce allreduce --element --json`'s object: `{"element": {...}}`.
     pub fn to_json(&self) -> Value {
         json!({ "element": story_json(&self.story, &self.config) })
+    }
+
+    /// [`to_json`](Self::to_json)'s object with every step's and operand's order of more than
+    /// 16 leaves written as the text line writes it, `(order of N leaves)` (the element's own
+    /// order stays whole): its size grows with the ranks, not their square — a 4096-rank
+    /// ring's story is megabytes instead of 340 MB. What the page draws (docs/web.md).
+    pub fn to_json_short(&self) -> Value {
+        json!({ "element": story_json_with(&self.story, &self.config, true) })
     }
 
     /// `cce allreduce --element`'s text.
@@ -290,7 +309,7 @@ pub fn forensics_json(f: &Forensics) -> Value {
 /// partial over thousands of ranks, which every later step would repeat) shows its leaf count
 /// alone, so a story's text grows with the ranks, not their square. The JSON keeps every order,
 /// and the story's first line shows the element's whole.
-const OPERAND_EXPR_LEAVES: usize = 16;
+pub const OPERAND_EXPR_LEAVES: usize = 16;
 
 /// An operand's order as a step's text line shows it ([`OPERAND_EXPR_LEAVES`]).
 fn operand_expr(e: &cce_collectives::collective::Expr) -> String {
