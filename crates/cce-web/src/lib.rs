@@ -10,7 +10,8 @@
 //! - **A refusal is an object**, `{"error": "<message>"}`, with the library's message (the
 //!   parameters it names in backquotes are this front's request keys); [`call`] never panics on
 //!   any request, and sizes are checked before anything is allocated for them
-//!   ([`MAX_REQUEST_BYTES`]).
+//!   ([`MAX_REQUEST_BYTES`]; an element's story against the page's memory budget,
+//!   [`budget`]).
 //! - **No host.** Nothing here reads files, clocks or threads: the page works opened from disk.
 //!
 //! The WebAssembly exports (memory in, memory out) are in the `abi` module, the one place with
@@ -19,6 +20,7 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod abi;
+pub mod budget;
 mod requests;
 
 pub use requests::{FUNCTIONS, MAX_REQUEST_BYTES};

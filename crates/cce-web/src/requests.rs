@@ -7,16 +7,14 @@ use cce_api::collective::{AllreduceParams, StoryInputs};
 use cce_api::params::{AlgoChoice, Compress};
 use serde_json::{Map, Value, json};
 
+use crate::budget;
+
 /// The functions a request may name in its `fn` key.
 pub const FUNCTIONS: [&str; 8] = ["names", "encoders", "tables", "decode", "encode", "disasm", "value", "element"];
 
 /// The largest request taken (a ring dump of 32 MiB as hex); a longer one is refused before it
 /// is parsed.
 pub const MAX_REQUEST_BYTES: usize = 64 << 20;
-
-/// Bytes of per-rank arrays an element story with typed values may build (their element
-/// count × ranks × dtype size); generated values take any size.
-const MAX_TYPED_ARRAY_BYTES: u64 = 64 << 20;
 
 type Answer = Result<Value, String>;
 
@@ -194,6 +192,10 @@ fn value(req: &Request) -> Answer {
 /// `cce allreduce --element`: one element's story. Its parameters are `cce allreduce`'s; the
 /// inputs are generated from `seed` as the CLI generates them, or typed: `values` holds each
 /// rank's value of the element (a decimal, or `0x` bits), every other element being zero.
+/// `orders`: `whole` (the CLI's object, every order whole) or `short` (an order over 16 leaves
+/// as the CLI's text shows it, [`cce_api::collective::ElementStory::to_json_short`]). Checked
+/// against the page's budget ([`crate::budget`]) before each part that takes memory is made:
+/// `auto`'s model, typed arrays, the answer.
 fn element(req: &Request) -> Answer {
     let algo: AlgoChoice = req.named("algo", "ring")?;
     let params = AllreduceParams {
@@ -221,6 +223,16 @@ fn element(req: &Request) -> Answer {
     let elems = req.opt_u64("elems")?.ok_or("missing `elems`")?;
     let index = req.u64_or("element", 0)?;
     let rank = req.opt_u64("rank")?;
+    let short = match req.opt_text("orders")?.as_deref() {
+        None | Some("whole") => false,
+        Some("short") => true,
+        Some(other) => return Err(format!("`orders` '{other}': expected whole or short")),
+    };
+    let shape = format!("{} ranks x {elems} {} elements", params.ranks, params.dtype.name());
+    if let Some(need) = params.is_auto().then(|| budget::auto_need(&params, elems)).flatten() {
+        let what = format!("{shape}: `algo` auto's model of every algorithm (the flat ring's schedule the largest)");
+        budget::check(&what, need, "name an algorithm, or let the CLI choose (cce allreduce --algo auto --explain)")?;
+    }
     let story = match req.get("values") {
         None => params.element_story(elems, index, rank, StoryInputs::Generated { seed: params.seed }),
         Some(values) => {
@@ -230,7 +242,19 @@ fn element(req: &Request) -> Answer {
         }
     }
     .map_err(api)?;
-    Ok(story.to_json())
+    let bytes = budget::story_answer_bytes(&story, short);
+    let what = format!(
+        "{shape}: the story's answer ({bytes} bytes of JSON{}, held {} times over)",
+        if short { "" } else { " with every order whole" },
+        budget::ANSWER_COPIES
+    );
+    let instead = if short {
+        "give fewer ranks"
+    } else {
+        "ask for `orders` short (an order over 16 leaves as its leaf count, as the CLI's text and the page's view show it), or fewer ranks"
+    };
+    budget::check(&what, bytes.saturating_mul(budget::ANSWER_COPIES), instead)?;
+    Ok(if short { story.to_json_short() } else { story.to_json() })
 }
 
 /// One array per rank: zero but for element `index`, which holds that rank's typed value.
@@ -245,12 +269,8 @@ fn typed_arrays(params: &AllreduceParams, elems: u64, index: u64, values: &Value
     let t = cce_api::num_type(params.dtype.name()).map_err(api)?;
     let size = t.size() as u64;
     let total = elems.saturating_mul(size).saturating_mul(params.ranks);
-    if total > MAX_TYPED_ARRAY_BYTES {
-        return Err(format!(
-            "typed values build {total} bytes of arrays ({elems} elements × {} ranks): at most {MAX_TYPED_ARRAY_BYTES}; give fewer `elems` (generated values take any size)",
-            params.ranks
-        ));
-    }
+    let what = format!("typed values for {} ranks x {elems} {} elements (one array per rank)", params.ranks, t.name());
+    budget::check(&what, total, "give fewer `elems` (generated values take any size)")?;
     values
         .iter()
         .enumerate()
