@@ -1,55 +1,113 @@
 // ---- rings ----------------------------------------------------------------------------------
+// A ring dump shown as `cce disasm` prints it: the library's own text (the disasm request with
+// `text`), line for line. The page only marks it up: each descriptor's words open it in the
+// decoder, and the tags ([MED], [LOW], [MODEL]) take their colours. A dump of a whole ring is
+// drawn in chunks of lines between the browser's turns, as the decoder's list is.
 
+const RING_CHUNK = 256;
+// A descriptor's line: ring, index, its four words, its kind, then its fields.
+const DESC_LINE = /^(\s+)(tx|rx)(\s+)(\d+)(\s+)([0-9a-f]{8}(?: [0-9a-f]{8}){3})(\s+)(\S+)(.*)$/s;
+const TAG_MARK = /(\[(?:HIGH|MED|LOW|MODEL)\])/;
+
+let ringsGen = 0;
+const ringsChannel = new MessageChannel();
+let ringsNext = null;
+ringsChannel.port1.onmessage = () => { const f = ringsNext; ringsNext = null; if (f) f(); };
+
+// A long box (a whole ring's hex) is read once per burst of keystrokes, after they are shown.
+let ringsSoon = null;
 function renderRingBytes(hex) {
+  if (hex.length > READ_AT_ONCE_CHARS) {
+    if (ringsSoon === null) requestAnimationFrame(() => afterInput(() => { const h = ringsSoon; ringsSoon = null; drawRing(h); }));
+    ringsSoon = hex;
+    ringsGen++;
+    const status = $("#rings-output .rings-status");
+    if (status) status.dataset.state = "reading";
+    return;
+  }
+  drawRing(hex);
+}
+
+function drawRing(hex) {
   const out = $("#rings-output");
+  const gen = ++ringsGen;
   out.replaceChildren();
   showError("rings", "");
   if (!hex.trim()) return;
-  const r = api.disasm(hex);
+  const r = api.call({ fn: "disasm", hex, text: true });
   if (r.error) return showError("rings", r.error);
   const compact = hex.replace(/\s+/g, "");
   setHash(compact.length <= 8192 ? ["rings", compact] : ["rings"]);
-  out.append(kv([["arch", r.arch, "arch"], ["queues", r.queues.length, "queues"]]));
-  for (const q of r.queues) out.append(queueArticle(q));
+  const lines = r.text.split(/(?<=\n)/);
+  // The count of lines drawn on a line of its own (data-lines, data-drawn, data-state), so the
+  // listing itself stays the CLI's text.
+  const status = el("p", { class: "note rings-status", "aria-live": "polite", hidden: lines.length <= RING_CHUNK });
+  const pre = el("pre", { class: "listing mono" });
+  out.append(status, pre);
+  drawListing(gen, lines, 0, pre, status);
 }
 
-// The decoder of a listed descriptor kind: `fma` is `fma-descriptor`, `m2s-data` itself.
+// Draws the lines from `from` on, a slice at a time; the chunks drawn in a slice are put in the
+// page at once.
+function drawListing(gen, lines, from, pre, status) {
+  if (gen !== ringsGen) return;
+  const t0 = performance.now();
+  const frag = document.createDocumentFragment();
+  let i = from;
+  while (i < lines.length && (i === from || performance.now() - t0 < SHOW_MS / 4)) {
+    const chunk = el("div", { class: "listing-chunk" });
+    // Out of view, a chunk is not laid out or painted (its height then its last one, or a guess).
+    chunk.style.contentVisibility = "auto";
+    chunk.style.containIntrinsicSize = `auto ${1.2 * Math.min(RING_CHUNK, lines.length - i)}em`;
+    for (const line of lines.slice(i, i + RING_CHUNK)) chunk.append(listingLine(line));
+    frag.append(chunk);
+    i += RING_CHUNK;
+  }
+  pre.append(frag);
+  const drawn = Math.min(i, lines.length);
+  Object.assign(status.dataset, { lines: lines.length, drawn, state: drawn < lines.length ? "drawing" : "done" });
+  status.textContent = `${lines.length.toLocaleString("en")} lines${drawn < lines.length ? `: ${drawn.toLocaleString("en")} drawn…` : ""}`;
+  if (drawn < lines.length) {
+    ringsNext = () => drawListing(gen, lines, i, pre, status);
+    ringsChannel.port2.postMessage(0);
+  }
+}
+
+// One line of the listing, its text unchanged: a descriptor's words link to the decoder.
+function listingLine(line) {
+  const m = DESC_LINE.exec(line);
+  if (!m) return el("span", { class: "line" }, tagMarks(line));
+  const [, lead, side, gap1, index, gap2, words, gap3, kind, rest] = m;
+  const decoder = listedDecoder(kind);
+  const bytes = wordBytes(words.split(" ").map((w) => parseInt(w, 16)));
+  const wordsNode = decoder
+    ? el("a", { class: "desc", href: `#decode/${decoder}/${bytes}`, title: "open in the decoder", text: words })
+    : el("span", { class: "words", text: words });
+  return el("span", { class: "line desc-line", "data-side": side, "data-index": index },
+    lead, el("span", { class: "ring", text: side }), gap1, el("span", { class: "index", text: index }), gap2,
+    wordsNode, gap3, el("span", { class: "kind", text: kind }), el("span", { class: "fields" }, tagMarks(rest)));
+}
+
+// Text with its tags as the page's tag badges (the same text: "[MED]" stays "[MED]").
+function tagMarks(text) {
+  return text.split(TAG_MARK).map((part, k) => (k % 2 ? el("span", { class: `tag tag-${part.slice(1, -1)}`, text: part }) : part)).filter((p) => p !== "");
+}
+
+// The decoder of a listed kind: `fma` is `fma-descriptor`, `m2s-data` itself; of several kinds
+// the bits fit (`fma|m2s-data`), the first; `s2m-data?` (after the last packet) is `s2m-data`.
+function listedDecoder(kind) {
+  const d = decoderOf(kind.split("|")[0].replace(/\?$/, ""));
+  return decoderNames.includes(d) ? d : null;
+}
+
 function decoderOf(kind) {
   return decoderNames.includes(kind) ? kind : decoderNames.includes(`${kind}-descriptor`) ? `${kind}-descriptor` : kind;
 }
 
-function descRow(side, d) {
-  const kind = d.kind;
-  const bytes = new Uint8Array(d.words.length * 4);
-  d.words.forEach((x, k) => new DataView(bytes.buffer).setUint32(4 * k, x, true));
-  const fields = Object.entries(d.fields || {})
-    .filter(([, f]) => f.value !== 0 || meaning(f))
-    .map(([n, f]) => `${n}=${meaning(f) ? meaning(f).replace(/^\w+ /, "") : f.value}${f.tag === "HIGH" ? "" : `[${f.tag}]`}`)
-    .join(" ");
-  return el("tr", { "data-side": side, "data-index": d.index },
-    el("td", { text: side }), el("td", { text: String(d.index) }),
-    el("td", { class: "bits" }, el("a", { class: "desc", href: `#decode/${decoderOf(kind)}/${hexOf(bytes)}`, title: "open in the decoder", text: d.words.map((w) => hex32(w).slice(2)).join(" ") })),
-    el("td", { text: kind + (d.other_kinds && d.other_kinds.length ? ` (or ${d.other_kinds.join(", ")})` : "") }),
-    el("td", { class: "value", text: fields }));
-}
-
-function queueArticle(q) {
-  const art = el("article", { class: "queue", "data-queue": q.queue });
-  art.append(el("h3", { text: `queue ${q.queue}: ring ${q.ring_size} descriptors, phase ${q.initial_phase}, doorbells rx ${q.doorbell.rx} then tx ${q.doorbell.tx}` }));
-  const packets = el("ol", { start: 0 });
-  for (const p of q.packet_list || []) {
-    packets.append(el("li", { text: `${p.op} in=${p.in} accum=${p.accum} out=${p.out} elems=${p.elems} sources=${(p.sources || []).length} dests=${(p.dests || []).length}` }));
-  }
-  art.append(el("p", { text: `${q.packets} packet(s)` }), packets);
-  const t = el("table", {}, el("tr", {}, ["ring", "#", "words (click: decode)", "kind", "fields"].map((h) => el("th", { text: h }))));
-  for (const d of q.tx || []) t.append(descRow("tx", d));
-  for (const d of q.rx || []) t.append(descRow("rx", d));
-  art.append(t);
-  return art;
-}
-
 async function readRingFile(file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
+  // Choosing the same file again (rewritten since) is a change too.
+  $("#rings-file").value = "";
   if (bytes.length > 32 << 20) return showError("rings", `${file.name}: ${bytes.length} bytes; the page reads ring dumps of at most 32 MiB`);
   $("#rings-input").value = hexOf(bytes);
   show("rings");
