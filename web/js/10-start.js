@@ -14,19 +14,22 @@ async function main() {
   encoderList = api.encoders().encoders;
   const decoders = api.encoders().decoders;
   decoderNames = decoders;
-  for (const d of names.dtypes) dtypeSizes[d.name] = d.bytes;
+  // Every dtype `cce value` takes (the Dtypes view), and the SDMA dtypes of a size (the element).
+  for (const d of [...names.dtypes, ...names.value_dtypes]) if (d.bytes > 0) dtypeSizes[d.name] = d.bytes;
   const dtypeNames = names.dtypes.map((d) => d.name);
+  const valueDtypes = names.value_dtypes.map((d) => d.name);
   document.body.append(
     el("datalist", { id: "dtype-names" }, dtypeNames.map((n) => el("option", { value: n }))),
     el("datalist", { id: "selector-names" }, ["stored", "input", "scale"].map((n) => el("option", { value: n }))));
   fillSelect($("#decode-encoder"), decoders, "fma-meta-ctrl");
   fillSelect($("#encode-encoder"), encoderList.map((e) => e.name), "fma-descriptor");
-  fillSelect($("#dtypes-dtype"), dtypeNames.filter((n) => dtypeSizes[n] > 0), "bf16");
+  fillSelect($("#dtypes-dtype"), valueDtypes, "bf16");
   const f = $("#element-form");
   fillSelect(f.elements.algo, names.algos, "ring");
   fillSelect(f.elements.compare, names.algos.filter((a) => a !== "auto"));
-  fillSelect(f.elements.dtype, dtypeNames.filter((n) => dtypeSizes[n] > 0), "bf16");
-  fillSelect(f.elements.accum, dtypeNames.filter((n) => dtypeSizes[n] > 0));
+  const sized = names.dtypes.filter((d) => d.bytes > 0).map((d) => d.name);
+  fillSelect(f.elements.dtype, sized, "bf16");
+  fillSelect(f.elements.accum, sized);
   f.elements.op.replaceChildren();
   fillSelect(f.elements.op, names.ops, "add");
   encodeForm();
@@ -47,7 +50,8 @@ async function main() {
     t.addEventListener("drop", (e) => { e.preventDefault(); t.classList.remove("dragover"); if (e.dataTransfer.files[0]) readRingFile(e.dataTransfer.files[0]); });
   }
   $("#copy-link").addEventListener("click", async () => {
-    flushHash();
+    const loss = linkLoss();
+    if (loss) return ($("#copy-state").textContent = ` not copied: ${loss}`);
     try { await navigator.clipboard.writeText(location.href); $("#copy-state").textContent = " copied"; } catch (_) { $("#copy-state").textContent = ` ${location.href}`; }
   });
   window.addEventListener("hashchange", restore);

@@ -47,12 +47,13 @@ fn size(bytes: u64) -> String {
     format!("{bytes} bytes ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64)
 }
 
-/// Refuses `need` over the page's budget: `what` needs it, `instead` says what to ask for.
+/// Refuses `need` over the page's budget: `what` says what needs it (ending in its verb, "the
+/// answer needs"), `instead` what to ask for.
 pub fn check(what: &str, need: u64, instead: &str) -> Result<(), String> {
     if need <= PAGE_BUDGET {
         return Ok(());
     }
-    Err(format!("{what} need {} of the page's memory, over its budget of {}: {instead}", size(need), size(PAGE_BUDGET)))
+    Err(format!("{what} {} of the page's memory, over its budget of {}: {instead}", size(need), size(PAGE_BUDGET)))
 }
 
 /// What `auto`'s model holds for `elems` elements per rank: the largest candidate's schedule

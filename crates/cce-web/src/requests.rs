@@ -104,18 +104,23 @@ impl Request {
     }
 }
 
-/// The names the page's menus offer: the algorithms `element` takes, the ops, the roundings
-/// and the SDMA dtypes (with their sizes).
+/// The names the page's menus offer: the algorithms `element` takes (the flat ones, `hier` with
+/// its default ring/ring, `auto`), the ops, the roundings, the SDMA dtypes (with their sizes;
+/// `element` takes those of a size) and every dtype `value` takes (`cce value --dtype`'s, with
+/// their sizes: fp8e4fn and the integers beyond the SDMA's among them).
 fn names() -> Value {
-    let algos: Vec<&str> = cce_api::params::Algo::ALL.iter().map(|a| a.name()).chain(["auto"]).collect();
+    let algos: Vec<&str> = cce_api::params::Algo::ALL.iter().map(|a| a.name()).chain(["hier", "auto"]).collect();
     let dtypes: Vec<Value> =
         cce_api::SdmaDtype::ALL.iter().skip(1).map(|d| json!({ "name": d.name(), "bytes": d.bytes() })).collect();
+    let value_dtypes: Vec<Value> =
+        cce_api::NumType::ALL.iter().map(|t| json!({ "name": t.name(), "bytes": t.size() })).collect();
     let ops: Vec<&str> = cce_api::params::RedOp::ALL.iter().map(|o| o.name()).collect();
     json!({
         "algos": algos,
         "ops": ops,
         "roundings": ["rne", "sr"],
         "dtypes": dtypes,
+        "value_dtypes": value_dtypes,
     })
 }
 
@@ -230,7 +235,8 @@ fn element(req: &Request) -> Answer {
     };
     let shape = format!("{} ranks x {elems} {} elements", params.ranks, params.dtype.name());
     if let Some(need) = params.is_auto().then(|| budget::auto_need(&params, elems)).flatten() {
-        let what = format!("{shape}: `algo` auto's model of every algorithm (the flat ring's schedule the largest)");
+        let what =
+            format!("{shape}: `algo` auto's model of every algorithm (the flat ring's schedule the largest) needs");
         budget::check(&what, need, "name an algorithm, or let the CLI choose (cce allreduce --algo auto --explain)")?;
     }
     let story = match req.get("values") {
@@ -244,7 +250,7 @@ fn element(req: &Request) -> Answer {
     .map_err(api)?;
     let bytes = budget::story_answer_bytes(&story, short);
     let what = format!(
-        "{shape}: the story's answer ({bytes} bytes of JSON{}, held {} times over)",
+        "{shape}: the story's answer ({bytes} bytes of JSON{}, held {} times over) needs",
         if short { "" } else { " with every order whole" },
         budget::ANSWER_COPIES
     );
@@ -269,7 +275,8 @@ fn typed_arrays(params: &AllreduceParams, elems: u64, index: u64, values: &Value
     let t = cce_api::num_type(params.dtype.name()).map_err(api)?;
     let size = t.size() as u64;
     let total = elems.saturating_mul(size).saturating_mul(params.ranks);
-    let what = format!("typed values for {} ranks x {elems} {} elements (one array per rank)", params.ranks, t.name());
+    let what =
+        format!("typed values for {} ranks x {elems} {} elements (one array per rank) need", params.ranks, t.name());
     budget::check(&what, total, "give fewer `elems` (generated values take any size)")?;
     values
         .iter()

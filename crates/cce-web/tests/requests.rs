@@ -64,6 +64,15 @@ fn every_function_answers() {
     let names = call(r#"{"fn": "names"}"#);
     assert!(names["algos"].as_array().unwrap().iter().any(|a| a == "ring"));
     assert!(names["dtypes"].as_array().unwrap().iter().any(|d| d["name"] == "bf16" && d["bytes"] == 2));
+    // Every dtype `value` takes is on the list the Dtypes menu is filled from.
+    let value_dtypes: Vec<&str> =
+        names["value_dtypes"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    for t in cce_api::NumType::ALL {
+        assert!(value_dtypes.contains(&t.name()), "{}", t.name());
+        let v = call(&format!(r#"{{"fn": "value", "dtype": "{}", "value": "1"}}"#, t.name()));
+        assert!(v.get("error").is_none(), "{}: {v}", t.name());
+    }
+    assert!(value_dtypes.contains(&"fp8e4fn"));
     let enc = call(r#"{"fn": "encode", "encoder": "fma-descriptor", "fields": {"a-sel": "input", "scale": 0.5}}"#);
     assert_eq!(enc["words_hex"][3], "0x3f000000");
     assert_eq!(enc["words_hex"][2], "0x01000000");
