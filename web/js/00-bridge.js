@@ -11,6 +11,16 @@ const VERSION = "@VERSION@";
 
 let wasmModule = null;
 let instance = null;
+// Why no instance could be made (the bridge then answers every call with it, and makes none).
+let broken = null;
+// Instances made so far, the first included.
+let instances = 0;
+
+// The module's memory never shrinks: after a call that grew it past this, a fresh instance
+// replaces the old one, whose memory the browser then frees. Every request is checked against
+// the page's budget before it runs (crates/cce-web/src/budget.rs, 256 MiB), so one call grows
+// it by at most a few times an answer.
+const FRESH_ABOVE_BYTES = 64 << 20;
 
 function base64Bytes(b64) {
   const s = atob(b64);
@@ -19,40 +29,69 @@ function base64Bytes(b64) {
   return out;
 }
 
+// A fresh instance of the compiled module, made at once (synchronously: the next call already
+// uses it, so no number of calls can start more than one); false when none can be made.
+function freshInstance() {
+  instance = null;
+  try {
+    const made = new WebAssembly.Instance(wasmModule, {});
+    made.exports.cce_init();
+    instance = made;
+    instances++;
+    return true;
+  } catch (e) {
+    broken = String(e);
+    return false;
+  }
+}
+
 async function start() {
-  const { module, instance: inst } = await WebAssembly.instantiate(base64Bytes(WASM_BASE64), {});
-  wasmModule = module;
-  instance = inst;
-  instance.exports.cce_init();
+  wasmModule = await WebAssembly.compile(base64Bytes(WASM_BASE64));
+  if (!freshInstance()) throw new Error(broken);
 }
 
 function utf8(bytesView) {
   return new TextDecoder().decode(bytesView);
 }
 
-// One request object in, one answer object out; a refusal is {error}. A trap (a bug in cce)
-// becomes an {error} too, and a fresh instance replaces the trapped one.
-function call(request) {
-  if (!instance) return { error: "the WebAssembly module is not loaded yet" };
+// Runs `use(exports)` on the instance and returns its answer. A trap (a bug in cce) becomes an
+// {error} with the panic's message, returned by this call alone; exactly one fresh instance
+// replaces the trapped one before it returns.
+function invoke(use) {
+  if (!instance) {
+    return { error: broken ? `cce's module could not be started again (${broken}): reload the page` : "the WebAssembly module is not loaded yet" };
+  }
   const ex = instance.exports;
-  const req = new TextEncoder().encode(JSON.stringify(request));
   try {
-    const p = ex.cce_alloc(req.length);
-    new Uint8Array(ex.memory.buffer, p, req.length).set(req);
-    const n = ex.cce_call(p, req.length);
-    return JSON.parse(utf8(new Uint8Array(ex.memory.buffer, ex.cce_answer(), n)));
+    const answer = use(ex);
+    if (ex.memory.buffer.byteLength > FRESH_ABOVE_BYTES) freshInstance();
+    return answer;
   } catch (e) {
+    if (!(e instanceof WebAssembly.RuntimeError)) return { error: `the page could not hold the answer: ${e}` };
     let why = String(e);
     try {
       const n = ex.cce_panic_len();
       if (n) why = utf8(new Uint8Array(ex.memory.buffer, ex.cce_panic(), n));
     } catch (_) { /* the message is the trap's */ }
-    const trapped = instance;
-    WebAssembly.instantiate(wasmModule, {}).then((fresh) => {
-      if (instance === trapped) { instance = fresh; instance.exports.cce_init(); }
-    });
+    freshInstance();
     return { error: `internal error in cce (please report it): ${why}` };
   }
+}
+
+// One request object in, one answer object out; a refusal is {error}.
+function call(request) {
+  let req;
+  try {
+    req = new TextEncoder().encode(JSON.stringify(request));
+  } catch (e) {
+    return { error: `the request is not JSON: ${e}` };
+  }
+  return invoke((ex) => {
+    const p = ex.cce_alloc(req.length);
+    new Uint8Array(ex.memory.buffer, p, req.length).set(req);
+    const n = ex.cce_call(p, req.length);
+    return JSON.parse(utf8(new Uint8Array(ex.memory.buffer, ex.cce_answer(), n)));
+  });
 }
 
 function hexOf(bytes) {
@@ -73,5 +112,9 @@ const api = {
     call({ fn: "value", dtype, value: String(value), saturate: !!options.saturate }),
   value: (dtype, value, options = {}) => api.convert(dtype, value, options),
   element: (params) => call({ fn: "element", ...params }),
+  // A trap on purpose, as a bug would make one: the recovery above, seen from outside.
+  trap: () => invoke((ex) => ex.cce_trap()),
+  // How many instances of the module the page has made (a trap or a grown memory adds one).
+  instances: () => instances,
 };
 window.cce = api;

@@ -60,6 +60,14 @@ pub extern "C" fn cce_answer() -> *const u8 {
     ANSWER.lock().map(|a| a.as_ptr()).unwrap_or(std::ptr::null())
 }
 
+/// Traps on purpose, as a bug would (a panic, then `unreachable`): the one export that does,
+/// so a front can check that it recovers — the page's `cce.trap()`, which its browser test
+/// calls (tests/web/test_robust.py). [`crate::call`] itself never panics.
+#[unsafe(no_mangle)]
+pub extern "C" fn cce_trap() {
+    panic!("cce_trap: a trap on purpose, to test the recovery from one");
+}
+
 /// Where the last panic's message starts ([`cce_panic_len`] bytes of UTF-8).
 #[unsafe(no_mangle)]
 pub extern "C" fn cce_panic() -> *const u8 {
