@@ -1,6 +1,8 @@
 // ---- permalinks -----------------------------------------------------------------------------
 // #decode/<decoder>/<hex>[,<hex>…]   #encode/<encoder>/<field>=<value>&…   #rings/<hex>
 // #dtypes/<dtype>/<value>[/saturate]  #element/<key>=<value>&…  (the element form's names)
+//
+// Every link opens the page (09-restore.js): what cannot be read is said in the view it names.
 
 let restoring = false;
 
@@ -14,9 +16,18 @@ function flushHash() {
 
 function setHash(parts) {
   if (restoring) return;
+  // A decoder's link holds the box's items as they were typed (a word stays a word, not its
+  // bytes), unless the view leaves them out (too many for a link).
+  if (parts[0] === "decode" && parts.length > 2) parts = [parts[0], parts[1], decodeLinkItems($("#decode-input").value)];
   const first = pendingHash === null;
   pendingHash = "#" + parts.map((p) => encodeURIComponent(p).replace(/%3D/g, "=").replace(/%26/g, "&").replace(/%2C/g, ",")).join("/");
   if (first) setTimeout(flushHash, 0);
+}
+
+// The hex box's items for a link: one per line, separated by `,` (as the box reads commas),
+// the spaces inside a line kept as one.
+function decodeLinkItems(text) {
+  return text.split(/[\n,]/).map((l) => l.trim().replace(/\s+/g, " ")).filter((l) => l !== "").join(",");
 }
 
 function query(obj) {
@@ -26,13 +37,46 @@ function query(obj) {
     .join("&");
 }
 
-function parseQuery(q) {
+// `s` with its escapes decoded; a bad one (`%zz`, a cut `%e2%82`) is kept as it stands and
+// said in `problems` (a list of messages), so a mangled link still opens.
+function linkText(s, problems) {
+  try {
+    return decodeURIComponent(s);
+  } catch (_) {
+    problems.push(`'${clip(s)}' has a bad escape (an escape is % and two hex digits, of UTF-8 bytes): read as it stands`);
+    return s.replace(/(?:%[0-9a-f]{2})+/gi, (m) => {
+      try { return decodeURIComponent(m); } catch (_) { return m; }
+    });
+  }
+}
+
+function parseQuery(q, problems = []) {
   const out = {};
   for (const part of (q || "").split("&")) {
     if (!part) continue;
     const i = part.indexOf("=");
-    const k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
-    out[k] = i < 0 ? "" : decodeURIComponent(part.slice(i + 1));
+    const k = linkText(i < 0 ? part : part.slice(0, i), problems);
+    out[k] = i < 0 ? "" : linkText(part.slice(i + 1), problems);
   }
   return out;
+}
+
+// Why the link of the view shown would not reopen it as it is (null: it would): a ring dump or
+// a box of items too large for a link, which the view leaves out of it.
+function linkLoss() {
+  flushHash();
+  const parts = location.hash.slice(1).split("/");
+  if (current === "rings") {
+    const hex = $("#rings-input").value.replace(/\s+/g, "");
+    if (hex && parts.length < 2) {
+      return `a link cannot hold this ring dump (${Math.floor(hex.length / 2).toLocaleString("en")} bytes; links hold dumps of up to 4 KiB): it would open an empty Rings view, so attach the dump file instead`;
+    }
+  }
+  if (current === "decode") {
+    const items = decodeLinkItems($("#decode-input").value);
+    if (items && parts.length < 3) {
+      return `a link cannot hold these ${items.length.toLocaleString("en")} characters of hex: it would open an empty decoder, so share the hex itself`;
+    }
+  }
+  return null;
 }

@@ -49,7 +49,9 @@ function renderElement() {
   setHash(["element", query(state)]);
   const algos = compare ? [params.algo, compare] : [params.algo];
   for (const algo of algos) {
-    const r = api.element({ ...params, algo });
+    // Orders over 16 leaves as their leaf count, as the CLI's text shows them: a ring's story
+    // grows with the ranks, not their square (crates/cce-web/src/budget.rs).
+    const r = api.element({ ...params, algo, orders: "short" });
     if (r.error) return showError("element", algos.length > 1 ? `${algo}: ${r.error}` : r.error);
     out.append(storyArticle(r, algo));
   }
