@@ -331,3 +331,21 @@ def test_copy_link_says_when_the_link_cannot_hold_the_dump(page, tmp_path):
     page.find_element(By.ID, "copy-link").click()
     wait_until(lambda: "not copied" not in page.find_element(By.ID, "copy-state").text, "the small dump's link")
     assert "#rings/" in page.execute_script("return location.hash")
+    # A dump the view refuses is still the link's (it reopens the same refusal).
+    copy_state(page, "rings", "0a0")
+    assert page.execute_script("return location.hash") == "#rings/0a0"
+    # The decoder's box: too many items for a link is said, not copied.
+    descriptor = "0000800001001002000000090000003f"
+    state = copy_state(page, "decode", "\n".join([descriptor] * 2100))
+    assert state.startswith("not copied: a link cannot hold these 69,299 characters of hex"), state
+
+
+def copy_state(page, view, text):
+    """What "copy link" says after `text` is typed into `view`'s box."""
+    page.find_element(By.CSS_SELECTOR, f"#tabs [data-view={view}]").click()
+    page.execute_script("document.querySelector('#copy-state').textContent = '';"
+                        "const b = document.querySelector(arguments[0]); b.value = arguments[1]; b.dispatchEvent(new Event('input'));",
+                        f"#{view}-input", text)
+    page.find_element(By.ID, "copy-link").click()
+    wait_until(lambda: page.find_element(By.ID, "copy-state").text, "the copy's state")
+    return page.find_element(By.ID, "copy-state").text

@@ -61,22 +61,35 @@ function parseQuery(q, problems = []) {
   return out;
 }
 
-// Why the link of the view shown would not reopen it as it is (null: it would): a ring dump or
-// a box of items too large for a link, which the view leaves out of it.
+// The most a link holds: a ring dump's hex (4 KiB, as the Rings view writes its link) and the
+// decoder's items (as the decoder writes its link).
+const RING_LINK_HEX = 8192;
+const DECODE_LINK_CHARS = 1 << 16;
+
+// Brings the link of the view shown up to date with its box (a view that refused the box did
+// not write it) and returns null; or says why a link cannot hold the box (too large: the view
+// left it out of the link, which would reopen the view without it).
 function linkLoss() {
   flushHash();
   const parts = location.hash.slice(1).split("/");
   if (current === "rings") {
     const hex = $("#rings-input").value.replace(/\s+/g, "");
-    if (hex && parts.length < 2) {
-      return `a link cannot hold this ring dump (${Math.floor(hex.length / 2).toLocaleString("en")} bytes; links hold dumps of up to 4 KiB): it would open an empty Rings view, so attach the dump file instead`;
+    if (hex && linkText(parts.slice(1).join("/"), []) !== hex) {
+      if (hex.length > RING_LINK_HEX) {
+        return `a link cannot hold this ring dump (${Math.floor(hex.length / 2).toLocaleString("en")} bytes; links hold dumps of up to 4 KiB): it would open an empty Rings view, so attach the dump file instead`;
+      }
+      setHash(["rings", hex]);
     }
   }
   if (current === "decode") {
     const items = decodeLinkItems($("#decode-input").value);
-    if (items && parts.length < 3) {
-      return `a link cannot hold these ${items.length.toLocaleString("en")} characters of hex: it would open an empty decoder, so share the hex itself`;
+    if (items && linkText(parts.slice(2).join("/"), []) !== items) {
+      if (items.length > DECODE_LINK_CHARS) {
+        return `a link cannot hold these ${items.length.toLocaleString("en")} characters of hex: it would open the decoder without them, so share the hex itself`;
+      }
+      setHash(["decode", $("#decode-encoder").value, items]);
     }
   }
+  flushHash();
   return null;
 }
