@@ -29,10 +29,10 @@ function base64Bytes(b64) {
   return out;
 }
 
-// A fresh instance of the compiled module, made at once (synchronously: the next call already
-// uses it, so no number of calls can start more than one); false when none can be made.
-function freshInstance() {
-  instance = null;
+// A fresh instance of the compiled module in place of the one in use, made at once
+// (synchronously: the next call already uses it, so no number of calls can start more than
+// one). When none can be made, the one in use stays if it still `works`, else there is none.
+function freshInstance(works) {
   try {
     const made = new WebAssembly.Instance(wasmModule, {});
     made.exports.cce_init();
@@ -40,14 +40,17 @@ function freshInstance() {
     instances++;
     return true;
   } catch (e) {
-    broken = String(e);
+    if (!works) {
+      instance = null;
+      broken = String(e);
+    }
     return false;
   }
 }
 
 async function start() {
   wasmModule = await WebAssembly.compile(base64Bytes(WASM_BASE64));
-  if (!freshInstance()) throw new Error(broken);
+  if (!freshInstance(false)) throw new Error(broken);
 }
 
 function utf8(bytesView) {
@@ -64,7 +67,7 @@ function invoke(use) {
   const ex = instance.exports;
   try {
     const answer = use(ex);
-    if (ex.memory.buffer.byteLength > FRESH_ABOVE_BYTES) freshInstance();
+    if (ex.memory.buffer.byteLength > FRESH_ABOVE_BYTES) freshInstance(true);
     return answer;
   } catch (e) {
     if (!(e instanceof WebAssembly.RuntimeError)) return { error: `the page could not hold the answer: ${e}` };
@@ -73,7 +76,7 @@ function invoke(use) {
       const n = ex.cce_panic_len();
       if (n) why = utf8(new Uint8Array(ex.memory.buffer, ex.cce_panic(), n));
     } catch (_) { /* the message is the trap's */ }
-    freshInstance();
+    freshInstance(false);
     return { error: `internal error in cce (please report it): ${why}` };
   }
 }
