@@ -33,6 +33,10 @@ pub use cce_collectives::collective::MemoryNeed;
 pub use cce_collectives::collective::Outcome;
 /// One element's story and its parts ([`AllreduceParams::element_story`]).
 pub use cce_collectives::collective::{Difference, PacketRef, Quantised, StepKind, Story, StoryOperand, StoryStep};
+/// A built-in schedule's steps and work items and the memory a run holds for them, in closed
+/// form before it is made (docs/MODEL.md C26): what a front checks against its own budget
+/// before it asks for a model of every algorithm (the page's `auto`, crates/cce-web).
+pub use cce_collectives::collective::{ScheduleSize, schedule_size};
 /// The demo's all-reduce and its forensics ([`Demo::allreduce_rows`]).
 pub use cce_collectives::demo::{DemoAllreduce, Forensics};
 /// The demo's worked examples and all-reduce rows ([`Demo`]).

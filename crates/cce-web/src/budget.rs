@@ -14,7 +14,7 @@
 //!   objects. Its size is counted from the story before it is rendered ([`story_answer_bytes`]):
 //!   every order's text from its leaves, the rest from per-item upper bounds.
 //! - **`auto`** models every candidate algorithm to choose one; each is walked as a run holds
-//!   its schedule ([`cce_api::collective`]'s `ScheduleSize::bytes`, MODEL C26: 256 bytes a
+//!   its schedule ([`cce_api::collective::ScheduleSize::bytes`], MODEL C26: 256 bytes a
 //!   step, 240 a work item, 4096 a rank), so its need is the largest candidate's — the flat
 //!   ring's, 2R(R − 1) work items — counted in closed form before any is modelled.
 //! - **Typed values** build one array per rank, ranks × elems × the dtype's size, before any is
@@ -24,10 +24,9 @@
 //! CLI has no such limit (a story is any size there), so `cce allreduce --element` answers what
 //! the page refuses.
 
-use cce_api::collective::{AllreduceParams, ElementStory, MAX_RANKS, MIN_RANKS};
+use cce_api::collective::{AllreduceParams, Config, ElementStory, MAX_RANKS, MIN_RANKS, schedule_size};
 use cce_api::params::{Algo, Collective};
 use cce_api::render::story::OPERAND_EXPR_LEAVES;
-use cce_collectives::collective::{Config, schedule_size};
 
 /// Bytes one request may make the page hold (see the module's rule).
 pub const PAGE_BUDGET: u64 = 256 << 20;
