@@ -70,7 +70,12 @@ function invoke(use) {
     if (ex.memory.buffer.byteLength > FRESH_ABOVE_BYTES) freshInstance(true);
     return answer;
   } catch (e) {
-    if (!(e instanceof WebAssembly.RuntimeError)) return { error: `the page could not hold the answer: ${e}` };
+    // Not a trap (the script could not hold the answer, or the browser's stack ran out): the
+    // module may be left mid-call all the same, so it is replaced too.
+    if (!(e instanceof WebAssembly.RuntimeError)) {
+      freshInstance(true);
+      return { error: `the page could not hold the answer: ${e}` };
+    }
     let why = String(e);
     try {
       const n = ex.cce_panic_len();
