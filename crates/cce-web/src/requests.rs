@@ -237,7 +237,11 @@ fn element(req: &Request) -> Answer {
     if let Some(need) = params.is_auto().then(|| budget::auto_need(&params, elems)).flatten() {
         let what =
             format!("{shape}: `algo` auto's model of every algorithm (the flat ring's schedule the largest) needs");
-        budget::check(&what, need, "name an algorithm, or let the CLI choose (cce allreduce --algo auto --explain)")?;
+        budget::check(
+            &what,
+            need,
+            "name an algorithm, or let the command line's explain of auto choose (it has no page budget)",
+        )?;
     }
     let story = match req.get("values") {
         None => params.element_story(elems, index, rank, StoryInputs::Generated { seed: params.seed }),
