@@ -85,11 +85,10 @@ fn considered(cfg: &Config) -> Vec<Config> {
     if let Some(channels) = channels {
         v.push(Config { algo: Algo::Ring, channels, ..one.clone() });
     }
-    let cfg = &one;
-    if spans_nodes(cfg) {
+    if spans_nodes(&one) {
         for intra in Algo::ALL {
             for inter in Inter::ALL {
-                v.push(Config { algo: Algo::Hier, hier: Hier { intra, inter }, ..cfg.clone() });
+                v.push(Config { algo: Algo::Hier, hier: Hier { intra, inter }, ..one.clone() });
             }
         }
     }

@@ -72,7 +72,7 @@ pub(super) fn works(cfg: &Config, plan: &Plan, f: usize, e: u64) -> Vec<SliceWor
             let Some(gc) = phase.g.carrying(f, e) else { continue };
             out.extend(phase.touching(cfg, gc).into_iter().map(|t| {
                 let (rank, step) = (phase.g.g(t.q), phase.base + t.t);
-                let item = t.item + if i > 0 { plan.offset(cfg, i, rank, step) } else { 0 };
+                let item = t.item + plan.offset(cfg, i, rank, step);
                 SliceWork { rank, step, item, work: t.work }
             }));
         }
