@@ -95,21 +95,24 @@ def test_load_and_decode_times_are_recorded(driver):
       return [(performance.now() - t0) / 2000, refused];""")
     assert refused == 0, f"{refused} of the 2000 timed words were refused"
     BENCH["decode_word_ms"] = per
-    # The same through the view: a word typed, decoded and drawn (bit diagram and table).
-    BENCH["decode_word_shown_ms"], drawn = driver.execute_script("""
+    # The same through the view: a word typed, decoded and drawn (bit diagram and table), in five
+    # rounds of 200 words. The first round is the page's first use of the view (its script not yet
+    # compiled by the browser's optimiser): it is recorded apart from the median round.
+    rounds = [driver.execute_script("""
       document.querySelector('#tabs [data-view=decode]').click();
       const sel = document.querySelector('#decode-encoder'), box = document.querySelector('#decode-input');
       sel.value = 'fma-meta-ctrl';
       const t0 = performance.now();
       let drawn = 0;
       for (let i = 0; i < 200; i++) {
-        box.value = '0x' + ((i * 2654435761) >>> 0).toString(16).padStart(8, '0'); box.dispatchEvent(new Event('input'));
+        box.value = '0x' + ((i * 2654435761 + arguments[0]) >>> 0).toString(16).padStart(8, '0'); box.dispatchEvent(new Event('input'));
         drawn += document.querySelectorAll('#decode-output article.decoded .bit').length === 32;
       }
-      return [(performance.now() - t0) / 200, drawn];""")
-    # Every timed word was drawn: 32 bit boxes. The goals (≤ 3 MB, ≤ 1 ms, ≤ 1 s) are read from
-    # bench.json, never asserted as timings.
-    assert drawn == 200, f"only {drawn} of the 200 timed words were drawn"
+      return [(performance.now() - t0) / 200, drawn];""", r) for r in range(5)]
+    BENCH["decode_word_shown_first_ms"] = rounds[0][0]
+    BENCH["decode_word_shown_ms"] = sorted(ms for ms, _ in rounds)[2]
+    drawn = min(n for _, n in rounds)
+    assert drawn == 200, f"only {drawn} of the 200 timed words of a round were drawn"
 
 
 def test_random_words_and_descriptors_equal_the_cli(page):

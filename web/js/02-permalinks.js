@@ -76,7 +76,7 @@ function linkLoss() {
     const hex = $("#rings-input").value.replace(/\s+/g, "");
     if (hex && linkText(parts.slice(1).join("/"), []) !== hex) {
       if (hex.length > RING_LINK_HEX) {
-        return `a link cannot hold this ring dump (${Math.floor(hex.length / 2).toLocaleString("en")} bytes; links hold dumps of up to 4 KiB): it would open an empty Rings view, so attach the dump file instead`;
+        return `a link cannot hold this ring dump (${count(Math.floor(hex.length / 2))} bytes; links hold dumps of up to 4 KiB): it would open an empty Rings view, so attach the dump file instead`;
       }
       setHash(["rings", hex]);
     }
@@ -85,7 +85,7 @@ function linkLoss() {
     const items = decodeLinkItems($("#decode-input").value);
     if (items && linkText(parts.slice(2).join("/"), []) !== items) {
       if (items.length > DECODE_LINK_CHARS) {
-        return `a link cannot hold these ${items.length.toLocaleString("en")} characters of hex: it would open the decoder without them, so share the hex itself`;
+        return `a link cannot hold these ${count(items.length)} characters of hex: it would open the decoder without them, so share the hex itself`;
       }
       setHash(["decode", $("#decode-encoder").value, items]);
     }

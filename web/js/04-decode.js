@@ -434,7 +434,7 @@ function decodeProgress(refused) {
   Object.assign(st.dataset, { items: n, drawn, state: drawn < n ? "drawing" : "done" });
   st.setAttribute("aria-busy", String(drawn < n));
   st.hidden = n < 2;
-  st.textContent = drawn < n ? `${n.toLocaleString("en")} items: ${drawn.toLocaleString("en")} drawn…` : `${n.toLocaleString("en")} items`;
+  st.textContent = drawn < n ? `${count(n)} items: ${count(drawn)} drawn…` : `${count(n)} items`;
   if (refused) showRefusals();
 }
 

@@ -66,7 +66,7 @@ function drawListing(gen, lines, from, pre, status) {
   pre.append(frag);
   const drawn = Math.min(i, lines.length);
   Object.assign(status.dataset, { lines: lines.length, drawn, state: drawn < lines.length ? "drawing" : "done" });
-  status.textContent = `${lines.length.toLocaleString("en")} lines${drawn < lines.length ? `: ${drawn.toLocaleString("en")} drawn…` : ""}`;
+  status.textContent = `${count(lines.length)} lines${drawn < lines.length ? `: ${count(drawn)} drawn…` : ""}`;
   if (drawn < lines.length) {
     ringsNext = () => drawListing(gen, lines, i, pre, status);
     ringsChannel.port2.postMessage(0);
