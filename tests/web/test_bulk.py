@@ -110,12 +110,17 @@ def check_item(got, decoder, hexes, where):
 
 
 def scroll_to_item(page, index):
-    """Scrolls item `index` into view and waits until it is drawn in full."""
+    """Scrolls item `index` to the middle of the view, waits until it is drawn in full, and says
+    where it is then: its top and the view's height (`where`)."""
     page.execute_script(
         "document.querySelector(`#decode-output .decode-chunk > [data-index='${arguments[0]}']`).scrollIntoView({block: 'center'})",
         index)
     wait_until(lambda: read_items(page, index, index + 1)[0]["full"], f"item {index} drawn in full once in view")
-    return read_items(page, index, index + 1)[0]
+    where = page.execute_script(
+        "const n = document.querySelector(`#decode-output .decode-chunk > [data-index='${arguments[0]}']`);"
+        "return {top: n.getBoundingClientRect().top, height: innerHeight, bottom: innerHeight + scrollY >= document.documentElement.scrollHeight - 1};",
+        index)
+    return {**read_items(page, index, index + 1)[0], "where": where}
 
 
 # ---- a whole ring ---------------------------------------------------------------------------------
@@ -152,6 +157,10 @@ def test_many_descriptors_are_drawn_whole(page):
     for i in [0, RING - 1] + sorted(rng.sample(range(1, RING - 1), 10)):
         got = scroll_to_item(page, i)
         assert got["full"] and got["line"] == i + 1
+        # The items around it drawn in full (each ten times its heading) did not push it out of
+        # the view (at the list's end the view cannot hold it in the middle: not asked there).
+        where = got.pop("where")
+        assert where["bottom"] or 0 <= where["top"] < where["height"], f"item {i} pushed out of the view: {where}"
         check_item(got, "fma-descriptor", descs[i], f"item {i} in full")
     shot(page, "decode-whole-ring")
 

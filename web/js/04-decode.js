@@ -407,12 +407,24 @@ function decodeSeen(entries) {
   if (decodeList.seen.size && !decodeList.opening) decodeList.opening = requestAnimationFrame(openSeenItems);
 }
 
-// Draws the headings in view in full, a frame's share at a time.
+// Draws the headings in view in full, a frame's share at a time. An item drawn in full is ten
+// times its heading's height: the item at the middle of the view is held where it was (the page
+// scrolls by what the items drawn above it grew), so what was scrolled to stays in view, as it
+// would not if the items above pushed it away (the browser's own scroll anchoring loses its
+// anchor when that node is the one replaced); a view at the page's end stays at its end (the
+// last items, which cannot be in the middle, stay in view).
 function openSeenItems() {
   const t0 = performance.now();
   decodeList.opening = 0;
+  const page = document.documentElement;
+  const atEnd = window.innerHeight + window.scrollY >= page.scrollHeight - 1;
+  const anchor = atEnd ? null : viewAnchor();
+  const before = anchor && anchor.node.getBoundingClientRect().top;
   for (const node of decodeList.seen) {
-    if (performance.now() - t0 > 2 * SLICE_MS) return (decodeList.opening = requestAnimationFrame(openSeenItems));
+    if (performance.now() - t0 > 2 * SLICE_MS) {
+      decodeList.opening = requestAnimationFrame(openSeenItems);
+      break;
+    }
     decodeList.seen.delete(node);
     decodeList.observer.unobserve(node);
     const cell = cellOf.get(node);
@@ -422,6 +434,17 @@ function openSeenItems() {
     node.replaceWith(full);
     cell.node = full;
   }
+  if (atEnd) window.scrollTo(0, page.scrollHeight);
+  else if (anchor && anchor.node.isConnected) window.scrollBy(0, anchor.node.getBoundingClientRect().top - before);
+}
+
+// The list's item at the middle of the view, if the view shows the list there: its cell (whose
+// node is the one in the page, before and after it is drawn in full).
+function viewAnchor() {
+  const at = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+  const node = at && at.closest(".decode-chunk > [data-index]");
+  const cell = node && cellOf.get(node);
+  return cell && cell.node === node ? cell : null;
 }
 
 // ---- what the list says: its count, its refusals, its link ----
