@@ -9,10 +9,10 @@ function el(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") e.className = v;
     else if (k === "text") e.textContent = v;
-    else if (k.charCodeAt(0) === 111 && k.charCodeAt(1) === 110) e.addEventListener(k.slice(2), v); // "on…"
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.length === 1 && !Array.isArray(children[0]) ? children : children.flat()) {
+  for (const c of children.flat()) {
     if (c === null || c === undefined) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
